@@ -1,0 +1,3 @@
+"""baccarat-backtest: the game engine and the backtesting machinery."""
+
+__version__ = "0.1.0"

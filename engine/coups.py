@@ -183,3 +183,28 @@ def _int8_with_missing(column: pa.ChunkedArray) -> np.ndarray:
 
 
 assert len(LABEL_OF_CODE) == N_CODES
+
+
+def coups_from_outcomes(shoes: list[str]) -> Coups:
+    """An outcome-only coups table from letter strings, one per shoe (e.g. ["BPPTB", "PPB"]).
+
+    Handy for tests, examples and notebooks; recorded files go through the importers.
+    """
+    lookup = {letter: i for i, letter in enumerate(OUTCOME_LABELS)}
+    outcome = []
+    shoe = []
+    coup = []
+    for s, letters in enumerate(shoes):
+        for c, letter in enumerate(letters.upper()):
+            if letter not in lookup:
+                raise ValueError(f"shoe {s}: {letter!r} at position {c + 1} is not B, P or T")
+            outcome.append(lookup[letter])
+            shoe.append(s)
+            coup.append(c + 1)
+    n = len(outcome)
+    return Coups(
+        shoe=np.array(shoe, dtype=np.int64), coup=np.array(coup, dtype=np.int16),
+        cards=np.full((n, 6), NO_CARD, dtype=np.int8),
+        player_total=np.full(n, -1, dtype=np.int8), banker_total=np.full(n, -1, dtype=np.int8),
+        outcome=np.array(outcome, dtype=np.int8), burn_shown=np.full(n, NO_CARD, dtype=np.int8),
+    )

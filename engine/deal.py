@@ -13,8 +13,8 @@ import numpy as np
 from numba import njit
 
 from .cards import NO_CARD, VALUE_OF_CODE, full_deck_codes
-from .errors import BaccaratError
 from .coups import BANKER, PLAYER, TIE, Coups
+from .errors import BaccaratError
 from .rules import TableRules
 from .shoe import shuffle_into
 

@@ -11,8 +11,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import BaccaratError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import BaccaratError
 
 Variant = Literal["standard", "ez", "super6"]
 BurnProcedure = Literal["standard", "none", "fixed"]
@@ -81,13 +82,20 @@ class TableRules(BaseModel):
         return json.dumps(self.model_dump(), sort_keys=True)
 
 
+def _explain(error: Any) -> str:
+    """A validation error's message; an unknown key lists the rules that exist."""
+    if error["type"] == "extra_forbidden":
+        return f"unknown rule; the rules are {', '.join(TableRules.model_fields)}"
+    return str(error["msg"])
+
+
 def rules_from_mapping(values: dict[str, Any], source: str = "rules") -> TableRules:
     """Build rules from a mapping, turning validation failures into one readable error."""
     try:
         return TableRules(**values)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'rules'}: {err['msg']}"
+            f"{'.'.join(str(p) for p in err['loc']) or 'rules'}: {_explain(err)}"
             for err in exc.errors()
         )
         raise RulesError(f"invalid rules in {source}: {problems}") from None
@@ -100,6 +108,9 @@ def load_rules(path: str | Path, overrides: dict[str, Any] | None = None) -> Tab
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulesError(f"cannot read rules file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"cannot read rules file {path}: not UTF-8 text ({exc.reason} "
+                         f"at byte {exc.start})") from None
     try:
         if path.suffix.lower() == ".json":
             values = json.loads(text)
@@ -107,6 +118,9 @@ def load_rules(path: str | Path, overrides: dict[str, Any] | None = None) -> Tab
             values = tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise RulesError(f"cannot parse rules file {path}: {exc}") from None
+    if not isinstance(values, dict):
+        raise RulesError(f"rules file {path} must hold an object of rule names to values, "
+                         f"not a {type(values).__name__}")
     if isinstance(values.get("rules"), dict):
         values = values["rules"]
     values = {**values, **(overrides or {})}

@@ -1,0 +1,68 @@
+"""The ledger: one row per session per coup played, for every configuration.
+
+The replay keeps each configuration's bets as (sessions x steps) grids; this module turns
+those grids into ledger rows (ordered by session, then coup) and session rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from .bets import MAIN_BETS
+from .coups import OUTCOME_LABELS, Coups
+from .metrics import session_metrics
+from .replay import ConfigLedger, SessionGrid
+
+_OUTCOMES = pa.array(OUTCOME_LABELS, type=pa.string())
+
+
+def ledger_kinds(ledgers: list[ConfigLedger]) -> list[str]:
+    """The stake columns a run's ledger has: the main bets, then any side bet staked on."""
+    from .bets import BET_KINDS
+
+    used = {kind for ledger in ledgers for kind in ledger.stakes}
+    return [kind for kind in BET_KINDS if kind in MAIN_BETS or kind in used]
+
+
+def ledger_table(grid: SessionGrid, coups: Coups, ledger: ConfigLedger, config: int,
+                 kinds: list[str]) -> pa.Table:
+    """The ledger rows of one configuration over one chunk of sessions."""
+    played = ledger.played
+    session_index, step = np.nonzero(played)
+    rows = grid.rows[session_index, step]
+    n = rows.size
+    columns: dict[str, pa.Array] = {
+        "config": pa.array(np.full(n, config, dtype=np.int32)),
+        "strategy": pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(n, dtype=np.int8)), pa.array([ledger.strategy.name])),
+        "session": pa.array(grid.session_ids[session_index]),
+        "shoe": pa.array(coups.shoe[rows]),
+        "coup": pa.array(coups.coup[rows].astype(np.int16)),
+        "session_coup": pa.array((step + 1).astype(np.int32)),
+        "outcome": pa.DictionaryArray.from_arrays(pa.array(coups.outcome[rows]), _OUTCOMES),
+    }
+    for kind in kinds:
+        stake = ledger.stakes.get(kind)
+        columns[kind] = pa.array(stake[played] if stake is not None else np.zeros(n))
+    columns["net"] = pa.array(ledger.net[played])
+    columns["bankroll"] = pa.array(ledger.bankroll[played])
+    return pa.table(columns)
+
+
+def sessions_table(grid: SessionGrid, ledger: ConfigLedger, config: int,
+                   kinds: list[str]) -> pa.Table:
+    """One row per session of one configuration, with every per-session metric."""
+    n = grid.session_ids.size
+    metrics = session_metrics(ledger)
+    columns: dict[str, object] = {
+        "config": np.full(n, config, dtype=np.int32),
+        "strategy": [ledger.strategy.name] * n,
+        "session": grid.session_ids,
+        "first_shoe": grid.first_shoe,
+    }
+    columns.update(metrics)
+    for kind in kinds:
+        stake = ledger.stakes.get(kind)
+        columns[f"wagered_{kind}"] = stake.sum(axis=1) if stake is not None else np.zeros(n)
+    return pa.table(columns)

@@ -1,0 +1,289 @@
+"""Risk metrics, declared once: per session and per strategy configuration.
+
+``SESSION_METRICS`` and ``SUMMARY_METRICS`` are the single source of the metric names,
+titles and units: the Parquet columns, the CLI tables and the HTML report all list them
+in this order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from .replay import STOP_REASONS, ConfigLedger
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: its column name, a human title, its unit, and how to print it."""
+
+    name: str
+    title: str
+    unit: str = ""
+    fmt: str = "{:,.2f}"
+    description: str = ""
+
+
+SESSION_METRICS: tuple[Metric, ...] = (
+    Metric("start_bankroll", "Start bankroll", "units"),
+    Metric("final_bankroll", "Final bankroll", "units"),
+    Metric("net", "Net result", "units"),
+    Metric("wagered", "Amount wagered", "units"),
+    Metric("bets", "Bets", "count", "{:,.0f}"),
+    Metric("wins", "Wins", "count", "{:,.0f}"),
+    Metric("losses", "Losses", "count", "{:,.0f}"),
+    Metric("pushes", "Pushes", "count", "{:,.0f}"),
+    Metric("realized_edge", "Realized edge", "fraction", "{:+.4%}",
+           "net / wagered (the player's return per unit staked)"),
+    Metric("peak_bankroll", "Peak bankroll", "units"),
+    Metric("trough_bankroll", "Trough bankroll", "units"),
+    Metric("max_drawdown", "Max drawdown", "units"),
+    Metric("max_drawdown_pct", "Max drawdown % of peak", "fraction", "{:.2%}"),
+    Metric("longest_winning_streak", "Longest winning streak", "bets", "{:,.0f}"),
+    Metric("longest_losing_streak", "Longest losing streak", "bets", "{:,.0f}"),
+    Metric("max_stake", "Largest stake", "units"),
+    Metric("limit_hits", "Table-limit hits", "count", "{:,.0f}"),
+    Metric("ruined", "Ruined", "bool", "{}"),
+    Metric("ruin_coup", "Coup of ruin", "coup", "{:,.0f}", "-1 when not ruined"),
+    Metric("coups", "Coups played", "count", "{:,.0f}"),
+    Metric("stop_reason", "Stop reason", "", "{}"),
+)
+
+
+@njit(cache=True)
+def _path_metrics(start, net, bankroll, played, total_stake):  # pragma: no cover - compiled
+    n, width = net.shape
+    out = np.zeros((n, 9))
+    for i in range(n):
+        peak = start
+        trough = start
+        max_dd = 0.0
+        max_dd_pct = 0.0
+        win_run = lose_run = best_win = best_lose = 0
+        wins = losses = pushes = 0
+        for t in range(width):
+            if not played[i, t]:
+                continue
+            b = bankroll[i, t]
+            if b > peak:
+                peak = b
+            if b < trough:
+                trough = b
+            dd = peak - b
+            if dd > max_dd:
+                max_dd = dd
+            if peak > 0 and dd / peak > max_dd_pct:
+                max_dd_pct = dd / peak
+            if total_stake[i, t] > 0:
+                x = net[i, t]
+                if x > 0:
+                    wins += 1
+                    win_run += 1
+                    lose_run = 0
+                    best_win = max(best_win, win_run)
+                elif x < 0:
+                    losses += 1
+                    lose_run += 1
+                    win_run = 0
+                    best_lose = max(best_lose, lose_run)
+                else:
+                    pushes += 1  # a push neither extends nor breaks a streak
+        out[i, 0] = peak
+        out[i, 1] = trough
+        out[i, 2] = max_dd
+        out[i, 3] = max_dd_pct
+        out[i, 4] = best_win
+        out[i, 5] = best_lose
+        out[i, 6] = wins
+        out[i, 7] = losses
+        out[i, 8] = pushes
+    return out
+
+
+def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
+    """Every per-session metric of one configuration's ledger grids, by metric name."""
+    total_stake = np.zeros_like(ledger.net)
+    max_stake = np.zeros(ledger.net.shape[0])
+    for stake in ledger.stakes.values():
+        total_stake += stake
+        max_stake = np.maximum(max_stake, stake.max(axis=1) if stake.size else 0.0)
+    start = ledger.start_bankroll
+    path = _path_metrics(float(start), ledger.net, ledger.bankroll, ledger.played, total_stake)
+    net = ledger.net.sum(axis=1)
+    wagered = total_stake.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        edge = np.where(wagered > 0, net / np.where(wagered > 0, wagered, 1.0), np.nan)
+    columns = {
+        "start_bankroll": np.full(net.shape, float(start)),
+        "final_bankroll": start + net,
+        "net": net,
+        "wagered": wagered,
+        "bets": (total_stake > 0).sum(axis=1),
+        "wins": path[:, 6].astype(np.int64),
+        "losses": path[:, 7].astype(np.int64),
+        "pushes": path[:, 8].astype(np.int64),
+        "realized_edge": edge,
+        "peak_bankroll": path[:, 0],
+        "trough_bankroll": path[:, 1],
+        "max_drawdown": path[:, 2],
+        "max_drawdown_pct": path[:, 3],
+        "longest_winning_streak": path[:, 4].astype(np.int64),
+        "longest_losing_streak": path[:, 5].astype(np.int64),
+        "max_stake": max_stake,
+        "limit_hits": ledger.limit_hits,
+        "ruined": ledger.ruined,
+        "ruin_coup": ledger.ruin_coup,
+        "coups": ledger.played.sum(axis=1),
+        "stop_reason": np.array(STOP_REASONS, dtype=object)[ledger.stop_reason],
+    }
+    assert list(columns) == [m.name for m in SESSION_METRICS]
+    return columns
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def ratio_interval(net: np.ndarray, wagered: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """Total net / total wagered with a 95% interval, sessions as independent units.
+
+    The standard error is the linearised (delta-method) one of a ratio estimator.
+    """
+    total = float(wagered.sum())
+    if total <= 0:
+        return (math.nan, math.nan, math.nan)
+    ratio = float(net.sum()) / total
+    n = net.size
+    if n < 2:
+        return (ratio, math.nan, math.nan)
+    residual = net - ratio * wagered
+    se = math.sqrt(float((residual**2).sum()) * n / (n - 1)) / total
+    return (ratio, ratio - z * se, ratio + z * se)
+
+
+@dataclass(frozen=True)
+class SummaryMetric(Metric):
+    """An aggregate over a configuration's sessions."""
+
+    compute: Callable[[pd.DataFrame], float] | None = None
+
+
+def _quantile(q: float) -> Callable[[pd.DataFrame], float]:
+    return lambda s: float(np.quantile(s["net"], q))
+
+
+def _var95(s: pd.DataFrame) -> float:
+    return float(-np.quantile(s["net"], 0.05))
+
+
+def _cvar95(s: pd.DataFrame) -> float:
+    cut = np.quantile(s["net"], 0.05)
+    tail = s["net"][s["net"] <= cut]
+    return float(-tail.mean())
+
+
+def _std(values: pd.Series) -> float:
+    return float(values.std(ddof=1)) if len(values) > 1 else math.nan
+
+
+def _sharpe(s: pd.DataFrame) -> float:
+    returns = s["net"] / s["start_bankroll"]
+    sd = _std(returns)
+    return float(returns.mean() / sd) if sd and sd > 0 else math.nan
+
+
+def _sqn(s: pd.DataFrame) -> float:
+    sd = _std(s["net"])
+    if not sd or sd <= 0:
+        return math.nan
+    return float(math.sqrt(min(len(s), 100)) * s["net"].mean() / sd)
+
+
+def _ruin(part: int) -> Callable[[pd.DataFrame], float]:
+    def compute(s: pd.DataFrame) -> float:
+        ruined = int(s["ruined"].sum())
+        if part == 0:
+            return ruined / len(s)
+        return wilson_interval(ruined, len(s))[part - 1]
+    return compute
+
+
+def _edge(part: int) -> Callable[[pd.DataFrame], float]:
+    return lambda s: ratio_interval(s["net"].to_numpy(), s["wagered"].to_numpy())[part]
+
+
+SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
+    SummaryMetric("sessions", "Sessions", "count", "{:,.0f}", compute=len),
+    SummaryMetric("mean_net", "Mean net", "units", compute=lambda s: float(s["net"].mean())),
+    SummaryMetric("median_net", "Median net", "units",
+                  compute=lambda s: float(s["net"].median())),
+    SummaryMetric("std_net", "Std dev of net", "units", compute=lambda s: _std(s["net"])),
+    SummaryMetric("p05_net", "5% net", "units", compute=_quantile(0.05)),
+    SummaryMetric("p25_net", "25% net", "units", compute=_quantile(0.25)),
+    SummaryMetric("p75_net", "75% net", "units", compute=_quantile(0.75)),
+    SummaryMetric("p95_net", "95% net", "units", compute=_quantile(0.95)),
+    SummaryMetric("prob_profit", "P(ahead)", "fraction", "{:.2%}",
+                  compute=lambda s: float((s["net"] > 0).mean())),
+    SummaryMetric("risk_of_ruin", "Risk of ruin", "fraction", "{:.2%}", compute=_ruin(0)),
+    SummaryMetric("risk_of_ruin_low", "Ruin 95% low", "fraction", "{:.2%}", compute=_ruin(1)),
+    SummaryMetric("risk_of_ruin_high", "Ruin 95% high", "fraction", "{:.2%}",
+                  compute=_ruin(2)),
+    SummaryMetric("realized_edge", "Realized edge", "fraction", "{:+.3%}",
+                  "total net / total wagered", compute=_edge(0)),
+    SummaryMetric("realized_edge_low", "Edge 95% low", "fraction", "{:+.3%}",
+                  compute=_edge(1)),
+    SummaryMetric("realized_edge_high", "Edge 95% high", "fraction", "{:+.3%}",
+                  compute=_edge(2)),
+    SummaryMetric("house_edge", "Exact house edge", "fraction", "{:.3%}",
+                  "exact, for the bets made, weighted by amount wagered"),
+    SummaryMetric("mean_wagered", "Mean wagered", "units",
+                  compute=lambda s: float(s["wagered"].mean())),
+    SummaryMetric("mean_max_drawdown", "Mean max drawdown", "units",
+                  compute=lambda s: float(s["max_drawdown"].mean())),
+    SummaryMetric("worst_max_drawdown", "Worst drawdown", "units",
+                  compute=lambda s: float(s["max_drawdown"].max())),
+    SummaryMetric("var_95", "VaR 95%", "units", compute=_var95),
+    SummaryMetric("cvar_95", "Expected shortfall 95%", "units", compute=_cvar95),
+    SummaryMetric("sharpe", "Sharpe (mean/std return)", "", "{:+.3f}", compute=_sharpe),
+    SummaryMetric("sqn", "SQN", "", "{:+.2f}", compute=_sqn),
+    SummaryMetric("mean_coups", "Mean coups played", "coups", "{:,.1f}",
+                  compute=lambda s: float(s["coups"].mean())),
+    SummaryMetric("limit_hits", "Limit hits", "count", "{:,.0f}",
+                  compute=lambda s: float(s["limit_hits"].sum())),
+)
+
+
+def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, float]:
+    """Every summary metric of one configuration's sessions."""
+    values: dict[str, float] = {}
+    for metric in SUMMARY_METRICS:
+        if metric.name == "house_edge":
+            values[metric.name] = house_edge
+        elif len(sessions) == 0:
+            values[metric.name] = 0.0 if metric.name == "sessions" else math.nan
+        else:
+            assert metric.compute is not None
+            values[metric.name] = metric.compute(sessions)
+    return values
+
+
+def weighted_house_edge(wagered_by_kind: dict[str, float], edges: dict[str, float]) -> float:
+    """The exact house edge of the bets made, weighted by the amount wagered on each kind."""
+    total = sum(wagered_by_kind.values())
+    if total <= 0:
+        return math.nan
+    return sum(w * edges.get(kind, math.nan) for kind, w in wagered_by_kind.items()) / total
