@@ -8,6 +8,7 @@ the class and the rules, so settlement is one table lookup per coup for all bets
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .cards import RANK_OF_CODE
 from .coups import BANKER, PLAYER, TIE, Coups
@@ -34,31 +35,41 @@ def coup_class(outcome: np.ndarray, special: np.ndarray, player_pair: np.ndarray
 
 
 def classify_coups(coups: Coups) -> np.ndarray:
-    """The class of every coup in a coups table (UNKNOWN special where cards are missing)."""
-    cards = coups.cards
-    has_cards = cards[:, 0] >= 0
-    safe = np.where(cards >= 0, cards, 0)
-    ranks = RANK_OF_CODE[safe]
-    player_three = cards[:, 2] >= 0
-    banker_three = cards[:, 5] >= 0
-    special = np.full(len(coups), PLAIN, dtype=np.int16)
-    banker_wins = coups.outcome == BANKER
-    special[banker_wins & (coups.banker_total == 6)] = BANKER_6
-    special[banker_wins & banker_three & (coups.banker_total == 7)] = BANKER_3CARD_7
-    special[(coups.outcome == PLAYER) & player_three & (coups.player_total == 8)] = PLAYER_3CARD_8
-    totals_known = coups.banker_total >= 0
-    special[~has_cards & ~totals_known] = UNKNOWN
-    # With totals but no cards, the number of cards is unknown: a banker 7 or player 8 is
-    # ambiguous, so those coups cannot settle the EZ bets either.
-    ambiguous = ~has_cards & totals_known & (
-        (banker_wins & (coups.banker_total == 7))
-        | ((coups.outcome == PLAYER) & (coups.player_total == 8))
-    )
-    special[ambiguous] = UNKNOWN
-    player_pair = has_cards & (ranks[:, 0] == ranks[:, 1])
-    banker_pair = has_cards & (ranks[:, 3] == ranks[:, 4])
-    return coup_class(coups.outcome, special, player_pair.astype(np.int16),
-                      banker_pair.astype(np.int16))
+    """The class of every coup in a coups table (UNKNOWN special where cards are missing).
+
+    With totals but no cards, the number of cards is unknown: a Banker 7 or a Player 8
+    is ambiguous, so those coups cannot settle the EZ bets either.
+    """
+    return _classify(coups.cards, coups.outcome, coups.player_total, coups.banker_total,
+                     RANK_OF_CODE)
+
+
+@njit(cache=True)
+def _classify(cards, outcome, player_total, banker_total, rank_of):  # pragma: no cover
+    n = outcome.shape[0]
+    out = np.empty(n, dtype=np.int16)
+    for i in range(n):
+        o = outcome[i]
+        pt = player_total[i]
+        bt = banker_total[i]
+        has_cards = cards[i, 0] >= 0
+        special = PLAIN
+        if o == BANKER and bt == 6:
+            special = BANKER_6
+        if has_cards:
+            if o == BANKER and bt == 7 and cards[i, 5] >= 0:
+                special = BANKER_3CARD_7
+            elif o == PLAYER and pt == 8 and cards[i, 2] >= 0:
+                special = PLAYER_3CARD_8
+        elif bt < 0 or (o == BANKER and bt == 7) or (o == PLAYER and pt == 8):
+            special = UNKNOWN
+        ppair = 0
+        bpair = 0
+        if has_cards:
+            ppair = 1 if rank_of[cards[i, 0]] == rank_of[cards[i, 1]] else 0
+            bpair = 1 if rank_of[cards[i, 3]] == rank_of[cards[i, 4]] else 0
+        out[i] = ((o * N_SPECIAL + special) * 2 + ppair) * 2 + bpair
+    return out
 
 
 def payout_table(rules: TableRules) -> np.ndarray:

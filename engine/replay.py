@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from strategies.base import Result, Strategy, Table, Wager
+from strategies.base import Dealt, Result, Strategy, Table, Wager
 
 from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
@@ -153,7 +153,8 @@ def replay(
         rows = grid.rows[:, t]
         dealt = rows >= 0
         safe_rows = np.where(dealt, rows, 0)
-        outcome = coups.outcome[safe_rows]
+        dealt_coup = Dealt(coups, safe_rows)
+        outcome = dealt_coup.outcome
         unit = payouts[classes[safe_rows]]
         new_shoe = dealt & (coups.coup[safe_rows] == 1)
         shared.before_step(t, safe_rows, new_shoe, dealt)
@@ -162,7 +163,7 @@ def replay(
                        policy)
         shared.after_step(safe_rows, outcome, dealt)
         for run in runs:
-            _learn(run, t, dealt, outcome, safe_rows, coups, grid)
+            _learn(run, t, dealt, dealt_coup, grid, coups)
     return grid, [run.ledger(policy) for run in runs]
 
 
@@ -330,15 +331,11 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     run.step_net, run.step_staked, run.step_played = net, total, playing
 
 
-def _learn(run: _ConfigRun, t: int, dealt: np.ndarray, outcome: np.ndarray,
-           rows: np.ndarray, coups: Coups, grid: SessionGrid) -> None:
+def _learn(run: _ConfigRun, t: int, dealt: np.ndarray, dealt_coup: Dealt, grid: SessionGrid,
+           coups: Coups) -> None:
     net, total, playing = run.step_net, run.step_staked, run.step_played
     table = run.table
-    result = Result(
-        outcome=outcome, player_total=coups.player_total[rows],
-        banker_total=coups.banker_total[rows], cards=coups.cards[rows], net=net,
-        staked=total, played=playing,
-    )
+    result = Result(dealt=dealt_coup, net=net, staked=total, played=playing)
     table.coup = table.coup + playing
     table.shoe_coup = table.shoe_coup + dealt
     _call(run, grid, coups, t, "settle", lambda: run.strategy.settle(table, result))

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.bets import BET_KINDS
+from engine.coups import Coups
 from engine.rules import TableRules
 
 if TYPE_CHECKING:
@@ -100,6 +101,33 @@ class Wager:
         return cls(stakes)
 
 
+class Dealt:
+    """The coup just dealt to each session, shared by every configuration (cards on demand)."""
+
+    def __init__(self, coups: Coups, rows: np.ndarray) -> None:
+        self._coups = coups
+        self.rows = rows
+        self.outcome = coups.outcome[rows]
+        self._cards: np.ndarray | None = None
+
+    @property
+    def player_total(self) -> np.ndarray:
+        """Player's final total per session (-1 when the source lacks it)."""
+        return self._coups.player_total[self.rows]
+
+    @property
+    def banker_total(self) -> np.ndarray:
+        """Banker's final total per session (-1 when the source lacks it)."""
+        return self._coups.banker_total[self.rows]
+
+    @property
+    def cards(self) -> np.ndarray:
+        """(n, 6) card codes: player 1-3, banker 1-3; -1 where absent."""
+        if self._cards is None:
+            self._cards = np.take(self._coups.cards, self.rows, axis=0)
+        return self._cards
+
+
 @dataclass
 class Result:
     """What happened on the coup just dealt, per session, and what this strategy netted.
@@ -110,13 +138,30 @@ class Result:
     session and it was active).
     """
 
-    outcome: np.ndarray
-    player_total: np.ndarray
-    banker_total: np.ndarray
-    cards: np.ndarray
+    dealt: Dealt
     net: np.ndarray
     staked: np.ndarray
     played: np.ndarray
+
+    @property
+    def outcome(self) -> np.ndarray:
+        """0 Banker, 1 Player, 2 Tie."""
+        return self.dealt.outcome
+
+    @property
+    def player_total(self) -> np.ndarray:
+        """Player's final total (-1 unknown)."""
+        return self.dealt.player_total
+
+    @property
+    def banker_total(self) -> np.ndarray:
+        """Banker's final total (-1 unknown)."""
+        return self.dealt.banker_total
+
+    @property
+    def cards(self) -> np.ndarray:
+        """(n, 6) card codes of the coup."""
+        return self.dealt.cards
 
     @property
     def won(self) -> np.ndarray:
@@ -185,7 +230,21 @@ class SimpleStrategy(Strategy):
     ``learn(view, outcome, net)``. ``view`` is a ``SessionView`` with this session's
     bankroll, outcome history (as letters "B", "P", "T") and last result. The engine
     makes one copy per session and loops over them: slower than the array form.
+    Session state can be kept in plain attributes (``self.stake = ...``).
     """
+
+    model_config = ConfigDict(extra="allow", validate_assignment=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _only_declared_parameters(cls, values: Any) -> Any:
+        # Extra attributes are for session state set in reset(), not for parameters.
+        if isinstance(values, dict):
+            unknown = [k for k in values if k not in cls.model_fields]
+            if unknown:
+                raise ValueError(f"unknown parameter(s) {unknown}; "
+                                 f"parameters: {list(cls.model_fields)}")
+        return values
 
     def reset(self) -> None:
         """Start a new session (clear any state kept on ``self``)."""

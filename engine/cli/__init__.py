@@ -23,3 +23,4 @@ def main() -> None:
 from . import generate  # noqa: E402,F401
 from . import odds  # noqa: E402,F401
 from . import roads  # noqa: E402,F401
+from . import backtest  # noqa: E402,F401

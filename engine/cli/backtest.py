@@ -1,0 +1,112 @@
+"""``baccarat backtest`` and ``baccarat strategies``."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table as RichTable
+
+from strategies.registry import available_strategies, describe
+
+from ..backtest import backtest as run_backtest
+from . import app
+from .common import (
+    Commission,
+    Decks,
+    Force,
+    Quiet,
+    RulesFile,
+    TableMax,
+    TableMin,
+    TiePays,
+    VariantOpt,
+    build_rules,
+    console,
+    done,
+    progress_bar,
+    reports_errors,
+)
+from .tables import summary_table
+
+
+@app.command()
+@reports_errors
+def backtest(
+    strategy: Annotated[list[str], typer.Option(
+        "--strategy", "-s",
+        help="SPEC: name or name:key=value,... (key=[a,b] expands a grid); repeatable")],
+    coups: Annotated[Path | None, typer.Option(help="coups Parquet dataset to replay")] = None,
+    shoes: Annotated[int | None, typer.Option(min=1, help="generate N shoes instead")] = None,
+    seed: Annotated[int, typer.Option(min=0, help="seed for generated shoes")] = 0,
+    out: Annotated[Path, typer.Option(help="run folder to write")] = Path("run"),
+    bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
+    session_shoes: Annotated[int, typer.Option(min=1, help="shoes per session")] = 1,
+    when_short: Annotated[str, typer.Option(
+        help="when the bankroll cannot cover the stake: stop (ruin) or reduce")] = "stop",
+    stop_loss: Annotated[float | None, typer.Option(help="stop a session after losing this")] = None,
+    win_goal: Annotated[float | None, typer.Option(help="stop a session after winning this")] = None,
+    max_coups: Annotated[int | None, typer.Option(help="stop a session after N coups")] = None,
+    ledger: Annotated[str, typer.Option(help="full (write ledger.parquet) or none")] = "full",
+    rules_file: RulesFile = None,
+    decks: Decks = None,
+    commission: Commission = None,
+    tie_pays: TiePays = None,
+    variant: VariantOpt = None,
+    table_min: TableMin = None,
+    table_max: TableMax = None,
+    chunk: Annotated[int, typer.Option(min=1, help="shoes per chunk (bounds memory)")] = 20_000,
+    quiet: Quiet = False,
+    force: Force = False,
+) -> None:
+    """Play strategies over a dataset and write the ledger, sessions, summary and run.json."""
+    if ledger not in ("full", "none"):
+        raise typer.BadParameter("--ledger must be full or none")
+    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
+                        variant=variant, table_min=table_min, table_max=table_max)
+    started = time.perf_counter()
+    total = shoes or 0
+    with progress_bar("backtest", total, "coups", quiet) as progress:
+        task = progress.task_ids[0]
+        coups_done = 0
+
+        def advance(n_coups: int, n_sessions: int) -> None:
+            nonlocal coups_done
+            coups_done += n_coups
+            rate = coups_done / max(time.perf_counter() - started, 1e-9)
+            progress.update(task, advance=n_sessions * session_shoes,
+                            rate=f"{rate / 1e6:.1f}M coups/s")
+
+        result = run_backtest(
+            coups, strategy, shoes=shoes, seed=seed if shoes else None, rules=rules,
+            bankroll=bankroll, session_shoes=session_shoes, when_short=when_short,
+            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
+            ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
+            command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
+            progress=advance,
+        )
+    if not quiet:
+        console.print(summary_table(result.summary, title=f"Backtest: {rules.label()}"))
+    counts = result.info["counts"]
+    done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
+         f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
+
+
+@app.command()
+def strategies() -> None:
+    """List the available strategies with their parameters, defaults and descriptions."""
+    table = RichTable(title="Strategies", header_style="bold", show_lines=True)
+    table.add_column("name", style="bold")
+    table.add_column("description")
+    table.add_column("parameters (default)")
+    for name, cls in available_strategies().items():
+        params = "\n".join(
+            f"{field}={info.default!r}" + (f"  {info.description}" if info.description else "")
+            for field, info in cls.model_fields.items()
+        )
+        table.add_row(name, describe(cls), params)
+    console.print(table)
