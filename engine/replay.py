@@ -153,7 +153,7 @@ def replay(
         rows = grid.rows[:, t]
         dealt = rows >= 0
         safe_rows = np.where(dealt, rows, 0)
-        dealt_coup = Dealt(coups, safe_rows)
+        dealt_coup = Dealt(coups, safe_rows, shared.needs_cards)
         outcome = dealt_coup.outcome
         unit = payouts[classes[safe_rows]]
         new_shoe = dealt & (coups.coup[safe_rows] == 1)
@@ -162,7 +162,9 @@ def replay(
             _play_step(run, t, rows, dealt, outcome, unit, new_shoe, coups, grid, rules,
                        policy)
         shared.after_step(safe_rows, outcome, dealt)
+        history[:, t] = np.where(dealt, outcome, -1)
         for run in runs:
+            run.table.advance(outcome, dealt)
             _learn(run, t, dealt, dealt_coup, grid, coups)
     return grid, [run.ledger(policy) for run in runs]
 
@@ -192,7 +194,8 @@ class _SharedView:
             self.roads = RoadState(n)
         self.seen: np.ndarray | None = None
         self.full = None
-        if any(s.needs_cards for s in strategies):
+        self.needs_cards = any(s.needs_cards for s in strategies)
+        if self.needs_cards:
             decks = coups.decks or rules.decks
             self.full = np.array([16 * decks] + [4 * decks] * 9, dtype=np.int64)
             self.seen = np.zeros((n, 10), dtype=np.int64)

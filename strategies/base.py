@@ -59,10 +59,9 @@ class Table:
         """Outcomes of the coups already played, shape (n, steps so far); -1 = no coup."""
         return self._history[:, : self.step]
 
-    def record(self, outcome: np.ndarray, played: np.ndarray) -> None:
-        """Engine only: enter the outcome of the coup just settled."""
-        self._history[:, self.step] = np.where(played, outcome, -1)
-        self.last_outcome = np.where(played, outcome, self.last_outcome).astype(np.int8)
+    def advance(self, outcome: np.ndarray, dealt: np.ndarray) -> None:
+        """Engine only: move past the coup just settled (its outcome is in ``history``)."""
+        self.last_outcome = np.where(dealt, outcome, self.last_outcome).astype(np.int8)
         self.step += 1
 
 
@@ -102,29 +101,27 @@ class Wager:
 
 
 class Dealt:
-    """The coup just dealt to each session, shared by every configuration (cards on demand)."""
+    """The coup just dealt to each session, shared by every configuration.
 
-    def __init__(self, coups: Coups, rows: np.ndarray) -> None:
-        self._coups = coups
-        self.rows = rows
+    It holds copies of this coup's values only, never the coups table, so nothing
+    reachable from a ``Result`` reveals a later coup. The cards are gathered only when
+    some strategy of the run declares ``needs_cards``.
+    """
+
+    __slots__ = ("outcome", "player_total", "banker_total", "_cards")
+
+    def __init__(self, coups: Coups, rows: np.ndarray, with_cards: bool) -> None:
         self.outcome = coups.outcome[rows]
-        self._cards: np.ndarray | None = None
-
-    @property
-    def player_total(self) -> np.ndarray:
-        """Player's final total per session (-1 when the source lacks it)."""
-        return self._coups.player_total[self.rows]
-
-    @property
-    def banker_total(self) -> np.ndarray:
-        """Banker's final total per session (-1 when the source lacks it)."""
-        return self._coups.banker_total[self.rows]
+        self.player_total = coups.player_total[rows]
+        self.banker_total = coups.banker_total[rows]
+        self._cards = np.take(coups.cards, rows, axis=0) if with_cards else None
 
     @property
     def cards(self) -> np.ndarray:
         """(n, 6) card codes: player 1-3, banker 1-3; -1 where absent."""
         if self._cards is None:
-            self._cards = np.take(self._coups.cards, self.rows, axis=0)
+            raise AttributeError("the cards are only passed to strategies that declare "
+                                 "`needs_cards = True`")
         return self._cards
 
 
