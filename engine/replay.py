@@ -10,6 +10,7 @@ per session.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -98,8 +99,10 @@ class _ConfigRun:
     """The per-configuration state of a replay in progress."""
 
     def __init__(self, strategy: Strategy, n: int, width: int, rules: TableRules,
-                 policy: SessionPolicy, history: np.ndarray) -> None:
+                 policy: SessionPolicy, history: np.ndarray, payouts: np.ndarray) -> None:
         self.strategy = strategy
+        self.rules = rules
+        self.payouts = payouts
         self.policy = policy
         self.table = Table(n, rules, np.full(n, float(policy.bankroll)), width)
         self.table._history = history  # one history buffer, shared by every configuration
@@ -131,9 +134,12 @@ def replay(
     rules: TableRules,
     policy: SessionPolicy | None = None,
     first_session: int = 0,
+    config_rules: Sequence[TableRules] | None = None,
 ) -> tuple[SessionGrid, list[ConfigLedger]]:
     """Play every strategy configuration over the sessions of ``coups``.
 
+    ``config_rules`` gives each configuration its own payouts and limits (rule variants
+    side by side over the same shoes); by default every configuration plays ``rules``.
     Returns the session grid and, per configuration, its ledger grids and session ends.
     """
     policy = policy or SessionPolicy()
@@ -141,9 +147,13 @@ def replay(
     grid = session_grid(coups, policy.session_shoes, first_session)
     n, width = grid.shape
     classes = classify_coups(coups)
-    payouts = payout_table(rules)
+    per_config = list(config_rules) if config_rules is not None else [rules] * len(strategies)
+    if len(per_config) != len(strategies):
+        raise ValueError("config_rules must give one rule set per strategy configuration")
+    tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
-    runs = [_ConfigRun(s, n, width, rules, policy, history) for s in strategies]
+    runs = [_ConfigRun(s, n, width, r, policy, history, tables[r])
+            for s, r in zip(strategies, per_config)]
     shared = _SharedView(coups, grid, rules, strategies)
     for run in runs:
         shared.attach(run.table)
@@ -155,12 +165,11 @@ def replay(
         safe_rows = np.where(dealt, rows, 0)
         dealt_coup = Dealt(coups, safe_rows, shared.needs_cards)
         outcome = dealt_coup.outcome
-        unit = payouts[classes[safe_rows]]
+        step_classes = classes[safe_rows]
         new_shoe = dealt & (coups.coup[safe_rows] == 1)
         shared.before_step(t, safe_rows, new_shoe, dealt)
         for run in runs:
-            _play_step(run, t, rows, dealt, outcome, unit, new_shoe, coups, grid, rules,
-                       policy)
+            _play_step(run, t, rows, dealt, step_classes, new_shoe, coups, grid, policy)
         shared.after_step(safe_rows, outcome, dealt)
         history[:, t] = np.where(dealt, outcome, -1)
         for run in runs:
@@ -266,9 +275,10 @@ def _stake_matrix(run: _ConfigRun, wager: Wager, n: int, grid: SessionGrid, coup
 
 
 def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
-               outcome: np.ndarray, unit: np.ndarray, new_shoe: np.ndarray, coups: Coups,
-               grid: SessionGrid, rules: TableRules, policy: SessionPolicy) -> None:
+               classes: np.ndarray, new_shoe: np.ndarray, coups: Coups, grid: SessionGrid,
+               policy: SessionPolicy) -> None:
     table = run.table
+    rules = run.rules
     n = table.n
     table.active &= dealt
     table.new_shoe = new_shoe
@@ -315,7 +325,7 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     for kind, stake in stakes.items():
         if not stake.any():
             continue
-        mult = unit[:, KIND_INDEX[kind]]
+        mult = run.payouts[classes, KIND_INDEX[kind]]
         unsettled = (stake > 0) & np.isnan(mult)
         if unsettled.any():
             i = int(np.flatnonzero(unsettled)[0])

@@ -230,3 +230,14 @@ def test_many_configurations_play_the_same_shoes_independently():
     second = both.ledger[both.ledger["config"] == 1].drop(columns="config")
     first = one.ledger.drop(columns="config")
     assert second.reset_index(drop=True).equals(first.reset_index(drop=True))
+
+
+def test_rule_variants_side_by_side_over_the_same_shoes():
+    from engine.replay import replay
+
+    coups = coups_from_outcomes(["TBT"])
+    configs = [Scripted(stakes=[10] * 3, kind="tie"), Scripted(stakes=[10] * 3, kind="tie")]
+    _, ledgers = replay(coups, configs, TableRules(),
+                        config_rules=[TableRules(tie_pays=8), TableRules(tie_pays=9)])
+    assert ledgers[0].net[0].tolist() == [80.0, -10.0, 80.0]
+    assert ledgers[1].net[0].tolist() == [90.0, -10.0, 90.0]
