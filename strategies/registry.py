@@ -155,7 +155,9 @@ def parse_params(text: str, where: str = "") -> dict[str, Any]:
 
 
 def _split_top_level(text: str) -> list[str]:
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
