@@ -1,0 +1,90 @@
+"""Benchmark of the exact odds: the full 8-deck table and the per-coup batch EV.
+
+Run: ``python benchmarks/bench_odds.py [--sessions N] [--repeats R]``. Prints the first
+call (numba compile or cache load), then the median of R runs of: the full 8-deck
+computation (probabilities and every variant's house edges), one ``expected_values`` call,
+and ``expected_values_batch`` over N distinct mid-shoe compositions (cost per composition).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from engine.odds import (
+    expected_values,
+    expected_values_batch,
+    house_edges,
+    outcome_probabilities,
+    shoe_counts,
+    shoe_rank_counts,
+)
+from engine.rules import TableRules
+
+
+def median_seconds(func: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``repeats`` calls of ``func``."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def mid_shoe_compositions(n: int, decks: int, seed: int = 0) -> np.ndarray:
+    """``n`` compositions of the cards left after dealing 10-300 cards of a shuffled shoe."""
+    rng = np.random.default_rng(seed)
+    shoe = np.repeat(np.arange(10), shoe_counts(decks))
+    rows = np.empty((n, 10), dtype=np.int64)
+    for i in range(n):
+        dealt = rng.integers(10, min(300, shoe.size - 20))
+        left = rng.permutation(shoe)[dealt:]
+        rows[i] = np.bincount(left, minlength=10)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    variants = [TableRules(), TableRules(variant="ez"), TableRules(variant="super6")]
+    full = shoe_rank_counts(8)
+
+    start = time.perf_counter()
+    outcome_probabilities(full)
+    expected_values_batch(shoe_counts(8)[None, :], variants[0])
+    print(f"first call (compile or cache load): {time.perf_counter() - start:.3f} s")
+    print(f"numba threads: {numba.get_num_threads()}")
+
+    def full_table() -> None:
+        outcome_probabilities(full)
+        for rules in variants:
+            house_edges(rules)
+
+    print(f"full 8-deck table (probabilities + 3 variants' edges): "
+          f"{median_seconds(full_table, args.repeats) * 1e3:.3f} ms")
+    single = median_seconds(lambda: expected_values(shoe_counts(8), variants[1]), args.repeats)
+    print(f"expected_values, one composition: {single * 1e3:.3f} ms")
+
+    rows = mid_shoe_compositions(args.sessions, 8)
+    n_unique = np.unique(rows, axis=0).shape[0]
+    for parallel in (True, False):
+        seconds = median_seconds(
+            lambda p=parallel: expected_values_batch(rows, variants[1], parallel=p),
+            max(3, args.repeats // 2),
+        )
+        print(f"expected_values_batch, {args.sessions:,} sessions ({n_unique:,} distinct), "
+              f"parallel={parallel}: {seconds:.3f} s, "
+              f"{seconds / args.sessions * 1e6:.1f} us per composition, "
+              f"{args.sessions / seconds:,.0f} compositions/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""``baccarat odds``: exact probabilities and house edges, for a full shoe or the cards left."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from ..odds import (
+    OddsError,
+    bets_offered,
+    check_counts,
+    house_edges,
+    outcome_probabilities,
+    shoe_rank_counts,
+)
+from ..odds.bets import SUPER6_BANKER_SIX_PAYS
+from ..odds.enumeration import OutcomeProbabilities
+from ..rules import TableRules, rules_from_mapping
+from . import app
+from .common import (
+    Commission,
+    Decks,
+    RulesFile,
+    TiePays,
+    VariantOpt,
+    build_rules,
+    console,
+    reports_errors,
+)
+
+#: The rule sets ``--compare`` puts side by side (on top of the pays given by the flags).
+COMPARE_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("standard", {"variant": "standard", "commission": 0.05, "tie_pays": 8}),
+    ("EZ", {"variant": "ez", "tie_pays": 8}),
+    ("Super 6", {"variant": "super6", "tie_pays": 8}),
+    ("4% comm", {"variant": "standard", "commission": 0.04, "tie_pays": 8}),
+    ("tie 9:1", {"variant": "standard", "commission": 0.05, "tie_pays": 9}),
+)
+COMPARE_DECKS = (1, 2, 4, 6, 8)
+
+_TITLES = {
+    "banker": "Banker", "player": "Player", "tie": "Tie", "player_pair": "Player pair",
+    "banker_pair": "Banker pair", "dragon7": "Dragon 7", "panda8": "Panda 8",
+    "super6": "Super 6",
+}
+
+PairPays = Annotated[float | None, typer.Option("--pair-pays", help="pair bets pay N:1")]
+Dragon7Pays = Annotated[float | None, typer.Option("--dragon7-pays", help="Dragon 7 pays N:1")]
+Panda8Pays = Annotated[float | None, typer.Option("--panda8-pays", help="Panda 8 pays N:1")]
+Super6Pays = Annotated[float | None, typer.Option("--super6-pays", help="Super 6 pays N:1")]
+Remaining = Annotated[
+    str | None,
+    typer.Option(
+        "--remaining",
+        help="cards left, by value: 10 comma-separated counts of values 0 (10/J/Q/K), "
+        "1 (A), 2, ..., 9",
+    ),
+]
+
+
+def parse_remaining(text: str, decks: int) -> list[int]:
+    """Parse ``--remaining`` into 10 counts by value; refuse what ``decks`` decks cannot hold."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) != 10:
+        raise OddsError(
+            f"--remaining has {len(parts)} number(s): expected 10 comma-separated counts of "
+            f"the cards left of values 0 (10/J/Q/K), 1 (A), 2, ..., 9"
+        )
+    counts = []
+    for value, part in enumerate(parts):
+        try:
+            counts.append(int(part))
+        except ValueError:
+            raise OddsError(
+                f"--remaining: count of value {value} is {part!r}, expected a whole number"
+            ) from None
+    check_counts(counts, max_decks=decks, where=f"--remaining ({decks}-deck shoe)")
+    return counts
+
+
+def _pays(kind: str, rules: TableRules) -> str:
+    """The payout of ``kind`` as printed on the layout."""
+    if kind == "banker":
+        if rules.variant == "ez":
+            return "1:1, 3-card 7 pushes"
+        if rules.variant == "super6":
+            return f"1:1, a 6 pays {SUPER6_BANKER_SIX_PAYS:g}:1"
+        return f"{1 - rules.banker_commission:g}:1"
+    pays = {
+        "player": 1.0, "tie": rules.tie_pays, "player_pair": rules.pair_pays,
+        "banker_pair": rules.pair_pays, "dragon7": rules.dragon7_pays,
+        "panda8": rules.panda8_pays, "super6": rules.super6_pays,
+    }[kind]
+    return f"{pays:g}:1"
+
+
+def _p_win(kind: str, probs: OutcomeProbabilities) -> float:
+    return {
+        "banker": probs.banker, "player": probs.player, "tie": probs.tie,
+        "player_pair": probs.pair, "banker_pair": probs.pair,
+        "dragon7": probs.banker_three_card_7, "panda8": probs.player_three_card_8,
+        "super6": probs.banker_six,
+    }[kind]
+
+
+def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str, float],
+                remaining: list[int] | None) -> None:
+    where = (f"{sum(remaining)} cards left of a {rules.decks}-deck shoe" if remaining
+             else f"full shoe of {rules.decks} decks")
+    outcomes = Table(title=f"Exact probabilities, {where}", title_justify="left")
+    outcomes.add_column("Outcome")
+    outcomes.add_column("Probability", justify="right")
+    for label, value in (
+        ("Banker wins", probs.banker), ("Player wins", probs.player), ("Tie", probs.tie),
+        ("Banker wins with a three-card 7", probs.banker_three_card_7),
+        ("Player wins with a three-card 8", probs.player_three_card_8),
+        ("Banker wins with a two-card 6", probs.banker_two_card_6),
+        ("Banker wins with a three-card 6", probs.banker_three_card_6),
+        ("Pair (either hand's first two cards)", probs.pair),
+    ):
+        outcomes.add_row(label, f"{value:.6f}")
+    bets = Table(title=f"House edge, {rules.label()}", title_justify="left")
+    for column, justify in (("Bet", "left"), ("Pays", "left"), ("P(win)", "right"),
+                            ("House edge", "right")):
+        bets.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for kind, edge in edges.items():
+        bets.add_row(_TITLES[kind], _pays(kind, rules), f"{_p_win(kind, probs):.6f}",
+                     f"{edge * 100:.4f}%")
+    console.print(outcomes)
+    console.print(bets)
+
+
+def compare_rows(base: TableRules) -> list[dict[str, Any]]:
+    """House edges of every offered bet under each of :data:`COMPARE_RULES` and deck counts."""
+    rows = []
+    for name, update in COMPARE_RULES:
+        for decks in COMPARE_DECKS:
+            rules = rules_from_mapping({**base.model_dump(), **update, "decks": decks})
+            rows.append({
+                "rules": name, "variant": rules.variant,
+                "commission": rules.banker_commission, "tie_pays": rules.tie_pays,
+                "decks": decks, "house_edge": house_edges(rules),
+            })
+    return rows
+
+
+_SHORT_TITLES = {
+    "banker": "Banker", "player": "Player", "tie": "Tie", "player_pair": "P pair",
+    "banker_pair": "B pair", "dragon7": "Drag 7", "panda8": "Panda 8", "super6": "Super 6",
+}
+
+
+def _print_compare(rows: list[dict[str, Any]]) -> None:
+    kinds = list(_SHORT_TITLES)
+    table = Table(title="House edge in % by rules and decks (blank: bet not offered)",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True, padding=(0, 1, 0, 0))
+    table.add_column("Rules", no_wrap=True)
+    table.add_column("Decks", justify="right", no_wrap=True, min_width=5)
+    for kind in kinds:
+        table.add_column(_SHORT_TITLES[kind], justify="right", no_wrap=True)
+    for i, row in enumerate(rows):
+        edges = row["house_edge"]
+        table.add_row(row["rules"], str(row["decks"]), *(
+            f"{edges[kind] * 100:.3f}" if kind in edges else "" for kind in kinds
+        ), end_section=i + 1 < len(rows) and rows[i + 1]["rules"] != row["rules"])
+    console.print(table)
+
+
+@app.command()
+@reports_errors
+def odds(
+    decks: Decks = None,
+    remaining: Remaining = None,
+    rules_file: RulesFile = None,
+    commission: Commission = None,
+    tie_pays: TiePays = None,
+    variant: VariantOpt = None,
+    pair_pays: PairPays = None,
+    dragon7_pays: Dragon7Pays = None,
+    panda8_pays: Panda8Pays = None,
+    super6_pays: Super6Pays = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of tables")] = False,
+    compare: Annotated[
+        bool, typer.Option("--compare", help="house edges under standard (5%), EZ, Super 6, "
+                           "4% commission and tie 9:1 for 1, 2, 4, 6 and 8 decks")
+    ] = False,
+) -> None:
+    """Exact probabilities and house edge of every bet, by enumerating every coup.
+
+    A full shoe of --decks decks (8 by default), or the cards left in it (--remaining).
+
+    House edges are expected losses per unit staked, ties included.
+    """
+    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
+                        variant=variant, pair_pays=pair_pays, dragon7_pays=dragon7_pays,
+                        panda8_pays=panda8_pays, super6_pays=super6_pays)
+    if compare:
+        if remaining is not None:
+            raise OddsError("--compare covers full shoes of 1 to 8 decks; drop --remaining")
+        rows = compare_rows(rules)
+        if as_json:
+            typer.echo(json.dumps({"compare": rows}, indent=2))
+        else:
+            _print_compare(rows)
+        return
+    counts = parse_remaining(remaining, rules.decks) if remaining is not None else None
+    composition = counts if counts is not None else shoe_rank_counts(rules.decks)
+    probs = outcome_probabilities(composition, rules.decks)
+    edges = house_edges(rules, composition)
+    assert list(edges) == list(bets_offered(rules))
+    if as_json:
+        typer.echo(json.dumps({
+            "decks": rules.decks,
+            "probabilities": {"banker": probs.banker, "player": probs.player,
+                              "tie": probs.tie},
+            "house_edge": edges,
+        }, indent=2))
+    else:
+        _print_odds(rules, probs, edges, counts)

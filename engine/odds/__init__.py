@@ -1,0 +1,61 @@
+"""Exact probabilities and expected values of every bet, from any shoe composition.
+
+- :func:`outcome_probabilities` / :func:`outcome_combinations`: exact enumeration of a coup
+  over card values drawn without replacement (compiled; about 0.2 ms a composition).
+- :func:`house_edges`, :func:`expected_values`, :func:`expected_values_batch`: every bet
+  of :data:`BET_KINDS` under a ``TableRules`` (standard, EZ, Super 6, any commission and pays).
+- :func:`effect_of_removal`, :func:`count_system`: card counting on top of the exact EVs.
+
+Compositions are 10 counts by value (0 = 10/J/Q/K) or 13 by rank (A..K); see
+:mod:`engine.odds.composition` for how pairs are handled when only values are known.
+"""
+
+from .bets import (
+    BET_KINDS,
+    bets_offered,
+    ev_from_probabilities,
+    expected_values,
+    expected_values_batch,
+    house_edges,
+)
+from .composition import (
+    OddsError,
+    check_counts,
+    pair_probability,
+    remaining_counts,
+    shoe_counts,
+    shoe_rank_counts,
+    values_from_ranks,
+)
+from .counting import CountSystem, count_system, effect_of_removal
+from .enumeration import (
+    EVENTS,
+    OutcomeProbabilities,
+    event_probabilities,
+    outcome_combinations,
+    outcome_probabilities,
+)
+
+__all__ = [
+    "BET_KINDS",
+    "EVENTS",
+    "CountSystem",
+    "OddsError",
+    "OutcomeProbabilities",
+    "bets_offered",
+    "check_counts",
+    "count_system",
+    "effect_of_removal",
+    "ev_from_probabilities",
+    "event_probabilities",
+    "expected_values",
+    "expected_values_batch",
+    "house_edges",
+    "outcome_combinations",
+    "outcome_probabilities",
+    "pair_probability",
+    "remaining_counts",
+    "shoe_counts",
+    "shoe_rank_counts",
+    "values_from_ranks",
+]
