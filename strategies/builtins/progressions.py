@@ -1,0 +1,395 @@
+"""Staking systems on one side: flat, the Martingale family, D'Alembert, Fibonacci, ...
+
+Each system keeps, per session, where it stands in its progression (arrays of shape (n,)
+allocated in ``start``) and moves every session at once in ``settle``. A coup the session
+won moves it one way, a coup it lost the other; a push (a tie on Banker or Player, or an
+EZ Banker three-card 7) and a coup the session did not play leave it where it is.
+Progressions run over the whole session, across shoe boundaries. Table limits, bankroll
+shortfalls and stop rules are the replay engine's business: a system caps its stake only
+where its own rule says so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field, field_serializer, field_validator
+
+from ..base import Result, Strategy, Table, Wager
+from ..registry import register
+
+Side = Literal["banker", "player"]
+
+
+def _none_word(value: Any) -> Any:
+    """Let a SPEC say ``none`` (or ``null``) for an optional cap: ``max_doublings=none``."""
+    if isinstance(value, str) and value.strip().lower() in ("none", "null"):
+        return None
+    return value
+
+
+class OneSideProgression(Strategy):
+    """A stake that follows a progression on one side; ties push and change nothing.
+
+    Subclasses implement ``_reset_state(n)``, ``_stakes()`` (money, shape (n,)) and
+    ``_advance(won, lost)`` (boolean masks of the sessions that won / lost the coup).
+    """
+
+    side: Side = Field("banker", description="the side every stake goes on: banker or player")
+
+    def start(self, table: Table) -> None:
+        self._reset_state(table.n)
+
+    def wager(self, table: Table) -> Wager:
+        return Wager.side(self.side, self._stakes())
+
+    def settle(self, table: Table, result: Result) -> None:
+        won, lost = result.won, result.lost
+        if won.any() or lost.any():
+            self._advance(won, lost)
+
+    def _reset_state(self, n: int) -> None:
+        raise NotImplementedError
+
+    def _stakes(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        raise NotImplementedError
+
+
+@register
+class Flat(Strategy):
+    """The same stake on the same side every coup.
+
+    Stakes ``base`` on ``side`` (banker, player or tie) on every coup of the session,
+    whatever happened before: the yardstick every progression is compared with.
+    """
+
+    name: ClassVar[str] = "flat"
+
+    side: Literal["banker", "player", "tie"] = Field(
+        "banker", description="the side every stake goes on: banker, player or tie")
+
+    _stake: np.ndarray
+
+    def start(self, table: Table) -> None:
+        self._stake = np.full(table.n, self.base)
+
+    def wager(self, table: Table) -> Wager:
+        return Wager.side(self.side, self._stake)
+
+
+class _Doubling(OneSideProgression):
+    """Shared state of the Martingale family: consecutive losses ``k``, capped or not."""
+
+    max_doublings: int | None = Field(
+        None, ge=0, description="most doublings in a row; a loss at the cap restarts at "
+        "base (none: unlimited)")
+
+    _k: np.ndarray
+
+    _max_doublings_none = field_validator("max_doublings", mode="before")(_none_word)
+
+    def _reset_state(self, n: int) -> None:
+        self._k = np.zeros(n, dtype=np.int64)
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        k = self._k
+        if self.max_doublings is None:
+            raised = k + 1
+        else:
+            raised = np.where(k >= self.max_doublings, 0, k + 1)
+        self._k = np.where(won, 0, np.where(lost, raised, k))
+
+
+@register
+class Martingale(_Doubling):
+    """Double the stake after each loss, back to the base stake after a win.
+
+    After k losses in a row the stake is base x 2**k; a win resets k to 0; a push (tie)
+    changes nothing. With ``max_doublings`` = m the largest stake is base x 2**m, and a
+    loss at that stake gives the progression up: the next stake is base again.
+    """
+
+    name: ClassVar[str] = "martingale"
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * np.exp2(self._k.astype(np.float64))
+
+
+@register
+class GrandMartingale(_Doubling):
+    """After each loss double the stake and add one base unit; base again after a win.
+
+    After k losses in a row the stake is base x (2**(k+1) - 1): 1, 3, 7, 15, ... units.
+    A win resets k to 0; a push (tie) changes nothing. With ``max_doublings`` = m the
+    largest stake is base x (2**(m+1) - 1), and a loss at it restarts at base.
+    """
+
+    name: ClassVar[str] = "grand_martingale"
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * (np.exp2(self._k.astype(np.float64) + 1.0) - 1.0)
+
+
+@register
+class Paroli(OneSideProgression):
+    """Reverse Martingale: double after each win, back to base after a loss or a full run.
+
+    After w wins in a row the stake is base x 2**w. A loss resets w to 0; so does the
+    ``target_wins``-th win in a row (the run is banked and the next stake is base again).
+    A push (tie) changes nothing.
+    """
+
+    name: ClassVar[str] = "paroli"
+
+    target_wins: int = Field(3, ge=1, description="wins in a row after which the stake "
+                             "goes back to base")
+
+    _w: np.ndarray
+
+    def _reset_state(self, n: int) -> None:
+        self._w = np.zeros(n, dtype=np.int64)
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * np.exp2(self._w.astype(np.float64))
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        up = self._w + 1
+        up = np.where(up >= self.target_wins, 0, up)
+        self._w = np.where(won, up, np.where(lost, 0, self._w))
+
+
+@register
+class DAlembert(OneSideProgression):
+    """One unit more after a loss, one unit less after a win, never below the base stake.
+
+    The stake starts at ``base``; a loss adds ``unit`` (default: base), a win takes one
+    ``unit`` off unless the stake is already ``base`` (so, with the default unit, the
+    stake is a whole number of base units and never below one); a push changes nothing.
+    """
+
+    name: ClassVar[str] = "dalembert"
+
+    unit: float | None = Field(None, gt=0, description="step up/down in table units "
+                               "(none: the base stake)")
+
+    _steps: np.ndarray
+
+    _unit_none = field_validator("unit", mode="before")(_none_word)
+
+    def _reset_state(self, n: int) -> None:
+        self._steps = np.zeros(n, dtype=np.int64)
+
+    def _stakes(self) -> np.ndarray:
+        unit = self.base if self.unit is None else self.unit
+        return self.base + unit * self._steps
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        s = self._steps
+        self._steps = np.where(won, np.maximum(s - 1, 0), np.where(lost, s + 1, s))
+
+
+def _fibonacci(count: int) -> np.ndarray:
+    """The first ``count`` Fibonacci numbers 1, 1, 2, 3, 5, ... as float64."""
+    values = np.ones(count)
+    for i in range(2, count):
+        values[i] = values[i - 1] + values[i - 2]
+    return values
+
+
+# F(1476) is the last Fibonacci number a float64 holds; no session loses 1400 in a row.
+_FIB = _fibonacci(1400)
+
+
+@register
+class Fibonacci(OneSideProgression):
+    """Stakes along the Fibonacci sequence: one step up after a loss, two back after a win.
+
+    The stake is base x F(i) with F = 1, 1, 2, 3, 5, 8, ...; i starts at 0, a loss adds one
+    step, a win takes two steps back (never before the first), a push changes nothing.
+    """
+
+    name: ClassVar[str] = "fibonacci"
+
+    _i: np.ndarray
+
+    def _reset_state(self, n: int) -> None:
+        self._i = np.zeros(n, dtype=np.int64)
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * _FIB[np.minimum(self._i, _FIB.size - 1)]
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        i = self._i
+        self._i = np.where(won, np.maximum(i - 2, 0), np.where(lost, i + 1, i))
+
+
+_LINE_SPLIT = re.compile(r"[\s\-/;]+")
+
+
+@register
+class Labouchere(OneSideProgression):
+    """Cancellation: stake the line's first + last numbers; cross them off on a win.
+
+    ``line`` holds numbers in base units (default 1-2-3-4). The stake is base x (first +
+    last), or base x the number when one is left. A win crosses off the first and the last
+    numbers (the only one, if one is left); a loss writes the stake's units at the end of
+    the line; a push changes nothing. When the line is empty the cycle is complete (the
+    line's sum has been won) and a new cycle starts with the original line. In a SPEC
+    write the line with dashes, ``labouchere:line=1-1-2-3`` (``line=5``: a line of one
+    number); a list makes one configuration per line, ``line=[1-2-3,1-1-1]``.
+    """
+
+    name: ClassVar[str] = "labouchere"
+
+    line: tuple[int, ...] = Field((1, 2, 3, 4), description="starting line in base units, "
+                                  "written 1-2-3-4")
+
+    _buf: np.ndarray
+    _lo: np.ndarray
+    _hi: np.ndarray
+
+    @field_validator("line", mode="before")
+    @classmethod
+    def _parse_line(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            words = [w for w in _LINE_SPLIT.split(value.strip()) if w]
+            try:
+                return tuple(int(w) for w in words)
+            except ValueError:
+                raise ValueError(
+                    f"line {value!r} is not whole numbers separated by dashes (e.g. 1-2-3-4)"
+                ) from None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return (value,)
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(f"line numbers must be whole base units, got {value!r}")
+            return (int(value),)
+        return value
+
+    @field_validator("line")
+    @classmethod
+    def _check_line(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value:
+            raise ValueError("the line needs at least one number")
+        if min(value) < 1:
+            raise ValueError(f"line numbers must be whole base units >= 1, got {value}")
+        return value
+
+    @field_serializer("line")
+    def _line_text(self, value: tuple[int, ...]) -> str:
+        return "-".join(str(v) for v in value)
+
+    def _reset_state(self, n: int) -> None:
+        width = max(4 * len(self.line), 16)
+        self._buf = np.zeros((n, width), dtype=np.int64)
+        self._lo = np.zeros(n, dtype=np.int64)
+        self._hi = np.zeros(n, dtype=np.int64)
+        self._new_cycle(np.ones(n, dtype=bool))
+
+    def _new_cycle(self, mask: np.ndarray) -> None:
+        self._buf[mask, : len(self.line)] = self.line
+        self._lo[mask] = 0
+        self._hi[mask] = len(self.line)
+
+    def _units(self) -> np.ndarray:
+        rows = np.arange(self._lo.size)
+        first = self._buf[rows, self._lo]
+        last = self._buf[rows, self._hi - 1]
+        return np.where(self._hi - self._lo == 1, first, first + last)
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * self._units().astype(np.float64)
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        units = self._units()
+        # A win crosses off the first and the last number (the same one when one is left,
+        # which leaves hi < lo: an empty line either way).
+        self._lo = self._lo + won
+        self._hi = self._hi - won
+        done = won & (self._hi <= self._lo)
+        if done.any():
+            self._new_cycle(done)
+        if lost.any():
+            if (self._hi[lost] >= self._buf.shape[1]).any():
+                self._make_room()
+            rows = np.flatnonzero(lost)
+            self._buf[rows, self._hi[rows]] = units[rows]
+            self._hi = self._hi + lost
+
+    def _make_room(self) -> None:
+        """Shift every line to the start of its row, doubling the width if still full."""
+        n, width = self._buf.shape
+        length = self._hi - self._lo
+        new_width = width if int(length.max()) < width else 2 * width
+        cols = np.arange(new_width)
+        src = np.minimum(self._lo[:, None] + cols[None, :], width - 1)
+        shifted = np.take_along_axis(self._buf, src, axis=1)
+        self._buf = np.where(cols[None, :] < length[:, None], shifted, 0)
+        self._lo = np.zeros(n, dtype=np.int64)
+        self._hi = length
+
+
+@register
+class OscarsGrind(OneSideProgression):
+    """Grind out one unit per series: raise by a unit after a win, never past the target.
+
+    A series starts at a stake of 1 unit (``base``) and a series result of 0. A loss keeps
+    the stake; a win raises it by one unit, unless that stake, if won, would take the
+    series past +1 unit: then the stake is what takes it to exactly +1. When the series
+    reaches +1 unit it restarts. A push changes nothing. The series result is counted at
+    even money in whole units (the Banker commission is ignored), so the stakes stay
+    whole units; a Banker series therefore ends a little short of +1 unit in money.
+    """
+
+    name: ClassVar[str] = "oscars_grind"
+
+    _stake_units: np.ndarray
+    _series: np.ndarray
+
+    def _reset_state(self, n: int) -> None:
+        self._stake_units = np.ones(n, dtype=np.int64)
+        self._series = np.zeros(n, dtype=np.int64)
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * self._stake_units.astype(np.float64)
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        s, p = self._stake_units, self._series
+        p = np.where(won, p + s, np.where(lost, p - s, p))
+        finished = won & (p >= 1)
+        raised = np.minimum(s + 1, 1 - p)
+        self._stake_units = np.where(finished, 1, np.where(won, raised, s))
+        self._series = np.where(finished, 0, p)
+
+
+_ONE_THREE_TWO_SIX = np.array([1.0, 3.0, 2.0, 6.0])
+
+
+@register
+class OneThreeTwoSix(OneSideProgression):
+    """Stakes of 1, 3, 2 and 6 units on consecutive wins; any loss goes back to 1.
+
+    The first stake is 1 unit (``base``); each win moves to the next of 1, 3, 2, 6 units;
+    a win at 6 completes the cycle and the next stake is 1 unit; a loss at any step
+    returns to 1 unit; a push changes nothing.
+    """
+
+    name: ClassVar[str] = "one_three_two_six"
+
+    _step: np.ndarray
+
+    def _reset_state(self, n: int) -> None:
+        self._step = np.zeros(n, dtype=np.int64)
+
+    def _stakes(self) -> np.ndarray:
+        return self.base * _ONE_THREE_TWO_SIX[self._step]
+
+    def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
+        step = self._step
+        self._step = np.where(won, (step + 1) % 4, np.where(lost, 0, step))
