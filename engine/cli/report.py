@@ -1,0 +1,198 @@
+"""``baccarat compare``, ``baccarat report`` and ``baccarat demo``: reading stored runs."""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.progress import Progress, TaskID
+from rich.table import Table
+
+from ..io.parquet import check_output_free
+from ..metrics import SUMMARY_METRICS
+from ..report.compare import check_metric, compare, write_comparison
+from ..report.demo import DEMO_SEED, DEMO_SHOES, run_demo
+from ..report.html import figure_count, format_metric, report_steps, write_report
+from ..report.runs import load_runs
+from . import app
+from .common import Force, Quiet, console, done, progress_bar, reports_errors
+
+RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by baccarat backtest",
+                                               show_default=False)]
+COMPARISON_FILE = "comparison.parquet"
+
+
+def _diff_cells(row: pd.Series) -> list[str]:
+    if row["pairing"] == "baseline":
+        return ["(baseline)", "", "", ""]
+    low, high = float(row["diff_low"]), float(row["diff_high"])
+    interval = "-" if math.isnan(low) else f"[{low:+,.2f}, {high:+,.2f}]"
+    return [f"{row['diff_mean_net']:+,.2f}", interval, "yes" if row["significant"] else "no",
+            str(row["pairing"])]
+
+
+def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison",
+                      metrics: Sequence[str] | None = None) -> list[Table]:
+    """The comparison as rich tables: one row per configuration, the summary metrics in
+    table order (all, or those named in ``metrics``), then the difference from the
+    baseline; split into blocks of columns that fit ``width`` (like a wide frame printed
+    in parts), the label repeated in each.
+    """
+    columns: list[tuple[str, list[str]]] = [
+        (metric.title, [format_metric(metric, v) for v in frame[metric.name]])
+        for metric in SUMMARY_METRICS if metrics is None or metric.name in metrics
+    ]
+    baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
+    diffs = [_diff_cells(row) for _, row in frame.iterrows()]
+    diff_titles = [f"Mean net - {baseline}", "95% interval", "Significant", "Pairing"]
+    columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
+    labels = [str(v) for v in frame["label"]]
+    label_width = max([len("configuration"), *map(len, labels)]) + 3
+
+    def need(title: str, cells: list[str]) -> int:
+        longest_word = max((len(w) for w in title.split()), default=0)
+        header = max(longest_word, math.ceil(len(title) / 2))
+        return max([header, *map(len, cells)]) + 3
+
+    blocks: list[list[tuple[str, list[str], int]]] = [[]]
+    used = label_width + 1
+    for head, cells in columns:
+        size = need(head, cells)
+        if blocks[-1] and used + size > width:
+            blocks.append([])
+            used = label_width + 1
+        blocks[-1].append((head, cells, size - 3))
+        used += size
+    tables = []
+    for i, block in enumerate(blocks):
+        part = f" ({i + 1}/{len(blocks)})" if len(blocks) > 1 else ""
+        table = Table(title=title + part, header_style="bold", title_justify="left")
+        table.add_column("configuration", no_wrap=True)
+        for head, _, size in block:
+            table.add_column(head, justify="right", max_width=size)
+        for r, label in enumerate(labels):
+            table.add_row(label, *[cells[r] for _, cells, _ in block])
+        tables.append(table)
+    return tables
+
+
+def print_comparison(frame: pd.DataFrame, out: Console = console, title: str = "Comparison",
+                     metrics: Sequence[str] | None = None) -> None:
+    """Print the comparison tables, and a note when some configurations are unpaired."""
+    for table in comparison_tables(frame, out.width, title, metrics):
+        out.print(table)
+    if (frame["pairing"] == "unpaired").any():
+        out.print("unpaired: those configurations did not play the same shoes as the "
+                  "baseline; their difference uses Welch's interval.", highlight=False)
+
+
+def _command() -> str:
+    return " ".join(["baccarat", *map(shlex.quote, sys.argv[1:])])
+
+
+@app.command("compare")
+@reports_errors
+def compare_command(
+    runs: RunDirs,
+    out: Annotated[Path, typer.Option(help="folder to write comparison.parquet into")] = Path(
+        "."),
+    sort: Annotated[str | None, typer.Option(
+        help="order the rows by this metric (largest first), e.g. mean_net")] = None,
+    ascending: Annotated[bool, typer.Option(help="with --sort: smallest first")] = False,
+    baseline: Annotated[str | None, typer.Option(
+        help="configuration the others are compared with (label or spec; default: the first)"
+    )] = None,
+    metrics: Annotated[str | None, typer.Option(
+        help="print only these metrics, comma-separated (the file keeps them all)")] = None,
+    quiet: Quiet = False,
+    force: Force = False,
+) -> None:
+    """Compare configurations across runs: summary metrics and paired differences."""
+    if sort is not None:
+        check_metric(sort)
+    shown = [check_metric(m.strip()) for m in metrics.split(",") if m.strip()] \
+        if metrics else None
+    target = out / COMPARISON_FILE
+    check_output_free(target, force)
+    frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
+    if not quiet:
+        print_comparison(frame, metrics=shown)
+    out.mkdir(parents=True, exist_ok=True)
+    write_comparison(frame, target)
+    done(f"wrote {target} ({len(frame)} configurations from {len(runs)} "
+         f"run{'s' if len(runs) != 1 else ''})")
+
+
+def _report_progress(progress: Progress, task: TaskID) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` callback that moves ``task`` with a steps/s rate."""
+    started = time.perf_counter()
+
+    def advance(n_done: int, total: int) -> None:
+        rate = n_done / max(time.perf_counter() - started, 1e-9)
+        progress.start_task(task)
+        progress.update(task, completed=n_done, total=total, rate=f"{rate:.1f} steps/s")
+    return advance
+
+
+@app.command("report")
+@reports_errors
+def report_command(
+    runs: RunDirs,
+    out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
+    samples: Annotated[int, typer.Option(
+        min=0, max=50, help="sample sessions drawn over each bankroll fan chart")] = 5,
+    quiet: Quiet = False,
+    force: Force = False,
+) -> None:
+    """Write one self-contained HTML report (figures inline, no network) of stored runs."""
+    started = time.perf_counter()
+    check_output_free(out, force)
+    opened = load_runs(runs)
+    with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
+        write_report(opened, out, force=force, samples=samples,
+                     progress=_report_progress(progress, progress.task_ids[0]))
+    text = out.read_text(encoding="utf-8")
+    done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
+         f"from {len(opened)} run{'s' if len(opened) != 1 else ''} in "
+         f"{time.perf_counter() - started:.1f}s")
+
+
+@app.command("demo")
+@reports_errors
+def demo_command(
+    out: Annotated[Path, typer.Option(help="folder for the run, comparison and report")] = Path(
+        "demo"),
+    shoes: Annotated[int, typer.Option(min=1, help="shoes to generate")] = DEMO_SHOES,
+    seed: Annotated[int, typer.Option(min=0, help="seed of the shoes")] = DEMO_SEED,
+    quiet: Quiet = False,
+    force: Force = False,
+) -> None:
+    """Run the whole pipeline with no input: shoes, five systems, comparison, HTML report."""
+    started = time.perf_counter()
+    with progress_bar("backtest", shoes, "coups", quiet) as progress:
+        task = progress.task_ids[0]
+        report_task = progress.add_task("report", total=1, rate="", start=False)
+        coups_done = 0
+
+        def advance(n_coups: int, n_sessions: int) -> None:
+            nonlocal coups_done
+            coups_done += n_coups
+            rate = coups_done / max(time.perf_counter() - started, 1e-9)
+            progress.update(task, advance=n_sessions, rate=f"{rate / 1e6:.2f}M coups/s")
+
+        result = run_demo(out, shoes=shoes, seed=seed, force=force, command=_command(),
+                          backtest_progress=advance,
+                          report_progress=_report_progress(progress, report_task))
+    if not quiet:
+        print_comparison(result.comparison, title=f"Demo: {shoes:,} shoes, seed {seed}, "
+                                                  f"bankroll 1,000, base stake 10")
+    done(f"wrote {result.run} (run), {result.comparison_path} and {result.report} "
+         f"in {time.perf_counter() - started:.1f}s; open {result.report} in a browser")

@@ -1,0 +1,241 @@
+"""Compare configurations across stored runs: one row each, summary metrics in table order.
+
+Two configurations that played the same shoes (same dataset, same sessions) are paired
+session by session: the difference in mean net comes with a 95% t interval on the
+per-session differences. Configurations on different shoes are compared unpaired (Welch)
+and the table says so.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import BaccaratError
+from ..io.parquet import write_table_atomic
+from ..metrics import SUMMARY_METRICS
+from .runs import Run, Runs, load_runs
+from .stats import Difference, paired_difference, welch_difference
+
+#: The label columns of a comparison, before the metrics.
+LABEL_COLUMNS = ("label", "run", "config", "strategy", "spec", "params", "rules", "dataset")
+#: The difference-vs-baseline columns, after the metrics: (name, title).
+DIFF_COLUMNS = (
+    ("baseline", "Baseline"),
+    ("pairing", "Pairing"),
+    ("diff_sessions", "Sessions compared"),
+    ("diff_mean_net", "Mean net - baseline"),
+    ("diff_low", "Diff 95% low"),
+    ("diff_high", "Diff 95% high"),
+    ("significant", "Significant"),
+)
+PAIRED, UNPAIRED, BASELINE = "paired", "unpaired", "baseline"
+
+
+class UnknownMetricError(BaccaratError):
+    """A metric name that is not in the metric table."""
+
+
+class UnknownConfigurationError(BaccaratError):
+    """A baseline that names no configuration of the runs."""
+
+
+def metric_names() -> list[str]:
+    """Every column a comparison can be sorted by, in table order."""
+    return [m.name for m in SUMMARY_METRICS] + [n for n, _ in DIFF_COLUMNS[2:]]
+
+
+def check_metric(name: str) -> str:
+    """``name`` if it is a metric; else an error listing them with the closest match."""
+    names = metric_names()
+    if name in names:
+        return name
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UnknownMetricError(f"unknown metric {name!r}{hint}; metrics: {', '.join(names)}")
+
+
+@dataclass
+class _Config:
+    """One configuration of one run, and where its session results live."""
+
+    run: Run
+    index: int        # row in the run's summary
+    config: int       # config number inside the run
+    label: str
+
+
+class _Nets:
+    """Per-session net results of each run's configurations, read once per run."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+
+    def get(self, item: _Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(session ids, first shoe, net) of one configuration, sorted by session."""
+        key = id(item.run)
+        if key not in self._cache:
+            frame = item.run.sessions(["config", "session", "first_shoe", "net"])
+            frame = frame.sort_values(["config", "session"], kind="stable")
+            configs = frame["config"].to_numpy()
+            self._cache[key] = {}
+            for config in np.unique(configs):
+                part = frame[configs == config]
+                self._cache[key][int(config)] = (
+                    part["session"].to_numpy(), part["first_shoe"].to_numpy(),
+                    part["net"].to_numpy(dtype=np.float64))
+        empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+        return self._cache[key].get(item.config, empty)
+
+
+def _configs(runs: list[Run]) -> list[_Config]:
+    items: list[_Config] = []
+    for run in runs:
+        specs = run.summary["spec"].astype(str).tolist()
+        configs = run.summary["config"].astype(int).tolist()
+        for index, (spec, config) in enumerate(zip(specs, configs, strict=True)):
+            label = spec if len(runs) == 1 else f"{run.label}/{spec}"
+            items.append(_Config(run, index, config, label))
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.label] = counts.get(item.label, 0) + 1
+    seen: dict[str, int] = {}
+    for item in items:
+        if counts[item.label] > 1:
+            seen[item.label] = seen.get(item.label, 0) + 1
+            item.label = f"{item.label}#{seen[item.label]}"
+    return items
+
+
+def same_shoes(a: _Config, b: _Config, nets: _Nets) -> bool:
+    """Whether two configurations played the same shoes in the same sessions."""
+    if a.run is not b.run:
+        if a.run.shoes_key() != b.run.shoes_key() or a.run.session_shoes != b.run.session_shoes:
+            return False
+    sa, fa, _ = nets.get(a)
+    sb, fb, _ = nets.get(b)
+    return sa.size > 0 and np.array_equal(sa, sb) and np.array_equal(fa, fb)
+
+
+def _difference(a: _Config, b: _Config, nets: _Nets) -> Difference:
+    """Mean net of ``a`` minus that of ``b``: paired when they played the same shoes."""
+    net_a, net_b = nets.get(a)[2], nets.get(b)[2]
+    if same_shoes(a, b, nets):
+        return paired_difference(net_a, net_b)
+    return welch_difference(net_a, net_b)
+
+
+def _pick_baseline(items: list[_Config], baseline: str | int | None) -> _Config:
+    if baseline is None:
+        return items[0]
+    if isinstance(baseline, int):
+        if not 0 <= baseline < len(items):
+            raise UnknownConfigurationError(
+                f"baseline {baseline} out of range: there are {len(items)} configurations")
+        return items[baseline]
+    by_label = {item.label: item for item in items}
+    if baseline in by_label:
+        return by_label[baseline]
+    by_spec = [item for item in items if str(item.run.summary["spec"].iloc[item.index])
+               == baseline]
+    if len(by_spec) == 1:
+        return by_spec[0]
+    close = difflib.get_close_matches(baseline, list(by_label), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    what = "names several configurations" if by_spec else "is not a configuration"
+    raise UnknownConfigurationError(
+        f"baseline {baseline!r} {what}{hint}; configurations: {', '.join(by_label)}")
+
+
+def compare(runs: Runs, sort: str | None = None, *,
+            ascending: bool = False, baseline: str | int | None = None) -> pd.DataFrame:
+    """One row per configuration across ``runs``: labels, summary metrics, difference.
+
+    ``runs`` are run folders, ``BacktestResult``s or ``Run``s, or a mapping of labels to
+    them (rows are labelled ``run/spec`` when there are several runs). The metric columns
+    follow ``SUMMARY_METRICS``; then each row's mean net minus the baseline's (the first
+    configuration unless ``baseline`` names one, by label, spec or position) with its 95%
+    interval, paired session by session when both played the same shoes. ``sort`` orders
+    the rows by a metric (largest first unless ``ascending``).
+    """
+    if sort is not None:
+        check_metric(sort)
+    opened = load_runs(runs)
+    items = _configs(opened)
+    if not items:
+        raise BaccaratError("the runs hold no configurations to compare")
+    base = _pick_baseline(items, baseline)
+    nets = _Nets()
+    rows = []
+    for item in items:
+        summary = item.run.summary.iloc[item.index]
+        dataset = item.run.info.get("dataset") or {}
+        row: dict[str, object] = {
+            "label": item.label,
+            "run": item.run.shown or item.run.label,
+            "config": item.config,
+            "strategy": summary.get("strategy", ""),
+            "spec": summary["spec"],
+            "params": summary.get("params", ""),
+            "rules": summary.get("rules", ""),
+            "dataset": dataset.get("description") or item.run.fingerprint,
+        }
+        for metric in SUMMARY_METRICS:
+            row[metric.name] = summary[metric.name] if metric.name in summary else math.nan
+        row["baseline"] = base.label
+        if item is base:
+            row.update(pairing=BASELINE, diff_sessions=len(nets.get(item)[2]),
+                       diff_mean_net=0.0, diff_low=math.nan, diff_high=math.nan,
+                       significant=False)
+        else:
+            diff = _difference(item, base, nets)
+            row.update(pairing=PAIRED if diff.paired else UNPAIRED, diff_sessions=diff.n,
+                       diff_mean_net=diff.estimate, diff_low=diff.low, diff_high=diff.high,
+                       significant=diff.significant)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[*LABEL_COLUMNS, *(m.name for m in SUMMARY_METRICS),
+                                        *(n for n, _ in DIFF_COLUMNS)])
+    if sort is not None:
+        frame = frame.sort_values(sort, ascending=ascending, kind="stable",
+                                  na_position="last").reset_index(drop=True)
+    return frame
+
+
+def write_comparison(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a comparison table to ``path`` as Parquet, atomically, saying what it is."""
+    runs = sorted(set(frame["run"].astype(str))) if "run" in frame else []
+    return write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), path,
+                              {"kind": "comparison", "runs": runs})
+
+
+def differences(runs: Runs, pairs: str = "all",
+                baseline: str | int | None = None) -> pd.DataFrame:
+    """The difference in mean net (a - b) for pairs of configurations, with 95% intervals.
+
+    ``pairs="all"`` gives every pair in the order given; ``"baseline"`` each
+    configuration against the baseline only.
+    """
+    items = _configs(load_runs(runs))
+    nets = _Nets()
+    if pairs == "all":
+        chosen = list(itertools.combinations(items, 2))
+    elif pairs == "baseline":
+        base = _pick_baseline(items, baseline)
+        chosen = [(item, base) for item in items if item is not base]
+    else:
+        raise BaccaratError(f"pairs must be 'all' or 'baseline', got {pairs!r}")
+    rows = []
+    for a, b in chosen:
+        diff = _difference(a, b, nets)
+        rows.append({"a": a.label, "b": b.label, "pairing": PAIRED if diff.paired else UNPAIRED,
+                     "sessions": diff.n, "diff_mean_net": diff.estimate, "diff_low": diff.low,
+                     "diff_high": diff.high, "significant": diff.significant})
+    return pd.DataFrame(rows, columns=["a", "b", "pairing", "sessions", "diff_mean_net",
+                                       "diff_low", "diff_high", "significant"])

@@ -1,0 +1,159 @@
+"""The report's figures, drawn with matplotlib (Agg) and returned as inline SVG text.
+
+Every figure is self-contained SVG: text stays text (no embedded font, no external font
+either: the viewer's sans-serif draws it), and element ids are prefixed per figure so that
+many figures can live in one HTML page without their clip paths colliding.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
+
+from .curves import BankrollFan  # noqa: E402
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf", "#bcbd22", "#7f7f7f")
+#: The look of every figure (typed loosely: matplotlib types rc keys as literals).
+STYLE: Any = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "baccarat-report",
+    "font.size": 9,
+    "font.family": "sans-serif",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+SIZE = (6.0, 3.4)
+MAX_BINS = 60
+_ID = re.compile(r'(\bid="|href="#|url\(#)')
+
+
+def colour(i: int) -> str:
+    """The colour of the i-th configuration, the same in every figure."""
+    return PALETTE[i % len(PALETTE)]
+
+
+def to_svg(fig: Figure, prefix: str) -> str:
+    """The figure as an inline ``<svg>`` element, its ids prefixed with ``prefix``."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    plt.close(fig)
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    return _ID.sub(lambda m: f"{m.group(1)}{prefix}-", text).strip()
+
+
+def fan_chart(fan: BankrollFan, prefix: str, start: float, colour_: str = PALETTE[0]) -> str:
+    """Bankroll percentiles (5-95%, 25-75%, median) by coup, with sample sessions over it."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SIZE)
+        q = fan.quantiles
+        ax.fill_between(fan.coups, q[0.05], q[0.95], color=colour_, alpha=0.15, lw=0,
+                        label="5-95%")
+        ax.fill_between(fan.coups, q[0.25], q[0.75], color=colour_, alpha=0.35, lw=0,
+                        label="25-75%")
+        ax.plot(fan.coups, q[0.5], color=colour_, lw=2, label="median")
+        for i, path in enumerate(fan.samples.values()):
+            ax.plot(np.arange(path.size), path, color="#333333", lw=0.7, alpha=0.75,
+                    label="sample sessions" if i == 0 else None)
+            ax.plot(path.size - 1, path[-1], "o", color="#333333", ms=2.5, alpha=0.75)
+        ax.axhline(start, color="black", lw=0.8, ls="--")
+        ax.set_xlabel("coup in session")
+        ax.set_ylabel("bankroll (units)")
+        ax.set_xlim(0, fan.coups[-1] if fan.coups.size > 1 else 1)
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=7, frameon=False,
+                  ncol=4)  # above the axes, clear of the fan
+        return to_svg(fig, prefix)
+
+
+def bin_edges(values: np.ndarray, unit: float | None = None) -> np.ndarray:
+    """Histogram bin edges: numpy's "auto" width, widened to a multiple of ``unit``.
+
+    Session results cluster on multiples of the base stake; bins whose width is not a
+    multiple of it catch one cluster or two in turn and draw a false comb.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    lo, hi = float(values.min()), float(values.max())
+    if hi <= lo:
+        return np.array([lo - 0.5, hi + 0.5])
+    width = float(np.diff(np.histogram_bin_edges(values, bins="auto")[:2])[0])
+    width = max(width, (hi - lo) / MAX_BINS)
+    if unit is not None and unit > 0:
+        width = unit * math.ceil(width / unit - 1e-9)
+        lo = unit * math.floor(lo / unit)
+    count = max(1, math.ceil((hi - lo) / width + 1e-9))
+    if lo + count * width <= hi:
+        count += 1
+    return lo + width * np.arange(count + 1)
+
+
+def histogram(values: np.ndarray, prefix: str, xlabel: str, colour_: str = PALETTE[0],
+              zero_line: bool = True, unit: float | None = None) -> str:
+    """A histogram with the mean marked (and zero, for results that can be either sign)."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SIZE)
+        if values.size:
+            edges = bin_edges(values, unit)
+            ax.hist(values, bins=edges.tolist(), color=colour_, alpha=0.75)
+            ax.axvline(float(values.mean()), color="black", lw=1.2, ls="--",
+                       label=f"mean {values.mean():,.1f}")
+            if zero_line:
+                ax.axvline(0.0, color="#777777", lw=0.8)
+            ax.legend(loc="upper right", fontsize=7, frameon=False)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("sessions")
+        return to_svg(fig, prefix)
+
+
+def ruin_chart(curves: Mapping[str, np.ndarray], prefix: str,
+               colours: Mapping[str, str] | None = None) -> str:
+    """Share of sessions ruined by each coup: one curve per configuration."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SIZE)
+        top = 0.0
+        for i, (label, curve) in enumerate(curves.items()):
+            c = (colours or {}).get(label, colour(i))
+            ax.step(np.arange(curve.size), curve, where="post", color=c, lw=1.6, label=label)
+            top = max(top, float(curve.max()) if curve.size else 0.0)
+        if top == 0.0:
+            ax.text(0.5, 0.5, "no session ruined", transform=ax.transAxes, ha="center",
+                    va="center", color="#555555")
+        ax.set_ylim(0, max(top * 1.1, 0.01))
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.set_xlabel("coup in session")
+        ax.set_ylabel("sessions ruined")
+        if len(curves) > 1:
+            ax.legend(loc="upper left", fontsize=7, frameon=False)
+        return to_svg(fig, prefix)
+
+
+def median_overlay(fans: Mapping[str, BankrollFan], prefix: str, start: float | None,
+                   colours: Mapping[str, str] | None = None) -> str:
+    """The median bankroll by coup of several configurations on one chart."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SIZE)
+        for i, (label, fan) in enumerate(fans.items()):
+            c = (colours or {}).get(label, colour(i))
+            ax.plot(fan.coups, fan.median, color=c, lw=1.6, label=label)
+        if start is not None:
+            ax.axhline(start, color="black", lw=0.8, ls="--")
+        ax.set_xlabel("coup in session")
+        ax.set_ylabel("median bankroll (units)")
+        ax.legend(loc="best", fontsize=7, frameon=False)
+        return to_svg(fig, prefix)

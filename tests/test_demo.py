@@ -1,0 +1,84 @@
+"""``baccarat demo``: the whole pipeline with no input, on defaults, well under a minute."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from engine.cli import app
+from engine.report import compare
+from engine.report.demo import DEMO_SHOES, DEMO_STRATEGIES, run_demo
+
+runner = CliRunner()
+
+
+def flat(text: str) -> str:
+    """Output with the line wrapping removed, for message checks."""
+    return " ".join(text.split())
+
+
+def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    started = time.perf_counter()
+    result = runner.invoke(app, ["demo"])
+    elapsed = time.perf_counter() - started
+    assert result.exit_code == 0, result.output
+    assert elapsed < 60, f"the demo took {elapsed:.1f}s"
+    demo = tmp_path / "demo"
+    assert sorted(p.name for p in demo.iterdir()) == ["comparison.parquet", "report.html", "run"]
+    # it says where everything is, in one closing line
+    last = flat(result.output.strip().splitlines()[-1])
+    assert last.startswith("wrote demo/run (run), demo/comparison.parquet and demo/report.html")
+
+    info = json.loads((demo / "run" / "run.json").read_text())
+    assert [c["strategy"] for c in info["configs"]] == list(DEMO_STRATEGIES)
+    assert info["rules"]["decks"] == 8
+    assert info["dataset"]["shoes"] == DEMO_SHOES and DEMO_SHOES >= 2000
+    assert info["policy"]["bankroll"] == 1000.0
+    summary = pd.read_parquet(demo / "run" / "summary.parquet")
+    assert summary["sessions"].tolist() == [DEMO_SHOES] * len(DEMO_STRATEGIES)
+
+    # the printed table is the comparison written beside the run
+    stored = pd.read_parquet(demo / "comparison.parquet")
+    fresh = compare(demo / "run")
+    pd.testing.assert_frame_equal(stored.drop(columns="run"), fresh.drop(columns="run"))
+    assert stored["run"].unique().tolist() == [str(Path("demo") / "run")]
+    for label in DEMO_STRATEGIES:
+        assert label in result.output
+    assert "Mean net" in result.output and "paired" in result.output
+
+    report = (demo / "report.html").read_text()
+    assert report.count("<figure>") == len(DEMO_STRATEGIES) * 4 + 2
+    assert len(report.encode()) < 5_000_000
+    assert "<script" not in report and ".tmp" not in report
+
+
+def test_demo_refuses_a_folder_with_something_in_it(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "50", "-q"])
+    assert result.exit_code == 2
+    assert "not empty" in flat(result.output) and "--force" in flat(result.output)
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no temporary left
+
+    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "50", "-q", "--force"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["comparison.parquet", "report.html", "run"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]
+
+
+def test_the_demo_is_reproducible_and_may_fill_an_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()  # an empty folder is not "something in it"
+    a = run_demo(tmp_path / "a", shoes=120)
+    b = run_demo(tmp_path / "b", shoes=120)
+    assert (tmp_path / "a" / "report.html").exists()
+    pd.testing.assert_frame_equal(a.result.summary, b.result.summary)
+    pd.testing.assert_frame_equal(a.comparison.drop(columns="run"),
+                                  b.comparison.drop(columns="run"))
