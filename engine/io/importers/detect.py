@@ -1,0 +1,123 @@
+"""The recorded formats, and telling which one a file is in from its content."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .layout import role_of
+from .records import ImportDataError, UnknownFormatError
+from .tables import sniff_delimiter
+from .text import shoe_lines, split_label
+from .tokens import CARD_SEPARATORS, is_card, outcome_letters
+
+#: Format name -> what it is (the ``--format`` choices, documented in data/README.md).
+FORMATS: dict[str, str] = {
+    "scorecard": "text, one shoe per line of outcomes: 'BPPTB...', 'B,P,P,T' or words, "
+                 "optionally after a shoe label",
+    "csv": "delimited text with a header: one coup per row (outcome, card columns or hand "
+           "strings, totals, shoe), or card sequences (card per row, or cards per shoe)",
+    "json": "JSON or JSON lines holding the records of the csv format, optionally nested "
+            "in shoe objects",
+    "sequence": "text, one shoe per line: every card in dealing order, optionally after a "
+                "shoe label",
+    "parquet": "Parquet holding the columns of the csv format (coups.parquet included)",
+}
+
+_SNIFF_BYTES = 1 << 16
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_SNIFF_LINES = 20
+
+
+def check_format_name(name: str) -> str:
+    """``name`` if it is a format, else an error listing the formats."""
+    if name not in FORMATS:
+        raise UnknownFormatError(
+            f"unknown format {name!r}: expected one of {', '.join(FORMATS)}"
+        )
+    return name
+
+
+def read_text(path: Path) -> str:
+    """A text file's content (UTF-8, BOM allowed), with a clear error if it is not text."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportDataError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            f"pass --format if it is another format"
+        ) from None
+    except OSError as exc:
+        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of a recorded file (one of ``FORMATS``), told from its content.
+
+    Parquet by its magic bytes; JSON by a leading '[' or '{' (or a .json, .jsonl, .ndjson
+    name); a first line naming known columns is a header (csv) unless every line is
+    outcomes; otherwise a first line of outcomes starts a scorecard and a first line of
+    cards a sequence.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ImportDataError(f"no such file: {path}")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError as exc:
+        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a character cut at the end of the sample
+            raise UnknownFormatError(
+                f"cannot tell the format of {path}: it is neither Parquet nor UTF-8 text; "
+                f"pass --format ({', '.join(FORMATS)})"
+            ) from None
+        text = head[: exc.start].decode("utf-8-sig")
+    if text.lstrip()[:1] in ("[", "{") or path.suffix.lower() in _JSON_SUFFIXES:
+        return "json"
+    lines = [line for _, line in shoe_lines(text)][:_SNIFF_LINES]
+    if len(head) == _SNIFF_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # the last sampled line may be cut short
+    if not lines:
+        raise UnknownFormatError(f"cannot tell the format of {path}: it holds no data")
+    outcome_lines = [_all_words(line, _is_outcomes) for line in lines]
+    if looks_like_header(lines[0]) and not all(outcome_lines):
+        return "csv"
+    if outcome_lines[0]:
+        return "scorecard"
+    if _mostly_cards(lines[0]):
+        return "sequence"
+    raise UnknownFormatError(
+        f"cannot tell the format of {path}: its first line {lines[0][:60]!r} is neither a "
+        f"header of known columns, a line of outcomes (BPPT...) nor a line of cards; "
+        f"pass --format ({', '.join(FORMATS)})"
+    )
+
+
+def looks_like_header(line: str) -> bool:
+    """Whether a line can be a header: it names a known column, and none twice."""
+    fields = [f.strip().strip('"') for f in line.split(sniff_delimiter(line))]
+    known = [r for r in (role_of(f) for f in fields if f) if r is not None]
+    # a header names each column once: "Banker,Player,Banker" is a line of outcomes
+    return bool(known) and len(set(known)) == len(known)
+
+
+def _is_outcomes(word: str) -> bool:
+    return outcome_letters(word) is not None
+
+
+def _all_words(line: str, is_body: Callable[[str], bool]) -> bool:
+    _, words = split_label(line, is_body)
+    return bool(words) and all(is_body(w) for w in words)
+
+
+def _mostly_cards(line: str) -> bool:
+    """A line of cards (a typo or two allowed: the reader will name them)."""
+    _, words = split_label(line, is_card, CARD_SEPARATORS)
+    cards = sum(is_card(w) for w in words)
+    return cards == len(words) > 0 or (len(words) >= 8 and cards >= 0.8 * len(words))

@@ -1,0 +1,103 @@
+"""What every reader hands on: the coups or card sequences of one file, with their places.
+
+Readers only turn text into codes; the checks and the assembly into one ``Coups`` table
+work on these records, whatever the format was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...cards import CardError
+from ...errors import BaccaratError
+
+
+class ImportDataError(BaccaratError):
+    """A recorded file that cannot be imported: where (file, line, shoe, coup) and what."""
+
+
+class InvalidCoupError(ImportDataError):
+    """Recorded coups that break the game: drawing rules, totals, winner, cards per rank."""
+
+
+class UnknownCardError(ImportDataError, CardError):
+    """A card spelling in a recorded file that is not a card (names the text and place)."""
+
+
+class UnknownFormatError(ImportDataError):
+    """A file whose format cannot be told from its content, or an unknown format name."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file being read, and how to name a place in it in a message.
+
+    ``rows`` is True for Parquet, whose places are table rows (1-based), not text lines.
+    """
+
+    path: Path
+    rows: bool = False
+
+    def at(self, number: int) -> str:
+        """'file:12' for a text line, 'file row 12' for a table row."""
+        return f"{self.path} row {number}" if self.rows else f"{self.path}:{number}"
+
+    def default_label(self, number: int) -> str:
+        """The label of a shoe the file did not name: 'name.csv:12' (its first line)."""
+        return f"{self.path.name}:{number}"
+
+
+@dataclass
+class CoupRecords:
+    """The coups of one file as recorded, before any check.
+
+    ``shoe`` numbers the file's shoes 0, 1, ... in order (non-decreasing); ``labels`` has
+    one entry per shoe. ``cards`` is (rows, 6) like ``Coups.cards``; totals and outcome
+    are -1 where the file did not record them. ``line`` is each coup's line (or row).
+    """
+
+    source: Source
+    line: np.ndarray
+    shoe: np.ndarray
+    labels: list[str]
+    cards: np.ndarray
+    player_total: np.ndarray
+    banker_total: np.ndarray
+    outcome: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.line.shape[0])
+
+
+@dataclass
+class SequenceRecords:
+    """Whole shoes recorded as their cards in dealing order, one code array per shoe."""
+
+    source: Source
+    sequences: list[np.ndarray]
+    lines: list[int]
+    labels: list[str]
+    #: per shoe, the line (or row) of each card, for messages (None: all on the shoe's line)
+    card_lines: list[np.ndarray] | None = None
+
+
+def runs(*keys: np.ndarray) -> np.ndarray:
+    """Number consecutive runs of equal keys 0, 1, 2 ...: a new run wherever any key changes."""
+    n = keys[0].shape[0] if keys else 0
+    change = np.zeros(n, dtype=bool)
+    if n:
+        change[0] = True
+    for key in keys:
+        if n > 1:
+            change[1:] |= np.asarray(key[1:] != key[:-1], dtype=bool)
+    return np.cumsum(change) - 1
+
+
+def run_starts(shoe: np.ndarray) -> np.ndarray:
+    """Row index where each run of ``shoe`` (0, 1, ... non-decreasing) starts."""
+    if not shoe.size:
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, shoe[1:] != shoe[:-1]])

@@ -1,0 +1,119 @@
+"""Line-per-shoe text formats: outcome scorecards and full card sequences.
+
+Each non-blank line that does not start with ``#`` is one shoe, optionally labelled:
+``label: BPPTB...`` (everything before the last ``:`` is the label), or a first word that
+is not itself outcomes (scorecards) or a card (sequences), such as ``S1 BPPTB``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from ...cards import NO_CARD
+from ...coups import BANKER, PLAYER, TIE
+from .records import CoupRecords, ImportDataError, SequenceRecords, Source
+from .tokens import CARD_SEPARATORS, is_card, outcome_letters, parse_cards
+
+_WORDS = re.compile(r"[\s,;|]+")
+_LETTER_CODES = np.full(128, -1, dtype=np.int8)
+_LETTER_CODES[ord("B")] = BANKER
+_LETTER_CODES[ord("P")] = PLAYER
+_LETTER_CODES[ord("T")] = TIE
+
+
+def shoe_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, stripped line) of each line that holds a shoe."""
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            yield number, line
+
+
+def split_label(line: str, is_body: Callable[[str], bool],
+                separators: re.Pattern[str] = _WORDS) -> tuple[str | None, list[str]]:
+    """The label of a shoe line (None if unlabelled) and the words after it."""
+    if ":" in line:
+        label, body = line.rsplit(":", 1)
+        return label.strip() or None, [w for w in separators.split(body) if w]
+    first, *rest = _WORDS.split(line, maxsplit=1)
+    if not is_body(first):
+        return first, [w for w in separators.split(rest[0] if rest else "") if w]
+    return None, [w for w in separators.split(line) if w]
+
+
+def _is_outcomes(word: str) -> bool:
+    return outcome_letters(word) is not None
+
+
+def read_scorecard(source: Source, text: str) -> CoupRecords:
+    """A scorecard: one shoe per line, "BPPTB..." or "B,P,P,T" or words, optionally labelled."""
+    letters: list[str] = []
+    counts: list[int] = []
+    lines: list[int] = []
+    labels: list[str] = []
+    for number, line in shoe_lines(text):
+        label, words = split_label(line, _is_outcomes)
+        shoe = []
+        for position, word in enumerate(words, 1):
+            mapped = outcome_letters(word)
+            if mapped is None:
+                raise ImportDataError(
+                    f"{source.at(number)}: {word!r} (word {position} of the shoe) is not an "
+                    f"outcome: expected B, P, T letters or the words Banker, Player, Tie"
+                )
+            shoe.append(mapped)
+        joined = "".join(shoe)
+        if not joined:
+            if ":" not in line:  # the only word was taken for a label
+                raise ImportDataError(
+                    f"{source.at(number)}: {line!r} is not a line of outcomes: expected B, P, "
+                    f"T letters or the words Banker, Player, Tie, after an optional 'label:'"
+                )
+            raise ImportDataError(f"{source.at(number)}: shoe {label} has no outcomes")
+        letters.append(joined)
+        counts.append(len(joined))
+        lines.append(number)
+        labels.append(label if label is not None else source.default_label(number))
+    if not counts:
+        raise ImportDataError(f"{source.path}: no shoes found (one shoe per line expected)")
+    outcome = _LETTER_CODES[np.frombuffer("".join(letters).encode("ascii"), dtype=np.uint8)]
+    shoe_of_row = np.repeat(np.arange(len(counts)), counts)
+    n = outcome.size
+    return CoupRecords(
+        source=source, line=np.asarray(lines, dtype=np.int64)[shoe_of_row], shoe=shoe_of_row,
+        labels=labels, cards=np.full((n, 6), NO_CARD, dtype=np.int8),
+        player_total=np.full(n, -1, dtype=np.int8), banker_total=np.full(n, -1, dtype=np.int8),
+        outcome=outcome.astype(np.int8),
+    )
+
+
+def read_sequence_text(source: Source, text: str) -> SequenceRecords:
+    """Full shoes: one shoe per line, every card in dealing order, optionally labelled."""
+    words: list[str] = []
+    counts: list[int] = []
+    lines: list[int] = []
+    labels: list[str] = []
+    for number, line in shoe_lines(text):
+        label, cards = split_label(line, is_card, CARD_SEPARATORS)
+        if not cards:
+            raise ImportDataError(f"{source.at(number)}: shoe {label or line!r} has no cards")
+        words.extend(cards)
+        counts.append(len(cards))
+        lines.append(number)
+        labels.append(label if label is not None else source.default_label(number))
+    if not counts:
+        raise ImportDataError(f"{source.path}: no shoes found (one shoe per line expected)")
+    word_lines = np.repeat(np.asarray(lines, dtype=np.int64), counts)
+    codes = parse_cards(np.asarray(words, dtype=object), word_lines, source)
+    missing = np.flatnonzero(codes == NO_CARD)
+    if missing.size:
+        i = int(missing[0])
+        raise ImportDataError(
+            f"{source.at(int(word_lines[i]))}: {words[i]!r} is not a card; a sequence lists "
+            f"every card dealt, in order"
+        )
+    return SequenceRecords(source=source, sequences=np.split(codes, np.cumsum(counts)[:-1]),
+                           lines=lines, labels=labels)

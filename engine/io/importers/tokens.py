@@ -1,0 +1,170 @@
+"""Recorded spellings to codes, a whole column at a time.
+
+Each distinct spelling in a column is parsed once (``np.unique``) and the result scattered
+back to every row, so a column of a million cards costs a few dozen calls of ``parse_card``.
+An unknown spelling is an error naming the text and the file and line it came from.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ...cards import NO_CARD, CardError, parse_card
+from ...coups import BANKER, PLAYER, TIE
+from .records import ImportDataError, Source, UnknownCardError
+
+#: Cell contents that mean "no card here" (compared after strip and upper-case).
+MISSING = frozenset({"", "NA", "N/A", "NAN", "NONE", "NULL", "-", "--"})
+_MISSING_ARRAY = pa.array(sorted(MISSING), type=pa.string())
+
+#: Outcome spellings (compared after strip and upper-case): letters and words.
+OUTCOME_WORDS = {
+    "B": BANKER, "BANKER": BANKER,
+    "P": PLAYER, "PLAYER": PLAYER,
+    "T": TIE, "TIE": TIE,
+}
+OUTCOME_NAMES = ("Banker", "Player", "Tie")
+
+#: What separates cards in a hand string ("A-5", "K 4 9", "AS,5H") or a shoe sequence.
+CARD_SEPARATORS = re.compile(r"[\s,;|/+\-]+")
+_OUTCOME_RUN = re.compile(r"[BPT]+")
+
+
+def card_at(text: str, where: str) -> int:
+    """``parse_card`` of a spelling read at ``where`` (an ``UnknownCardError`` if unknown)."""
+    try:
+        return parse_card(text, where=where)
+    except CardError as exc:
+        raise UnknownCardError(str(exc)) from None
+
+
+def is_missing(text: str) -> bool:
+    """Whether a cell means "nothing recorded" (blank, NA, None, '-')."""
+    return text.strip().upper() in MISSING
+
+
+def text_array(values: np.ndarray | list[str | None]) -> np.ndarray:
+    """A column as a numpy string array (None becomes "None", which reads as missing)."""
+    return np.asarray(values, dtype=object).astype(str)
+
+
+def _distinct(values: np.ndarray | list[str | None]) -> tuple[list[str], np.ndarray]:
+    """The distinct texts of a column ("" for None) and each row's index into them."""
+    inverse, unique = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
+    return [u if isinstance(u, str) else "" for u in unique], np.asarray(inverse)
+
+
+def _first_row(inverse: np.ndarray, index: int) -> int:
+    return int(np.flatnonzero(inverse == index)[0])
+
+
+def parse_cards(values: np.ndarray | list[str | None], lines: np.ndarray,
+                source: Source) -> np.ndarray:
+    """Card codes of a column of spellings (NO_CARD where blank or NA)."""
+    unique, inverse = _distinct(values)
+    codes = np.empty(len(unique), dtype=np.int8)
+    for i, text in enumerate(unique):
+        if is_missing(text):
+            codes[i] = NO_CARD
+            continue
+        try:
+            codes[i] = parse_card(text)
+        except CardError:
+            line = int(lines[_first_row(inverse, i)])
+            card_at(text, source.at(line))  # raises with the place in the message
+    return codes[inverse] if unique else np.empty(0, dtype=np.int8)
+
+
+def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
+                   source: Source) -> np.ndarray:
+    """Outcome codes (BANKER, PLAYER, TIE) of a column of letters or words; -1 where blank."""
+    unique, inverse = _distinct(values)
+    codes = np.empty(len(unique), dtype=np.int8)
+    for i, text in enumerate(unique):
+        key = text.strip().upper()
+        if key in MISSING:
+            codes[i] = -1
+        elif key in OUTCOME_WORDS:
+            codes[i] = OUTCOME_WORDS[key]
+        else:
+            line = int(lines[_first_row(inverse, i)])
+            raise ImportDataError(
+                f"{source.at(line)}: unknown outcome {text!r}: expected B, P or T, or "
+                f"Banker, Player or Tie (any case)"
+            )
+    return codes[inverse] if unique else np.empty(0, dtype=np.int8)
+
+
+def parse_totals(values: np.ndarray | list[str | None], lines: np.ndarray, source: Source,
+                 hand: str) -> np.ndarray:
+    """Hand totals 0-9 of a column; -1 where blank."""
+    unique, inverse = _distinct(values)
+    totals = np.empty(len(unique), dtype=np.int8)
+    for i, text in enumerate(unique):
+        key = text.strip()
+        if key.upper() in MISSING:
+            totals[i] = -1
+        elif key.isdigit() and int(key) <= 9:
+            totals[i] = int(key)
+        else:
+            line = int(lines[_first_row(inverse, i)])
+            raise ImportDataError(
+                f"{source.at(line)}: {hand} total {text!r} is not a hand total: expected 0-9"
+            )
+    return totals[inverse] if unique else np.empty(0, dtype=np.int8)
+
+
+def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source: Source,
+                hand: str) -> np.ndarray:
+    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, 3) codes.
+
+    A blank cell is a hand without cards (an outcome-only coup). The strings are split by
+    Arrow's compute kernels and only the distinct card spellings are parsed.
+    """
+    text = pc.utf8_trim_whitespace(
+        pa.array(np.asarray(values, dtype=object), type=pa.string(), from_pandas=True))
+    missing = pc.fill_null(pc.is_in(pc.utf8_upper(text), value_set=_MISSING_ARRAY), True)
+    words = pc.split_pattern_regex(pc.if_else(missing, pa.scalar(None, pa.string()), text),
+                                   CARD_SEPARATORS.pattern)
+    parent = pc.list_parent_indices(words).to_numpy()
+    flat = pc.list_flatten(words)
+    keep = pc.not_equal(flat, "").to_numpy(zero_copy_only=False)
+    parent = parent[keep]
+    tokens = flat.filter(pa.array(keep)).to_numpy(zero_copy_only=False)
+    n = len(text)
+    counts = np.bincount(parent, minlength=n)
+    if n and counts.max() > 3:
+        row = int(np.flatnonzero(counts > 3)[0])
+        raise ImportDataError(
+            f"{source.at(int(lines[row]))}: {hand} hand {str(np.asarray(values)[row])!r} has "
+            f"{counts[row]} "
+            f"cards; a hand has 2 or 3"
+        )
+    position = np.arange(parent.size) - (np.cumsum(counts) - counts)[parent]
+    table = np.full((n, 3), NO_CARD, dtype=np.int8)
+    table[parent, position] = parse_cards(tokens, lines[parent], source)
+    return table
+
+
+def outcome_letters(token: str) -> str | None:
+    """The outcome letters a scorecard token stands for ("Banker" -> "B", "bpt" -> "BPT")."""
+    key = token.strip().upper()
+    if key in ("BANKER", "PLAYER", "TIE"):
+        return key[0]
+    if _OUTCOME_RUN.fullmatch(key):
+        return key
+    return None
+
+
+def is_card(token: str) -> bool:
+    """Whether a token is a card spelling."""
+    try:
+        parse_card(token)
+    except CardError:
+        return False
+    return True
