@@ -20,7 +20,4 @@ def main() -> None:
 
 
 # Each command module registers itself on ``app`` when imported.
-from . import generate  # noqa: E402,F401
-from . import odds  # noqa: E402,F401
-from . import roads  # noqa: E402,F401
-from . import backtest  # noqa: E402,F401
+from . import backtest, generate, importing, odds, report, roads  # noqa: E402,F401,I001
