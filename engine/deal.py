@@ -44,41 +44,69 @@ def banker_draws(banker_total: int, player_third_value: int) -> bool:
 
 
 @njit(cache=True)
+def _deal_run(cards, pos, n, values, cut_index, extra_coups, max_coups,
+              out_cards, out_pt, out_bt, out_outcome, k):
+    """Deal coups from ``cards[pos:n]`` into rows ``k, k + 1, ...`` by the drawing rules.
+
+    The one implementation of the rules: every other dealer goes through it. Before each coup
+    it stops if the card at ``cut_index`` has been drawn (after ``extra_coups`` more coups),
+    after ``max_coups`` coups, or when the cards are used up. Returns (coups dealt, position
+    after them, whether the cards ran out in the middle of a coup). The coup is dealt inline,
+    writing its row directly: a call per coup that writes into arrays it is passed costs
+    several times the dealing itself.
+    """
+    dealt = 0
+    while dealt < max_coups:
+        if pos > cut_index:  # the cut card came out during the previous coup
+            if extra_coups == 0:
+                break
+            extra_coups -= 1
+        if pos >= n:
+            break
+        if pos + 4 > n:
+            return dealt, pos, True
+        p1, b1, p2, b2 = cards[pos], cards[pos + 1], cards[pos + 2], cards[pos + 3]
+        at = pos + 4
+        pt = (values[p1] + values[p2]) % 10
+        bt = (values[b1] + values[b2]) % 10
+        p3 = NO_CARD
+        b3 = NO_CARD
+        if pt < 8 and bt < 8:  # no natural
+            third_value = -1
+            if pt <= 5:
+                if at >= n:
+                    return dealt, pos, True
+                p3 = cards[at]
+                at += 1
+                third_value = values[p3]
+                pt = (pt + third_value) % 10
+            if banker_draws(bt, third_value):
+                if at >= n:
+                    return dealt, pos, True
+                b3 = cards[at]
+                at += 1
+                bt = (bt + values[b3]) % 10
+        out_cards[k, 0] = p1
+        out_cards[k, 1] = p2
+        out_cards[k, 2] = p3
+        out_cards[k, 3] = b1
+        out_cards[k, 4] = b2
+        out_cards[k, 5] = b3
+        out_pt[k] = pt
+        out_bt[k] = bt
+        out_outcome[k] = BANKER if bt > pt else (PLAYER if pt > bt else TIE)
+        k += 1
+        dealt += 1
+        pos = at
+    return dealt, pos, False
+
+
+@njit(cache=True)
 def _deal_coup(cards, pos, n, values, out_cards, out_pt, out_bt, out_outcome, k):
     """Deal one coup from ``cards[pos:n]`` into row ``k``; returns the new position or -1."""
-    if pos + 4 > n:
-        return -1
-    p1, b1, p2, b2 = cards[pos], cards[pos + 1], cards[pos + 2], cards[pos + 3]
-    pos += 4
-    pt = (values[p1] + values[p2]) % 10
-    bt = (values[b1] + values[b2]) % 10
-    p3 = NO_CARD
-    b3 = NO_CARD
-    if pt < 8 and bt < 8:
-        third_value = -1
-        if pt <= 5:
-            if pos >= n:
-                return -1
-            p3 = cards[pos]
-            pos += 1
-            third_value = values[p3]
-            pt = (pt + third_value) % 10
-        if banker_draws(bt, third_value):
-            if pos >= n:
-                return -1
-            b3 = cards[pos]
-            pos += 1
-            bt = (bt + values[b3]) % 10
-    out_cards[k, 0] = p1
-    out_cards[k, 1] = p2
-    out_cards[k, 2] = p3
-    out_cards[k, 3] = b1
-    out_cards[k, 4] = b2
-    out_cards[k, 5] = b3
-    out_pt[k] = pt
-    out_bt[k] = bt
-    out_outcome[k] = BANKER if bt > pt else (PLAYER if pt > bt else TIE)
-    return pos
+    dealt, new_pos, _ = _deal_run(cards, pos, n, values, n, 0, 1,
+                                  out_cards, out_pt, out_bt, out_outcome, k)
+    return new_pos if dealt == 1 else -1
 
 
 @njit(cache=True)
@@ -99,25 +127,11 @@ def _deal_shoe(cards, n, values, burn_mode, burn_count, cut_from_end, extra_coup
 
     ``cut_from_end`` < 0 means no cut card: deal until the cards run out.
     """
-    start_k = k
     pos = _burn_length(cards, n, values, burn_mode, burn_count)
     cut_index = n - cut_from_end if cut_from_end >= 0 else n + 1
-    extra_left = 1 if extra_coup else 0
-    while True:
-        if pos > cut_index:  # the cut card came out during the previous coup
-            if extra_left == 0:
-                break
-            extra_left -= 1
-        if pos >= n:
-            break
-        new_pos = _deal_coup(cards, pos, n, values, out_cards, out_pt, out_bt, out_outcome, k)
-        if new_pos < 0:
-            if cut_from_end < 0:
-                return k - start_k, SHOE_SHORT
-            break
-        pos = new_pos
-        k += 1
-    return k - start_k, SHOE_OK
+    dealt, _, short = _deal_run(cards, pos, n, values, cut_index, 1 if extra_coup else 0, n,
+                                out_cards, out_pt, out_bt, out_outcome, k)
+    return dealt, (SHOE_SHORT if short and cut_from_end < 0 else SHOE_OK)
 
 
 def max_coups_per_shoe(n_cards: int) -> int:
@@ -156,13 +170,26 @@ def _allocate(rows: int) -> tuple[np.ndarray, ...]:
     )
 
 
+def _trim(columns: tuple[np.ndarray, ...], rows: int) -> tuple[np.ndarray, ...]:
+    """The first ``rows`` rows of columns from ``_allocate``, as views rather than copies.
+
+    The columns are allocated for the most coups the shoes could give (about a quarter more
+    than they do give). Copying out the rows dealt costs a pass over the chunk and, while
+    both exist, memory for two; shrinking in place (``ndarray.resize``) fragments the heap
+    so that peak memory creeps up with the number of chunks. A view keeps the unused tail
+    until the chunk is dropped, which costs less than either.
+    """
+    return tuple(column[:rows] for column in columns)
+
+
 def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray) -> Coups:
     """Shuffle and deal the generated shoes ``shoe_ids`` under ``rules`` into coups."""
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     if ids.size and ids.min() < 0:
         raise ValueError("shoe ids must be non-negative")
     template = full_deck_codes(rules.decks)
-    cards, pt, bt, outcome, shoe, coup = _allocate(ids.size * max_coups_per_shoe(template.size))
+    columns = _allocate(ids.size * max_coups_per_shoe(template.size))
+    cards, pt, bt, outcome, shoe, coup = columns
     burn_shown = np.empty(ids.size, dtype=np.int8)
     counts = np.empty(ids.size, dtype=np.int64)
     rows = _generate_kernel(
@@ -170,10 +197,10 @@ def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray) -> Coups:
         rules.cut_card, rules.extra_coup_after_cut, cards, pt, bt, outcome, shoe, coup,
         burn_shown, counts,
     )
+    cards, pt, bt, outcome, shoe, coup = _trim(columns, rows)
     return Coups(
-        shoe=shoe[:rows].copy(), coup=coup[:rows].copy(), cards=cards[:rows].copy(),
-        player_total=pt[:rows].copy(), banker_total=bt[:rows].copy(),
-        outcome=outcome[:rows].copy(), burn_shown=np.repeat(burn_shown, counts),
+        shoe=shoe, coup=coup, cards=cards, player_total=pt, banker_total=bt, outcome=outcome,
+        burn_shown=np.repeat(burn_shown, counts),
     )
 
 
@@ -214,20 +241,19 @@ def deal_sequences(
     cards = np.full((len(sequences), max(width, 1)), NO_CARD, dtype=np.int8)
     for i, seq in enumerate(sequences):
         cards[i, : len(seq)] = seq
-    out_cards, pt, bt, outcome, shoe, coup = _allocate(
-        max(int(sum(max_coups_per_shoe(int(n)) for n in lengths)), 1)
-    )
+    columns = _allocate(max(int(sum(max_coups_per_shoe(int(n)) for n in lengths)), 1))
+    out_cards, pt, bt, outcome, shoe, coup = columns
     status = np.zeros(len(sequences), dtype=np.int8)
     rows = _deal_sequences_kernel(
         cards, lengths, VALUE_OF_CODE, _BURN_CODES[rules.burn], rules.burn_count,
         rules.cut_card if use_cut_card else -1, rules.extra_coup_after_cut,
         out_cards, pt, bt, outcome, shoe, coup, status,
     )
+    out_cards, pt, bt, outcome, shoe, coup = _trim(columns, rows)
     burn_shown = cards[:, 0] if rules.burn == "standard" else np.full(len(sequences), NO_CARD)
     coups = Coups(
-        shoe=shoe[:rows].copy(), coup=coup[:rows].copy(), cards=out_cards[:rows].copy(),
-        player_total=pt[:rows].copy(), banker_total=bt[:rows].copy(),
-        outcome=outcome[:rows].copy(), burn_shown=burn_shown[shoe[:rows]].astype(np.int8),
+        shoe=shoe, coup=coup, cards=out_cards, player_total=pt, banker_total=bt,
+        outcome=outcome, burn_shown=burn_shown[shoe].astype(np.int8),
     )
     return coups, status
 
