@@ -408,7 +408,7 @@ def test_every_builtin_is_registered_and_documented() -> None:
     assert set(found) == {
         "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
         "labouchere", "oscars_grind", "one_three_two_six", "follow", "chop", "streak",
-        "road",
+        "road", "counter", "side_bet",
     }
     for name, cls in found.items():
         assert cls.name == name

@@ -7,6 +7,6 @@ Martingale, Paroli, D'Alembert, Fibonacci, Labouchere, Oscar's Grind, 1-3-2-6);
 
 from __future__ import annotations
 
-from . import patterns, progressions
+from . import counter, patterns, progressions, side_bets
 
-__all__ = ["patterns", "progressions"]
+__all__ = ["counter", "patterns", "progressions", "side_bets"]

@@ -1,0 +1,167 @@
+"""Benchmark of the card counter: exact EV per call and per coup, and the screen's safety.
+
+Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M]``. Prints
+
+1. the cost of :func:`strategies.builtins.counter.exact_ev` per composition: enumerated
+   (cache misses) and looked up (cache hits);
+2. the cost per coup (per session per coup) of the ``counter`` strategy over N generated
+   8-deck EZ shoes, for each method and option, with the share of coups whose composition
+   was enumerated, next to ``flat`` as the replay's own cost;
+3. the screen's safety: over M generated shoes of 1, 2, 6 and 8 decks, every variant and
+   every bet kind, the largest (exact EV - count estimate) / (s2 * (1/left - 1/N0)) seen
+   where the screen applies (EXACT_BELOW cards left or more; the screen must stay above
+   it: a composition is skipped when its estimate is more than ``screen`` such units below
+   the threshold), the share of coups enumerated at threshold 0, and how many positive-EV
+   compositions the default screen would have skipped (must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from engine.bets import BET_KINDS
+from engine.cards import VALUE_OF_CODE
+from engine.deal import generate_coups
+from engine.odds import (
+    count_system,
+    ev_from_probabilities,
+    event_probabilities,
+    pair_probability,
+    shoe_counts,
+)
+from engine.replay import replay
+from engine.rules import TableRules
+from strategies.builtins.counter import (
+    DEFAULT_SCREEN,
+    EXACT_BELOW,
+    CompositionCache,
+    Counter,
+    curvature,
+    exact_ev,
+)
+from strategies.builtins.progressions import Flat
+
+
+def seen_before_each_coup(rules: TableRules, seed: int, shoes: int) -> np.ndarray:
+    """Cards seen (by value) before every coup of generated shoes: burn card + earlier coups."""
+    coups = generate_coups(rules, seed, np.arange(shoes))
+    values = np.where(coups.cards >= 0, VALUE_OF_CODE[np.maximum(coups.cards, 0)], -1)
+    per_coup = np.zeros((len(coups), 10), dtype=np.int64)
+    for column in range(6):
+        present = values[:, column] >= 0
+        np.add.at(per_coup, (np.flatnonzero(present), values[present, column]), 1)
+    start = coups.coup == 1
+    shoe_index = np.cumsum(start) - 1
+    cumulative = np.cumsum(per_coup, axis=0) - per_coup  # cards of the coups before
+    first_row = np.flatnonzero(start)
+    seen = cumulative - cumulative[first_row][shoe_index]
+    burn = coups.burn_shown >= 0
+    seen[np.flatnonzero(burn), VALUE_OF_CODE[coups.burn_shown[burn]]] += 1
+    return seen
+
+
+def bench_calls(rules: TableRules) -> None:
+    """Cost per composition of exact_ev, enumerated and cached."""
+    seen = seen_before_each_coup(rules, 5, 60)
+    remaining = shoe_counts(rules.decks) - seen
+    cache = CompositionCache()
+    exact_ev(remaining[:10], rules, "tie", cache=cache)  # compile / load
+    cache.clear()
+    start = time.perf_counter()
+    exact_ev(remaining, rules, "tie", cache=cache)
+    cold = time.perf_counter() - start
+    distinct = cache.misses
+    start = time.perf_counter()
+    exact_ev(remaining, rules, "tie", cache=cache)
+    warm = time.perf_counter() - start
+    print(f"exact_ev over {remaining.shape[0]:,} compositions ({distinct:,} distinct):")
+    print(f"  enumerated: {cold / distinct * 1e3:.3f} ms per composition")
+    print(f"  cached:     {warm / remaining.shape[0] * 1e6:.2f} us per composition")
+
+
+def bench_replay(shoes: int) -> None:
+    """Cost per coup of the counter in a replay, by method and option."""
+    rules = TableRules(variant="ez")
+    coups = generate_coups(rules, 11, np.arange(shoes))
+    coups.decks = rules.decks
+    configs: list[tuple[str, object]] = [
+        ("flat (replay cost)", Flat()),
+        ("counter true_count", Counter(bet="dragon7", method="true_count")),
+        ("counter exact, screen=None", Counter(bet="dragon7", screen=None)),
+        ("counter exact, default screen", Counter(bet="dragon7")),
+        ("counter exact, min_depth=208", Counter(bet="dragon7", min_depth=208)),
+        ("counter exact tie, default screen", Counter(bet="tie")),
+        ("counter exact tie, threshold=0.05", Counter(bet="tie", threshold=0.05)),
+    ]
+    exact_ev(shoe_counts(8)[None, :], rules, "tie", cache=CompositionCache())  # compile
+    n_coups = len(coups)
+    print(f"\nreplay of {shoes:,} generated 8-deck EZ shoes ({n_coups:,} coups), one "
+          f"configuration at a time, cold cache each:")
+    from strategies.builtins import counter as counter_module
+
+    for label, strategy in configs:
+        counter_module.CACHE.clear()
+        start = time.perf_counter()
+        replay(coups, [strategy], rules)  # type: ignore[list-item]
+        elapsed = time.perf_counter() - start
+        enumerated = counter_module.CACHE.misses
+        print(f"  {label:36s} {elapsed / n_coups * 1e6:8.1f} us per coup, "
+              f"{enumerated / n_coups:6.1%} of coups enumerated")
+    counter_module.CACHE.clear()
+    grid = [Counter(bet="dragon7", threshold=t, kelly=k)
+            for t in (0.0, 0.05, 0.1) for k in (0.0, 0.5)]
+    start = time.perf_counter()
+    replay(coups, grid, rules)  # type: ignore[arg-type]
+    elapsed = time.perf_counter() - start
+    print(f"  grid of {len(grid)} counters in one replay  {elapsed / n_coups * 1e6:8.1f} us per "
+          f"coup for all ({counter_module.CACHE.hits:,} cache hits, "
+          f"{counter_module.CACHE.misses:,} misses)")
+
+
+def bench_screen(shoes: int) -> None:
+    """The largest error of the count's estimate in units of the screen's scale."""
+    print(f"\nscreen safety over {shoes:,} shoes per deck count (default screen "
+          f"{DEFAULT_SCREEN:g}): largest (exact - estimate) / (s2 (1/left - 1/N0)) with "
+          f"{EXACT_BELOW} or more cards left / share of coups enumerated at threshold 0 / "
+          f"positive-EV coups skipped")
+    worst = 0.0
+    for decks in (1, 2, 6, 8):
+        seen = seen_before_each_coup(TableRules(decks=decks), 23 + decks, shoes)
+        remaining = shoe_counts(decks) - seen
+        left = remaining.sum(axis=1)
+        spread = 1.0 / left - 1.0 / (52 * decks)
+        events = event_probabilities(remaining, validate=False)
+        pair = pair_probability(remaining, decks)
+        for variant in ("standard", "ez", "super6"):
+            rules = TableRules(decks=decks, variant=variant)
+            ev = ev_from_probabilities(events, pair, rules)
+            cells = []
+            for k, kind in enumerate(BET_KINDS):
+                system = count_system(rules, kind, decks)
+                guess = system.estimated_ev(seen)
+                s2 = curvature(rules, kind, decks)
+                screened = (spread > 0) & (left >= EXACT_BELOW)
+                ratio = float(np.max((ev[:, k] - guess)[screened] / (s2 * spread[screened])))
+                worst = max(worst, ratio)
+                kept = (guess > -DEFAULT_SCREEN * s2 * spread) | (left < EXACT_BELOW)
+                skipped = int(((ev[:, k] > 0) & ~kept).sum())
+                cells.append(f"{kind} {ratio:.2f}/{kept.mean():.0%}/{skipped}")
+            print(f"  {decks} deck(s) {variant:8s} " + "  ".join(cells))
+    print(f"  worst ratio {worst:.2f} against a default screen of {DEFAULT_SCREEN:g}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shoes", type=int, default=300)
+    parser.add_argument("--safety-shoes", type=int, default=300)
+    args = parser.parse_args()
+    bench_calls(TableRules(variant="ez"))
+    bench_replay(args.shoes)
+    bench_screen(args.safety_shoes)
+
+
+if __name__ == "__main__":
+    main()
