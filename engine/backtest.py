@@ -1,41 +1,91 @@
-"""``backtest``: strategies over a dataset, chunk by chunk, into a ledger and metrics.
+"""``backtest``: strategies over a dataset, chunk by chunk, into a run folder of Parquet parts.
 
-The same function serves the CLI and Python. It reads coups from a Parquet file, a
-``Coups`` table, or generates them from a seed, plays every configuration over the
-same sessions, and returns a ``BacktestResult``; ``save`` (or ``out=``) writes the run
-folder atomically.
+The same function serves the CLI and Python. The dataset (a coups Parquet file or folder,
+a ``Coups`` table, or shoes generated from a seed) is cut into chunks of whole sessions; a
+chunk task plays every configuration over its sessions and writes its own parts, in this
+process, on a process pool or on a Dask cluster (``engine.parallel``). Memory depends on
+the chunk size, not on the number of shoes. The run folder:
+
+- ``ledger.parquet/``: one part per chunk (absent with ``ledger=False``);
+- ``sessions.parquet/``: one part per chunk, every configuration's sessions;
+- ``summary.parquet``: one row per configuration, computed from the session parts;
+- ``run.json``: written last; a folder without it is an unfinished run (its ``_plan.json``
+  tells ``resume=True`` what is left to do).
+
+``ledger.parquet`` and ``sessions.parquet`` are always folders of parts
+(``part-NNNNN.parquet``), one per chunk, whatever the number of chunks: pandas, pyarrow and
+DuckDB (``read_parquet('run/sessions.parquet/*.parquet')``) read each as one table. Inside
+a part the rows are grouped by configuration (one row group or more each), then ordered by
+session (and coup), so reading one configuration skips the others' row groups;
+``read_run_table`` returns a table ordered by (config, session, coup), the same whatever
+the chunking. A session is ``shoe index // session_shoes``, so its number never depends
+on the chunking either: runs with any chunk size, any number of workers, on any backend
+hold the same rows.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import importlib.util
 import json
 import math
 import os
+import pickle
 import shutil
 import sys
+import tempfile
 import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from strategies.base import Strategy
 from strategies.registry import expand_spec
 
 from . import __version__
-from .coups import Coups
+from .bets import BET_KINDS
+from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError
-from .io.parquet import COMPRESSION, OutputExistsError, read_coups, with_metadata
-from .ledger import ledger_kinds, ledger_table, sessions_table
+from .io.parquet import (
+    IncompleteOutputError,
+    OutputExistsError,
+    RowGroup,
+    check_complete,
+    check_output_free,
+    finish_output,
+    finished_parts,
+    is_output_folder,
+    open_output,
+    parquet_files,
+    part_name,
+    read_part_info,
+    read_plan,
+    row_groups,
+    shoe_chunk_rows,
+    temporary_sibling,
+    write_part,
+    write_table_atomic,
+)
+from .ledger import ledger_table, sessions_table
 from .metrics import SUMMARY_METRICS, summarize, weighted_house_edge
+from .parallel import (
+    Backend,
+    Chunk,
+    ChunkFailed,
+    fault_spec,
+    inject_fault,
+    plan_chunks,
+    resolve_workers,
+)
 from .replay import SessionPolicy, replay
 from .rules import TableRules
 
@@ -44,10 +94,24 @@ SESSIONS_FILE = "sessions.parquet"
 SUMMARY_FILE = "summary.parquet"
 RUN_FILE = "run.json"
 
+#: Shoes per chunk by default, and the most (configurations x shoes) one chunk holds: the
+#: replay keeps per-configuration (sessions x coups) grids, ~3 kB per configuration-shoe.
+DEFAULT_CHUNK_SHOES = 20_000
+CHUNK_CONFIG_SHOES = 150_000
+
+#: The session columns the summary metrics read (others are read only if a metric needs them).
+SUMMARY_INPUTS = ("net", "start_bankroll", "wagered", "ruined", "max_drawdown", "coups",
+                  "limit_hits")
+
+#: Every stake kind has its column in every part, so all parts of a run share one schema.
+KINDS = list(BET_KINDS)
+
+_COUPS_COLUMNS = ("shoe", "coup", *CARD_COLUMNS, "player_total", "banker_total", "outcome")
+
 
 @dataclass
 class Dataset:
-    """Where the coups come from: a table in memory, a file, or a seed."""
+    """Where the coups come from: a table in memory, a Parquet file or folder, or a seed."""
 
     coups: Coups | None = None
     path: Path | None = None
@@ -55,33 +119,34 @@ class Dataset:
     shoes: int | None = None
     fingerprint: str = ""
     description: str = ""
+    groups: list[RowGroup] | None = None
 
-    def chunks(self, rules: TableRules, shoes_per_chunk: int) -> Iterator[Coups]:
-        """The coups, in chunks of whole shoes."""
-        if self.coups is None:
-            assert self.seed is not None and self.shoes is not None
-            for start in range(0, self.shoes, shoes_per_chunk):
-                ids = np.arange(start, min(start + shoes_per_chunk, self.shoes))
-                part = generate_coups(rules, self.seed, ids)
-                part.decks = rules.decks
-                yield part
-            return
-        coups = self.coups
-        shoe_start = np.flatnonzero(np.r_[True, coups.shoe[1:] != coups.shoe[:-1]])
-        bounds = np.r_[shoe_start[::shoes_per_chunk], len(coups)]
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            yield coups.take(slice(int(lo), int(hi)))
+    def plan(self, shoes_per_chunk: int) -> tuple[list[Chunk], list[tuple[int, int] | None]]:
+        """The chunks of ``shoes_per_chunk`` whole shoes, with their row ranges (not for
+        generated shoes). Counts the shoes of a file by reading only its shoe column."""
+        if self.path is not None:
+            bounds, self.shoes = shoe_chunk_rows(self.path, shoes_per_chunk, self.groups)
+        elif self.coups is not None:
+            shoe = self.coups.shoe
+            starts = np.flatnonzero(np.r_[True, shoe[1:] != shoe[:-1]]) if len(shoe) else \
+                np.empty(0, np.int64)
+            self.shoes = int(starts.size)
+            bounds = np.r_[starts[::shoes_per_chunk], len(shoe)]
+        else:
+            return plan_chunks(self.n_shoes, shoes_per_chunk), [None] * math.ceil(
+                self.n_shoes / shoes_per_chunk)
+        chunks = plan_chunks(self.n_shoes, shoes_per_chunk)
+        return chunks, [(int(bounds[c.index]), int(bounds[c.index + 1])) for c in chunks]
 
     @property
     def n_shoes(self) -> int:
-        if self.coups is not None:
-            return int(self.coups.shoe_ids().size)
+        """The number of shoes (known for files once ``plan`` has scanned them)."""
         return int(self.shoes or 0)
 
 
 def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int | None,
                  rules: TableRules) -> Dataset:
-    """Resolve the dataset arguments of ``backtest`` into a ``Dataset``."""
+    """Resolve the dataset arguments of ``backtest`` into a ``Dataset`` (nothing loaded)."""
     if coups is not None and shoes is not None:
         raise BaccaratError("give either a coups dataset or --shoes/--seed, not both")
     if isinstance(coups, Coups):
@@ -89,16 +154,37 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
                        description="in-memory coups")
     if coups is not None:
         path = Path(coups)
-        table, metadata = read_coups(path)
-        return Dataset(coups=table, path=path, fingerprint=_fingerprint_file(path),
-                       description=str(path))
+        if not path.exists():
+            raise FileNotFoundError(f"no coups file at {path}")
+        check_complete(path)
+        _check_coups_schema(path)
+        return Dataset(path=path, fingerprint=_fingerprint_file(path), description=str(path),
+                       groups=row_groups(path))
     if shoes is None:
         raise BaccaratError("no dataset: give --coups FILE, or --shoes N (and --seed S)")
+    if shoes < 1:
+        raise BaccaratError(f"--shoes must be at least 1, got {shoes}")
     seed = 0 if seed is None else seed
     key = json.dumps({"seed": seed, "shoes": shoes, "rules": rules.model_dump()},
                      sort_keys=True)
     return Dataset(seed=seed, shoes=shoes, fingerprint="gen-" + _sha(key.encode()),
                    description=f"{shoes} generated shoes, seed {seed}")
+
+
+def _check_coups_schema(path: Path) -> None:
+    files = parquet_files(path)
+    if not files:
+        raise BaccaratError(f"{path} holds no Parquet files; expected a coups table")
+    for file in files:
+        try:
+            names = set(pq.read_schema(file).names)
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise BaccaratError(f"{file}: not a readable Parquet file ({exc})") from None
+        missing = [c for c in _COUPS_COLUMNS if c not in names]
+        if missing:
+            raise BaccaratError(f"{file}: not a coups table: no column {', '.join(missing)}; "
+                                f"expected what `baccarat generate` or `baccarat import` "
+                                f"writes")
 
 
 def _sha(data: bytes) -> str:
@@ -114,8 +200,7 @@ def _fingerprint_coups(coups: Coups) -> str:
 
 def _fingerprint_file(path: Path) -> str:
     digest = hashlib.sha256()
-    files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
-    for file in files:
+    for file in parquet_files(path):
         with open(file, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
@@ -132,37 +217,124 @@ def resolve_strategies(specs: Sequence[str | Strategy]) -> list[Strategy]:
     return configs
 
 
-@dataclass
-class BacktestResult:
-    """A finished run: the summary, the sessions and the ledger, and what produced them."""
+# --- Reading a run ---------------------------------------------------------------------------
 
-    summary: pd.DataFrame
-    sessions: pd.DataFrame
-    ledger_table: pa.Table | None
-    info: dict[str, Any]
-    path: Path | None = None
-    _ledger_df: pd.DataFrame | None = field(default=None, repr=False)
+
+def read_run_table(run: str | Path, table: str = "sessions", *, config: int | None = None,
+                   columns: Sequence[str] | None = None) -> pa.Table:
+    """One table of a run folder (``"sessions"`` or ``"ledger"``) ordered by configuration,
+    then session (and coup): one configuration's rows with ``config`` (the others' row
+    groups are skipped), only ``columns`` when given.
+
+    The parts are read in order and the rows stably sorted by configuration, so the order
+    is the same whatever the chunking.
+    """
+    path = Path(run) / {"sessions": SESSIONS_FILE, "ledger": LEDGER_FILE}.get(table, table)
+    parts = _parts(path)
+    wanted = None if columns is None else list(columns)
+    if config is not None:
+        return parts.to_table(columns=wanted, filter=ds.field("config") == config)
+    read = None if wanted is None else list(dict.fromkeys([*wanted, "config"]))
+    whole = parts.to_table(columns=read)
+    whole = whole.take(np.argsort(whole.column("config").to_numpy(), kind="stable"))
+    return whole if wanted is None else whole.select(wanted)
+
+
+def _parts(path: Path) -> ds.Dataset:
+    """The parts of a folder as one dataset that reads them in order (a dataset built on a
+    list of files keeps its order; one that discovers them gives no such promise)."""
+    files = parquet_files(path)
+    if not files or not files[0].exists():
+        raise BaccaratError(f"{path} holds no parts: is it a run folder written by backtest?")
+    return ds.dataset([str(f) for f in files], format="parquet")
+
+
+class BacktestResult:
+    """A finished run: its summary and what produced it, with the sessions and the ledger
+    read from its folder on first use.
+
+    ``path`` is the run folder (None for a run made without ``out`` and not saved: its
+    files then live in a temporary folder, removed with the result).
+    """
+
+    def __init__(self, summary: pd.DataFrame, info: dict[str, Any], path: Path | None = None,
+                 *, folder: Path | None = None,
+                 temp: tempfile.TemporaryDirectory[str] | None = None) -> None:
+        self.summary = summary
+        self.info = info
+        self.path = path
+        self._folder = folder if folder is not None else path
+        self._temp = temp
+        self._sessions: pd.DataFrame | None = None
+        self._ledger: pa.Table | None = None
+        self._ledger_df: pd.DataFrame | None = None
+
+    @classmethod
+    def load(cls, path: str | Path) -> BacktestResult:
+        """Open a complete run folder written by ``backtest``."""
+        folder = Path(path)
+        if not (folder / RUN_FILE).is_file():
+            if read_plan(folder) is not None:
+                raise IncompleteOutputError(
+                    f"{folder} is an unfinished run (no {RUN_FILE}); finish it with the same "
+                    f"command and --resume")
+            raise BaccaratError(f"{folder} is not a run folder (no {RUN_FILE})")
+        info = json.loads((folder / RUN_FILE).read_text())
+        return cls(pd.read_parquet(folder / SUMMARY_FILE), info, folder)
+
+    @property
+    def folder(self) -> Path | None:
+        """Where the run's files are (the run folder, or the temporary one)."""
+        return self._folder
+
+    @property
+    def sessions(self) -> pd.DataFrame:
+        """One row per configuration per session, ordered by (config, session)."""
+        if self._sessions is None:
+            assert self._folder is not None
+            self._sessions = read_run_table(self._folder, "sessions").to_pandas()
+        return self._sessions
+
+    @property
+    def ledger_table(self) -> pa.Table | None:
+        """The ledger as an Arrow table ordered by (config, session, coup); None without."""
+        if self._ledger is None and self._folder is not None \
+                and (self._folder / LEDGER_FILE).is_dir():
+            self._ledger = read_run_table(self._folder, "ledger")
+        return self._ledger
 
     @property
     def ledger(self) -> pd.DataFrame:
-        """Every bet, one row per session per coup (empty when run with ledger='none')."""
+        """Every bet, one row per session per coup (empty when run with ledger=False)."""
         if self._ledger_df is None:
-            if self.ledger_table is not None:
-                self._ledger_df = self.ledger_table.to_pandas()
-            elif self.path is not None and (self.path / LEDGER_FILE).exists():
-                self._ledger_df = pd.read_parquet(self.path / LEDGER_FILE)
-            else:
-                self._ledger_df = pd.DataFrame()
+            table = self.ledger_table
+            self._ledger_df = table.to_pandas() if table is not None else pd.DataFrame()
         return self._ledger_df
 
     def save(self, path: str | Path, force: bool = False) -> Path:
-        """Write the run folder (ledger, sessions, summary, run.json) atomically."""
+        """Copy the run folder to ``path`` (atomically; an existing one only with force)."""
         target = Path(path)
-        with _run_folder(target, force) as temp:
-            if self.ledger_table is not None:
-                _write(self.ledger_table, temp / LEDGER_FILE, self.info, "ledger")
-            _write_frames(temp, self.sessions, self.summary, self.info)
+        assert self._folder is not None
+        if target.exists() and target.resolve() == self._folder.resolve():
+            return target
+        check_output_free(target, force)
+        if target.is_dir() and not is_output_folder(target):
+            raise OutputExistsError(f"{target} is a folder that baccarat did not write; "
+                                    f"save the run elsewhere")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = temporary_sibling(target)
+        shutil.copytree(self._folder, temp)
+        if target.exists():
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+        os.replace(temp, target)
         self.path = target
+        if self._temp is not None:
+            self._folder = target
+            self._temp.cleanup()
+            self._temp = None
         return target
 
     def __repr__(self) -> str:
@@ -171,51 +343,155 @@ class BacktestResult:
             cols].to_string(index=False)
 
 
-def _write(table: pa.Table, path: Path, info: dict[str, Any], kind: str) -> None:
-    pq.write_table(with_metadata(table, {**_file_metadata(info), "kind": kind}), path,
-                   compression=COMPRESSION)
-
-
 def _file_metadata(info: dict[str, Any]) -> dict[str, Any]:
     return {k: info[k] for k in ("version", "rules", "configs", "dataset", "policy")
             if k in info}
 
 
-def _write_frames(folder: Path, sessions: pd.DataFrame, summary: pd.DataFrame,
-                  info: dict[str, Any]) -> None:
-    _write(pa.Table.from_pandas(sessions, preserve_index=False), folder / SESSIONS_FILE, info,
-           "sessions")
-    _write(pa.Table.from_pandas(summary, preserve_index=False), folder / SUMMARY_FILE, info,
-           "summary")
-    (folder / RUN_FILE).write_text(json.dumps(info, indent=2, default=str) + "\n")
+# --- The chunk task --------------------------------------------------------------------------
 
 
-class _run_folder:
-    """A context that builds a run folder under a temporary name and renames it into place."""
+@dataclass(frozen=True)
+class _Job:
+    """What every chunk of a run shares (small: it travels with each task)."""
 
-    def __init__(self, target: Path, force: bool) -> None:
-        self.target = target
-        self.force = force
-        self.temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+    folder: str
+    rules: TableRules
+    policy: SessionPolicy
+    ledger: bool
+    metadata: dict[str, Any]
+    seed: int | None = None
+    path: str | None = None
+    configs: tuple[Strategy, ...] | None = None       # in this process: the instances
+    configs_blob: bytes | None = None                 # elsewhere: pickled
+    plugins: tuple[tuple[str, str], ...] = ()         # plugin modules loaded from files
+    fault: str | None = None                          # the resilience tests' hook
 
-    def __enter__(self) -> Path:
-        if self.target.exists() and not self.force:
-            raise OutputExistsError(f"{self.target} already exists; pass --force to overwrite it")
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.temp.mkdir()
-        return self.temp
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is not None:
-            shutil.rmtree(self.temp, ignore_errors=True)
-            return
-        if self.target.exists():
-            trash = self.target.with_name(f".{self.target.name}.{uuid.uuid4().hex[:8]}.old")
-            os.replace(self.target, trash)
-            os.replace(self.temp, self.target)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(self.temp, self.target)
+@dataclass(frozen=True)
+class _Task:
+    """One chunk of a run: its shoes, and its rows or coups for a stored dataset."""
+
+    job: _Job
+    chunk: Chunk
+    rows: tuple[int, int] | None = None
+    groups: tuple[RowGroup, ...] = ()
+    coups: Coups | None = None
+
+    def describe(self) -> str:
+        """The chunk, for messages."""
+        return self.chunk.describe()
+
+
+def _run_chunk(task: _Task) -> dict[str, Any]:
+    """Play every configuration over the chunk's sessions and write its parts.
+
+    The ledger part is written first, the sessions part last: a chunk whose sessions part
+    exists is complete. Returns the chunk's figures (also stored in the sessions part).
+    """
+    job, chunk = task.job, task.chunk
+    inject_fault(chunk.index, job.fault)
+    configs = _configs(job)
+    coups = _chunk_coups(task)
+    policy = job.policy
+    grid, ledgers = replay(coups, configs, job.rules, policy,
+                           first_session=chunk.first_shoe // policy.session_shoes)
+    folder = Path(job.folder)
+    staked = sorted({kind for config_ledger in ledgers for kind, stake in
+                     config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
+    sessions = max(int(grid.session_ids.size), 1)
+    stats: dict[str, Any] = {"chunk": chunk.index, "first_shoe": chunk.first_shoe,
+                             "shoes": chunk.shoes, "coups": len(coups),
+                             "sessions": int(grid.session_ids.size), "staked": staked}
+    if job.ledger:
+        write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
+                    for k, config_ledger in enumerate(ledgers)),
+                   folder / LEDGER_FILE, chunk.index, {**job.metadata, "kind": "ledger"})
+    tables = [sessions_table(grid, config_ledger, k, KINDS)
+              for k, config_ledger in enumerate(ledgers)]
+    per_group = max(1, -(-SESSION_GROUP_ROWS // sessions))
+    groups = [pa.concat_tables(tables[i:i + per_group])
+              for i in range(0, len(tables), per_group)]
+    write_part(groups, folder / SESSIONS_FILE, chunk.index,
+               {**job.metadata, "kind": "sessions"}, part_info=stats,
+               row_group_rows=per_group * sessions)
+    return stats
+
+
+#: A sessions part holds whole configurations in row groups of about this many rows or
+#: more: a reader of one configuration skips the others' groups, yet a chunk of few
+#: sessions and many configurations does not pay for hundreds of tiny row groups.
+SESSION_GROUP_ROWS = 16_384
+
+
+def _chunk_coups(task: _Task) -> Coups:
+    job, chunk = task.job, task.chunk
+    if task.coups is not None:
+        return task.coups
+    if job.path is not None:
+        from .io.parquet import read_coups_rows
+
+        assert task.rows is not None
+        coups = read_coups_rows(job.path, task.rows[0], task.rows[1], list(task.groups))
+    else:
+        assert job.seed is not None
+        coups = generate_coups(job.rules, job.seed, np.arange(
+            chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64))
+    coups.decks = job.rules.decks
+    return coups
+
+
+def _configs(job: _Job) -> list[Strategy]:
+    """Fresh instances for one chunk: no state left over from another chunk, exactly as
+    in a worker process that unpickles its own copy."""
+    if job.configs is not None:
+        return [_fresh(config) for config in job.configs]
+    for name, file in job.plugins:
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, file)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+    assert job.configs_blob is not None
+    return list(pickle.loads(job.configs_blob))
+
+
+def _fresh(config: Strategy) -> Strategy:
+    try:
+        return copy.deepcopy(config)
+    except Exception:  # a strategy holding something that cannot be copied: reuse it
+        return config
+
+
+def _shippable(job: _Job, configs: list[Strategy]) -> _Job:
+    """``job`` with its configurations pickled, for tasks run in other processes."""
+    plugins = {}
+    for config in configs:
+        module = sys.modules.get(type(config).__module__)
+        file = getattr(module, "__file__", None)
+        if module is not None and module.__name__.startswith("baccarat_plugin_") and file:
+            plugins[module.__name__] = file
+    try:
+        blob = pickle.dumps(configs)
+    except Exception as exc:
+        raise BaccaratError(
+            f"the strategies cannot be sent to worker processes ({exc}); define their "
+            f"classes at module level, or run with workers=1") from None
+    return replace(job, configs=None, configs_blob=blob, plugins=tuple(sorted(plugins.items())))
+
+
+# --- The run ---------------------------------------------------------------------------------
+
+
+def chunk_size(chunk_shoes: int | None, configs: int, session_shoes: int) -> int:
+    """Shoes per chunk: ``chunk_shoes`` or the default for this many configurations, rounded
+    down to whole sessions (at least one session)."""
+    if chunk_shoes is None:
+        chunk_shoes = max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(configs, 1)))
+    if chunk_shoes < 1:
+        raise BaccaratError(f"--chunk must be at least 1, got {chunk_shoes}")
+    return max(session_shoes, chunk_shoes // session_shoes * session_shoes)
 
 
 def backtest(
@@ -234,86 +510,136 @@ def backtest(
     ledger: bool = True,
     out: str | Path | None = None,
     force: bool = False,
-    chunk_shoes: int = 20_000,
+    chunk_shoes: int | None = None,
     command: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    resume: bool = False,
+    on_start: Callable[[int], None] | None = None,
 ) -> BacktestResult:
     """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
 
-    The dataset is ``coups`` (a table or a coups Parquet path), or ``shoes`` generated
-    from ``seed`` under ``rules``. With ``out`` the run folder is written as it goes
-    (the ledger streamed to disk) and renamed into place when complete.
+    The dataset is ``coups`` (a table, or a coups Parquet file or folder), or ``shoes``
+    generated from ``seed`` under ``rules``. The run is cut into chunks of ``chunk_shoes``
+    shoes (default: 20,000, fewer for many configurations), run in this process
+    (``workers=1``), on a process pool of ``workers`` processes (None: all cores for a big
+    run), or on the Dask cluster at ``scheduler``; the results are the same. With ``out``
+    the run folder is written there (an existing one only with ``force``; ``resume``
+    finishes an interrupted run of the same command), else in a temporary folder
+    (``BacktestResult.save`` keeps it).
+    ``on_start(shoes)`` is called once the number of shoes is known, ``progress(coups,
+    sessions)`` as chunks finish.
     """
     rules = rules or TableRules()
     configs = resolve_strategies(strategies)
     dataset = dataset_from(coups, shoes, seed, rules)
-    if dataset.coups is not None and dataset.path is not None:
+    if dataset.path is not None:
         rules = _dataset_rules(dataset.path, rules)
     policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
                            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
                            session_shoes=session_shoes)
     _check_policy(policy)
-    per_chunk = max(session_shoes, chunk_shoes // session_shoes * session_shoes)
-    started = time.perf_counter()
+    if workers is not None and workers < 1:
+        raise BaccaratError(f"--workers must be at least 1, got {workers}")
+    if resume and out is None:
+        raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
+    if chunk_shoes is None and resume and out is not None:
+        stored = read_plan(out) if Path(out).is_dir() else None
+        chunk_shoes = (stored or {}).get("chunk_shoes")
+    per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
+    chunks, rows = dataset.plan(per_chunk)
+    if not chunks:
+        raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
+    workers = resolve_workers(workers, dataset.n_shoes)
     info = _run_info(configs, rules, dataset, policy, command)
-    target = Path(out) if out is not None else None
-    if target is not None and target.exists() and not force:
-        raise OutputExistsError(f"{target} already exists; pass --force to overwrite it")
+    plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
+            "chunk_shoes": per_chunk, "chunks": len(chunks)}
 
-    session_parts: list[pa.Table] = []
-    ledger_parts: list[pa.Table] = []
-    kinds: list[str] | None = None
-    writer: pq.ParquetWriter | None = None
-    folder = _run_folder(target, force) if target is not None else None
-    temp = folder.__enter__() if folder is not None else None
-    coups_done = 0
-    try:
-        first_session = 0
-        for chunk in dataset.chunks(rules, per_chunk):
-            grid, ledgers = replay(chunk, configs, rules, policy, first_session)
-            kinds = kinds or ledger_kinds(ledgers)
-            for config, config_ledger in enumerate(ledgers):
-                session_parts.append(sessions_table(grid, config_ledger, config, kinds))
-                if not ledger:
-                    continue
-                table = ledger_table(grid, chunk, config_ledger, config, kinds)
-                if temp is None:
-                    ledger_parts.append(table)
-                    continue
-                table = with_metadata(table, {**_file_metadata(info), "kind": "ledger"})
-                if writer is None:
-                    writer = pq.ParquetWriter(temp / LEDGER_FILE, table.schema,
-                                              compression=COMPRESSION)
-                writer.write_table(table.cast(writer.schema))
-            first_session += grid.session_ids.size
-            coups_done += len(chunk)
+    temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
+    folder = Path(temp.name) / "run" if temp is not None else Path(out)  # type: ignore[arg-type]
+    state = open_output(folder, plan, force=force, resume=resume, complete=RUN_FILE)
+    if state == "complete":
+        return BacktestResult.load(folder)
+    if on_start is not None:
+        on_start(dataset.n_shoes)
+    started = time.perf_counter()
+    pristine = tuple(_fresh(config) for config in configs)  # before any chunk starts them
+    # Absolute paths: workers (a Dask cluster's above all) may not share our directory.
+    job = _Job(str(folder.absolute()), rules, policy, bool(ledger), _file_metadata(info),
+               dataset.seed,
+               str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
+               fault=fault_spec())
+    done = _finished_chunks(folder, bool(ledger)) if state == "resume" else set()
+    stats: dict[int, dict[str, Any]] = {}
+    for chunk in chunks:
+        if chunk.index in done:
+            stats[chunk.index] = read_part_info(folder / SESSIONS_FILE / part_name(chunk.index))
             if progress is not None:
-                progress(len(chunk), int(grid.session_ids.size))
-        if writer is not None:
-            writer.close()
-            writer = None
-        sessions = _sorted_sessions(session_parts)
-        summary = _summary(sessions, configs, rules, kinds or [])
-        elapsed = time.perf_counter() - started
-        info["counts"] = {"configs": len(configs), "sessions": first_session,
-                          "shoes": dataset.n_shoes, "coups": coups_done}
-        info["timings"] = {"seconds": round(elapsed, 3),
-                           "coups_per_second": round(coups_done * len(configs) / elapsed)
-                           if elapsed > 0 else None}
-        if temp is not None:
-            _write_frames(temp, sessions, summary, info)
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        if folder is not None:
-            folder.__exit__(*sys.exc_info())
-        raise
-    if folder is not None:
-        folder.__exit__(None, None, None)
-    ledger_table_ = (pa.concat_tables(ledger_parts, promote_options="default")
-                     if ledger_parts and target is None else None)
-    return BacktestResult(summary=summary, sessions=sessions, ledger_table=ledger_table_,
-                          info=info, path=target)
+                progress(stats[chunk.index]["coups"], stats[chunk.index]["sessions"])
+    remote = scheduler is not None or (workers > 1 and len(chunks) - len(done) > 1)
+    shipped = _shippable(job, configs) if remote else job
+    tasks = [_task(shipped, chunk, span, dataset) for chunk, span in zip(chunks, rows, strict=True)
+             if chunk.index not in done]
+
+    def record(task: _Task, chunk_stats: dict[str, Any]) -> None:
+        stats[task.chunk.index] = chunk_stats
+        if progress is not None:
+            progress(chunk_stats["coups"], chunk_stats["sessions"])
+
+    with Backend(workers, scheduler) as backend:
+        try:
+            backend.run(_run_chunk, tasks, record)
+        except ChunkFailed:
+            raise
+        except BaccaratError:
+            if state == "new":  # bad input: leave nothing behind
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
+        staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
+        sessions = sum(s["sessions"] for s in stats.values())
+        if sessions > SUMMARY_BATCH_ROWS and not scheduler:
+            # One configuration's columns at a time are big: read them here, one after
+            # the other, once the workers (and their memory) are gone.
+            backend.release()
+            summarizer = None
+        else:
+            summarizer = backend
+        summary = summarize_run(folder, configs, rules, summarizer, sessions=sessions,
+                                staked=staked)
+    elapsed = time.perf_counter() - started
+    coups_run = sum(s["coups"] for i, s in stats.items() if i not in done)
+    info["counts"] = {"configs": len(configs),
+                      "sessions": int(sum(s["sessions"] for s in stats.values())),
+                      "shoes": dataset.n_shoes,
+                      "coups": int(sum(s["coups"] for s in stats.values()))}
+    info["chunks"] = {"shoes_per_chunk": per_chunk, "chunks": len(chunks),
+                      "resumed": len(done), "workers": workers, "scheduler": scheduler}
+    info["timings"] = {"seconds": round(elapsed, 3),
+                       "coups_per_second": round(coups_run * len(configs) / elapsed)
+                       if elapsed > 0 else None}
+    write_table_atomic(pa.Table.from_pandas(summary, preserve_index=False),
+                       folder / SUMMARY_FILE, {**_file_metadata(info), "kind": "summary"})
+    finish_output(folder, RUN_FILE, info)
+    return BacktestResult(summary, info, Path(out) if out is not None else None,
+                          folder=folder, temp=temp)
+
+
+def _task(job: _Job, chunk: Chunk, rows: tuple[int, int] | None, dataset: Dataset) -> _Task:
+    if rows is None:
+        return _Task(job, chunk)
+    if dataset.coups is not None:
+        return _Task(job, chunk, rows, coups=dataset.coups.take(slice(*rows)))
+    groups = tuple(replace(g, file=str(Path(g.file).absolute())) for g in dataset.groups or ()
+                   if g.start < rows[1] and g.start + g.rows > rows[0])
+    return _Task(job, chunk, rows, groups)
+
+
+def _finished_chunks(folder: Path, ledger: bool) -> set[int]:
+    done = finished_parts(folder / SESSIONS_FILE)
+    if ledger:
+        done &= finished_parts(folder / LEDGER_FILE)
+    return done
 
 
 def _dataset_rules(path: Path, rules: TableRules) -> TableRules:
@@ -335,36 +661,170 @@ def _check_policy(policy: SessionPolicy) -> None:
         raise BaccaratError("--session-shoes must be at least 1")
 
 
-def _sorted_sessions(parts: list[pa.Table]) -> pd.DataFrame:
-    if not parts:
-        return pd.DataFrame()
-    frame = pa.concat_tables(parts).to_pandas()
-    return frame.sort_values(["config", "session"], kind="stable").reset_index(drop=True)
+# --- The summary, from the session parts ------------------------------------------------------
 
 
-def _summary(sessions: pd.DataFrame, configs: list[Strategy], rules: TableRules,
-             kinds: list[str]) -> pd.DataFrame:
+def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableRules,
+                  backend: Backend | None = None, *, sessions: int | None = None,
+                  staked: set[str] | None = None) -> pd.DataFrame:
+    """One row per configuration with every summary metric, from the session parts.
+
+    Only the columns the metrics read, for a group of configurations at a time (at most
+    ``SUMMARY_BATCH_ROWS`` session rows; one configuration, one column of amounts at a time,
+    for bigger runs): memory holds a few columns of some sessions, never the ledger. The
+    groups run on ``backend`` (in this process by default). A configuration's sessions are
+    always taken in session order, so the figures are the same whatever the chunking.
+    ``sessions`` (per configuration) and ``staked`` (the bet kinds any session staked on)
+    spare reading them from the parts when the caller knows them.
+    """
+    path = Path(folder) / SESSIONS_FILE
+    dataset = _parts(path)
+    names = set(dataset.schema.names)
+    inputs = tuple(c for c in SUMMARY_INPUTS if c in names)
+    if staked is None:
+        unused = _never_staked(dataset, [f"wagered_{kind}" for kind in BET_KINDS])
+        staked = {kind for kind in BET_KINDS if f"wagered_{kind}" not in unused}
+    amounts = tuple((kind, f"wagered_{kind}") for kind in BET_KINDS
+                    if f"wagered_{kind}" in names and kind in staked)
+    per_config = sessions if sessions is not None else dataset.count_rows(
+        filter=ds.field("config") == 0)
+    group = max(1, SUMMARY_BATCH_ROWS // max(per_config, 1))
+    labels = [(c.name, c.spec(), json.dumps(c.params(), sort_keys=True)) for c in configs]
     from .odds import house_edges
 
-    edges = house_edges(rules)
-    rows = []
-    for config, strategy in enumerate(configs):
-        part = sessions[sessions["config"] == config] if len(sessions) else sessions
-        wagered = {k: float(part[f"wagered_{k}"].sum()) for k in kinds
-                   if f"wagered_{k}" in part}
-        row: dict[str, Any] = {
-            "config": config,
-            "strategy": strategy.name,
-            "spec": strategy.spec(),
-            "params": json.dumps(strategy.params(), sort_keys=True),
-            "rules": rules.label(),
-        }
-        row.update(summarize(part, weighted_house_edge(wagered, edges)))
-        rows.append(row)
-    frame = pd.DataFrame(rows)
+    edges = tuple(house_edges(rules).items())
+    tasks = [_SummaryTask(str(path.absolute()), tuple(range(first, end)),
+                          tuple(labels[first:end]), rules, edges, inputs, amounts, per_config)
+             for first in range(0, len(configs), group)
+             for end in [min(first + group, len(configs))]]
+    by_config: dict[int, dict[str, Any]] = {}
+
+    def collect(task: _SummaryTask, result: list[dict[str, Any]]) -> None:
+        by_config.update((int(row["config"]), row) for row in result)
+
+    (backend or Backend()).run(_summarize_configs, tasks, collect)
+    frame = pd.DataFrame([by_config[k] for k in sorted(by_config)])
     ordered = ["config", "strategy", "spec", "params", "rules"] + [m.name for m in
                                                                    SUMMARY_METRICS]
     return frame[ordered]
+
+
+#: The most session rows the summary reads in one scan (several configurations at a time).
+SUMMARY_BATCH_ROWS = 200_000
+
+
+def _never_staked(dataset: ds.Dataset, columns: list[str]) -> set[str]:
+    """The ``columns`` whose row-group statistics show 0 in every session (footers only)."""
+    zero = set(columns)
+    for fragment in dataset.get_fragments():
+        fragment.ensure_complete_metadata()
+        for group in fragment.row_groups:
+            statistics = group.statistics or {}
+            for column in list(zero):
+                stats = statistics.get(column)
+                if not stats or stats.get("max") != 0 or stats.get("min") != 0:
+                    zero.discard(column)
+        if not zero:
+            break
+    return zero
+
+
+@dataclass(frozen=True)
+class _SummaryTask:
+    """The summary of some configurations: their sessions' folder, and what to read."""
+
+    folder: str
+    configs: tuple[int, ...]
+    labels: tuple[tuple[str, str, str], ...]  # (strategy, spec, params) of each
+    rules: TableRules
+    edges: tuple[tuple[str, float], ...]      # exact house edge of each bet kind
+    inputs: tuple[str, ...]                   # the columns the metrics read
+    amounts: tuple[tuple[str, str], ...]      # (bet kind, wagered column) staked at all
+    sessions: int = 0                         # sessions of each configuration
+
+    def describe(self) -> str:
+        """Which configurations, for messages."""
+        return f"the summary of configurations {self.configs[0]}-{self.configs[-1]}"
+
+
+def _read_sessions(task: _SummaryTask, columns: list[str] | None) -> pa.Table:
+    """Columns of the task's configurations, part after part (so in session order)."""
+    condition = ds.field("config").isin(list(task.configs)) if len(task.configs) > 1 else \
+        ds.field("config") == task.configs[0]
+    return _parts(Path(task.folder)).to_table(columns=columns, filter=condition)
+
+
+def _read_config(task: _SummaryTask, columns: list[str]) -> dict[str, np.ndarray]:
+    """Columns of the task's one configuration as numpy arrays, filled batch by batch:
+    memory holds the arrays and one batch, not a table and its copy."""
+    dataset = _parts(Path(task.folder))
+    wanted = list(dict.fromkeys([*columns, "session"]))
+    types = {name: dataset.schema.field(name).type.to_pandas_dtype() for name in wanted}
+    out = {name: np.empty(task.sessions, dtype=types[name]) for name in wanted}
+    scanner = dataset.scanner(columns=wanted, filter=ds.field("config") == task.configs[0],
+                              use_threads=False, batch_readahead=1,
+                              fragment_readahead=1)  # one part after the other, in order
+    at = 0
+    for batch in scanner.to_batches():
+        rows = batch.num_rows
+        if at + rows > task.sessions:
+            raise BaccaratError(f"{task.folder}: more sessions of configuration "
+                                f"{task.configs[0]} than the run recorded")
+        for name in wanted:
+            out[name][at:at + rows] = batch.column(name).to_numpy(zero_copy_only=False)
+        at += rows
+    if at != task.sessions:
+        raise BaccaratError(f"{task.folder}: {at} sessions of configuration "
+                            f"{task.configs[0]}, the run recorded {task.sessions}")
+    session = out.pop("session") if "session" not in columns else out["session"]
+    if session.size > 1 and not bool(np.all(session[1:] > session[:-1])):
+        order = np.argsort(session, kind="stable")  # never expected: read in session order
+        out = {name: values[order] for name, values in out.items()}
+    return out
+
+
+def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
+    """The summary rows of the task's configurations."""
+    edges = dict(task.edges)
+    inputs = list(task.inputs)
+    parts: dict[int, pd.DataFrame | None] = {task.configs[0]: None}
+    if len(task.configs) > 1:
+        table = _read_sessions(task, ["config", *inputs, *(c for _, c in task.amounts)])
+        config_column = table.column("config").to_numpy()
+        table = table.take(np.argsort(config_column, kind="stable"))  # sessions stay in order
+        bounds = np.searchsorted(np.sort(config_column), [*task.configs,
+                                                          task.configs[-1] + 1])
+        frame = table.to_pandas()
+        parts = {k: frame.iloc[int(lo):int(hi)].reset_index(drop=True)
+                 for k, lo, hi in zip(task.configs, bounds[:-1], bounds[1:], strict=True)}
+    rows = []
+    for k, (name, spec, params) in zip(task.configs, task.labels, strict=True):
+        part = parts[k]
+        wagered = {}
+        for kind, column in task.amounts:
+            amounts = (part[column].to_numpy() if part is not None else
+                       _read_config(task, [column])[column])
+            total = float(np.sum(np.ascontiguousarray(amounts)))
+            if total > 0:
+                wagered[kind] = total
+            del amounts
+        edge = weighted_house_edge(wagered, edges)
+        try:
+            frame = part[inputs] if part is not None else _config_frame(task, inputs)
+            values = summarize(frame, edge)
+        except KeyError:  # a metric reads a column not in SUMMARY_INPUTS: read them all
+            values = summarize(_frame(task, None), edge)
+        rows.append({"config": k, "strategy": name, "spec": spec, "params": params,
+                     "rules": task.rules.label(), **values})
+    return rows
+
+
+def _config_frame(task: _SummaryTask, columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(_read_config(task, columns), copy=False)
+
+
+def _frame(task: _SummaryTask, columns: list[str] | None) -> pd.DataFrame:
+    return _read_sessions(task, columns).to_pandas(split_blocks=True, self_destruct=True)
 
 
 def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
@@ -382,3 +842,8 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
                    "stop_loss": policy.stop_loss, "win_goal": policy.win_goal,
                    "max_coups": policy.max_coups, "session_shoes": policy.session_shoes},
     }
+
+
+__all__ = ["BacktestResult", "Dataset", "LEDGER_FILE", "RUN_FILE", "SESSIONS_FILE",
+           "SUMMARY_FILE", "backtest", "chunk_size", "dataset_from", "read_run_table",
+           "resolve_strategies", "summarize_run"]

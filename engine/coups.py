@@ -125,8 +125,8 @@ class Coups:
         burn = (_dictionary_to_codes(table.column("burn_shown")) if "burn_shown" in names
                 else np.full(table.num_rows, NO_CARD, dtype=np.int8))
         return Coups(
-            shoe=table.column("shoe").to_numpy().astype(np.int64),
-            coup=table.column("coup").to_numpy().astype(np.int16),
+            shoe=table.column("shoe").to_numpy().astype(np.int64, copy=False),
+            coup=table.column("coup").to_numpy().astype(np.int16, copy=False),
             cards=cards,
             player_total=_int8_with_missing(table.column("player_total")),
             banker_total=_int8_with_missing(table.column("banker_total")),
@@ -163,9 +163,10 @@ def _labels_to_index(column: pa.ChunkedArray, labels: tuple[str, ...]) -> np.nda
         dictionary = values.dictionary.to_pylist()
         remap = np.array([lookup.get(v, -1) if v is not None else -1 for v in dictionary]
                          + [-1], dtype=np.int8)
-        idx = values.indices.to_numpy(zero_copy_only=False)
-        idx = np.where(values.is_null().to_numpy(zero_copy_only=False), len(dictionary), idx)
-        return remap[idx.astype(np.int64)]
+        idx = values.indices.fill_null(0).to_numpy().astype(np.int64)  # int64: room for the
+        if values.null_count:                                          # null marker below
+            idx[values.is_null().to_numpy(zero_copy_only=False)] = len(dictionary)
+        return remap[idx]
     return np.array([lookup.get(v, -1) for v in values.to_pylist()], dtype=np.int8)
 
 
@@ -179,7 +180,7 @@ def _nullable_int8(values: np.ndarray) -> pa.Array:
 
 
 def _int8_with_missing(column: pa.ChunkedArray) -> np.ndarray:
-    return column.fill_null(-1).to_numpy().astype(np.int8)
+    return column.fill_null(-1).to_numpy().astype(np.int8, copy=False)
 
 
 assert len(LABEL_OF_CODE) == N_CODES

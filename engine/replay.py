@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, cast
 
 import numpy as np
+from numba import njit
 
 from strategies.base import Dealt, Result, Strategy, Table, Wager
 
@@ -106,9 +107,11 @@ class _ConfigRun:
         self.policy = policy
         self.table = Table(n, rules, np.full(n, float(policy.bankroll)), width)
         self.table._history = history  # one history buffer, shared by every configuration
-        self.net = np.zeros((n, width))
-        self.bankroll = np.zeros((n, width))
-        self.played = np.zeros((n, width), dtype=bool)
+        # The ledger grids, step-major while playing, so that each step writes one
+        # contiguous row; ``ledger()`` hands them over (sessions, steps) as documented.
+        self.net = np.zeros((width, n))
+        self.bankroll = np.zeros((width, n))
+        self.played = np.zeros((width, n), dtype=bool)
         self.stakes: dict[str, np.ndarray] = {}
         self.limit_hits = np.zeros(n, dtype=np.int64)
         self.ruined = np.zeros(n, dtype=bool)
@@ -120,9 +123,14 @@ class _ConfigRun:
         self.step_played = np.zeros(n, dtype=bool)
 
     def ledger(self, policy: SessionPolicy) -> ConfigLedger:
+        def by_session(grid: np.ndarray) -> np.ndarray:
+            return np.ascontiguousarray(grid.T)
+
         return ConfigLedger(
-            strategy=self.strategy, stakes=self.stakes, net=self.net, bankroll=self.bankroll,
-            played=self.played, limit_hits=self.limit_hits, ruined=self.ruined,
+            strategy=self.strategy,
+            stakes={kind: by_session(grid) for kind, grid in self.stakes.items()},
+            net=by_session(self.net), bankroll=by_session(self.bankroll),
+            played=by_session(self.played), limit_hits=self.limit_hits, ruined=self.ruined,
             ruin_coup=self.ruin_coup, stop_reason=self.stop_reason,
             start_bankroll=float(policy.bankroll),
         )
@@ -153,20 +161,24 @@ def replay(
     tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
     runs = [_ConfigRun(s, n, width, r, policy, history, tables[r])
-            for s, r in zip(strategies, per_config)]
+            for s, r in zip(strategies, per_config, strict=True)]
     shared = _SharedView(coups, grid, rules, strategies)
     for run in runs:
         shared.attach(run.table)
         _call(run, grid, coups, 0, "start", lambda r=run: r.strategy.start(r.table))
 
+    steps = _StepMajor(coups, grid, classes)
     for t in range(width):
-        rows = grid.rows[:, t]
-        dealt = rows >= 0
-        safe_rows = np.where(dealt, rows, 0)
-        dealt_coup = Dealt(coups, safe_rows, shared.needs_cards)
+        rows = steps.rows[t]
+        dealt = steps.dealt[t].copy()
+        safe_rows = rows  # every row index is valid; `dealt` says which sessions play
+        if shared.needs_cards:
+            dealt_coup = Dealt(coups, safe_rows, True)
+        else:  # this step's values only (copies), so nothing leads to a later coup
+            dealt_coup = Dealt(cast(Coups, _ThisStep(steps, t)), _ALL, False)
         outcome = dealt_coup.outcome
-        step_classes = classes[safe_rows]
-        new_shoe = dealt & (coups.coup[safe_rows] == 1)
+        step_classes = steps.classes[t]
+        new_shoe = steps.new_shoe[t].copy()
         shared.before_step(t, safe_rows, new_shoe, dealt)
         for run in runs:
             _play_step(run, t, rows, dealt, step_classes, new_shoe, coups, grid, policy)
@@ -175,7 +187,57 @@ def replay(
         for run in runs:
             run.table.advance(outcome, dealt)
             _learn(run, t, dealt, dealt_coup, grid, coups)
-    return grid, [run.ledger(policy) for run in runs]
+    ledgers = []
+    for run in runs:  # hand each configuration's grids over, freeing the step-major ones
+        ledgers.append(run.ledger(policy))
+        run.net = run.bankroll = run.played = np.empty((0, 0))
+        run.stakes = {}
+    return grid, ledgers
+
+
+class _StepMajor:
+    """A chunk's per-coup values laid out (steps, sessions), gathered once per chunk.
+
+    Step t of every session is then one contiguous row, instead of a gather scattered over
+    the coups table at each step. ``rows`` holds coup-table rows (0 where a session has no
+    more coups: ``dealt`` is False there).
+    """
+
+    def __init__(self, coups: Coups, grid: SessionGrid, classes: np.ndarray) -> None:
+        dealt = grid.rows >= 0
+        rows = np.where(dealt, grid.rows, 0)  # (sessions, steps): reads the table in order
+        # A coup opens a shoe when it is the first of its session, is numbered 1, or
+        # belongs to another shoe than the coup before it (recorded coups need not start
+        # at 1); a session's coups are consecutive rows of the table.
+        opens = coups.coup == 1
+        opens[1:] |= coups.shoe[1:] != coups.shoe[:-1]
+        new_shoe = opens[rows] & dealt
+        new_shoe[:, :1] = dealt[:, :1]
+
+        def by_step(values: np.ndarray) -> np.ndarray:
+            return np.ascontiguousarray(values.T)
+
+        self.rows = by_step(rows)
+        self.dealt = by_step(dealt)
+        self.new_shoe = by_step(new_shoe)
+        self.classes = by_step(classes[rows])
+        self.outcome = by_step(coups.outcome[rows])
+        self.player_total = by_step(coups.player_total[rows])
+        self.banker_total = by_step(coups.banker_total[rows])
+
+
+_ALL: Any = slice(None)  # every session of a one-step table
+
+
+class _ThisStep:
+    """The values ``Dealt`` reads, for one step only: copies, not views of the chunk."""
+
+    __slots__ = ("outcome", "player_total", "banker_total")
+
+    def __init__(self, steps: _StepMajor, t: int) -> None:
+        self.outcome = steps.outcome[t].copy()
+        self.player_total = steps.player_total[t].copy()
+        self.banker_total = steps.banker_total[t].copy()
 
 
 def _check_dataset(coups: Coups, strategies: list[Strategy]) -> None:
@@ -212,9 +274,10 @@ class _SharedView:
 
     def attach(self, table: Table) -> None:
         table.roads = self.roads
-        table.seen = self.seen
         if self.seen is not None:
-            table.remaining = self.remaining
+            # Read-only views: every configuration reads the same counts, none may change them.
+            table.seen = _read_only(self.seen)
+            table.remaining = _read_only(self.remaining)
 
     def before_step(self, t: int, rows: np.ndarray, new_shoe: np.ndarray,
                     dealt: np.ndarray) -> None:
@@ -239,6 +302,13 @@ class _SharedView:
             self.remaining[:] = self.full - self.seen
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that follows its in-place updates but cannot be written through."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, fn):  # type: ignore[no-untyped-def]
     try:
         return fn()
@@ -258,20 +328,87 @@ def _where(run: _ConfigRun, grid: SessionGrid, coups: Coups, rows: np.ndarray,
             f"shoe {coups.shoe[row]}, coup {coups.coup[row]}")
 
 
-def _stake_matrix(run: _ConfigRun, wager: Wager, n: int, grid: SessionGrid, coups: Coups,
-                  rows: np.ndarray, dealt: np.ndarray) -> dict[str, np.ndarray]:
-    stakes = {}
-    for kind, stake in wager.stakes.items():
-        stake = np.broadcast_to(np.asarray(stake, dtype=np.float64), (n,))
-        bad = dealt & run.table.active & ~(np.isfinite(stake) & (stake >= 0))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise StrategyFault(
-                f"{_where(run, grid, coups, rows, i)}: stake {stake[i]!r} on {kind} is not a "
-                f"finite non-negative number ({int(bad.sum()) - 1} more sessions alike)"
-            )
-        stakes[kind] = stake
-    return stakes
+_NOT_A_STAKE, _BELOW_MINIMUM, _UNSETTLED = 1, 2, 3
+
+
+@njit(cache=True)
+def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min, table_max,
+                   reduce, limit_hits, net, total, any_stake, short_ruin):  # pragma: no cover
+    """Apply the table rules to one step's stakes and settle them, all sessions in one pass.
+
+    ``stakes`` (kinds x sessions) is replaced by the stakes actually placed. Returns
+    (problem, kind row, session, how many sessions alike); problem 0 means none. The
+    order of the checks, and every floating-point operation, is that of the array form
+    this kernel replaced, so results are bit for bit the same. Without a problem the second
+    value is the number of sessions ruined because the bankroll could not cover the stakes.
+    """
+    n_kinds, n = stakes.shape
+    shorts = 0
+    for k in range(n_kinds):  # every stake a finite non-negative number
+        first = -1
+        count = 0
+        for i in range(n):
+            if active[i]:
+                s = stakes[k, i]
+                if not (np.isfinite(s) and s >= 0):
+                    if first < 0:
+                        first = i
+                    count += 1
+        if first >= 0:
+            return _NOT_A_STAKE, k, first, count
+    for k in range(n_kinds):  # table limits
+        for i in range(n):
+            s = stakes[k, i] if active[i] else 0.0
+            if s > table_max:
+                limit_hits[i] += 1
+                s = table_max
+            stakes[k, i] = s
+        for i in range(n):
+            s = stakes[k, i]
+            if s > 0 and s < table_min - 1e-12:
+                return _BELOW_MINIMUM, k, i, 0
+    for i in range(n):
+        t = 0.0
+        for k in range(n_kinds):
+            t += stakes[k, i]
+        total[i] = t
+        short_ruin[i] = False
+        if active[i] and t > bankroll[i] + 1e-9:  # the bankroll cannot cover the stakes
+            small = True
+            if reduce:
+                scale = bankroll[i] / (t if t > 0 else 1.0)
+                small = False
+                for k in range(n_kinds):
+                    s = stakes[k, i] * scale
+                    stakes[k, i] = s
+                    if s > 0 and s < table_min - 1e-12:
+                        small = True
+                total[i] = t * scale
+            if small:
+                short_ruin[i] = True
+                shorts += 1
+                for k in range(n_kinds):
+                    stakes[k, i] = 0.0
+                total[i] = 0.0
+    for i in range(n):
+        net[i] = 0.0
+    for k in range(n_kinds):  # settle: one payout-table lookup per stake
+        any_stake[k] = False
+        for i in range(n):
+            if stakes[k, i] != 0:
+                any_stake[k] = True
+                break
+        if not any_stake[k]:
+            continue
+        column = kinds[k]
+        for i in range(n):
+            s = stakes[k, i]
+            if s > 0:
+                mult = payouts[classes[i], column]
+                if np.isnan(mult):
+                    return _UNSETTLED, k, i, 0
+                net[i] += s * mult
+    return 0, shorts, 0, 0
 
 
 def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
@@ -287,60 +424,43 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     if not isinstance(wager, Wager):
         raise StrategyFault(f"strategy {run.strategy.spec()!r}: wager() returned "
                             f"{type(wager).__name__}, expected a Wager")
-    stakes = _stake_matrix(run, wager, n, grid, coups, rows, dealt)
-    playing = table.active
-    total = np.zeros(n)
-    for kind in list(stakes):
-        stake = np.where(playing, stakes[kind], 0.0)
-        over = stake > rules.table_max
-        run.limit_hits += over
-        stake = np.minimum(stake, rules.table_max)
-        under = (stake > 0) & (stake < rules.table_min - 1e-12)
-        if under.any():
-            i = int(np.flatnonzero(under)[0])
-            raise StrategyFault(
-                f"{_where(run, grid, coups, rows, i)}: stake {stake[i]:g} on {kind} is below "
-                f"the table minimum {rules.table_min:g}"
-            )
-        stakes[kind] = stake
-        total += stake
-    short = playing & (total > table.bankroll + 1e-9)
-    if short.any():
-        if policy.when_short == "reduce":
-            scale = np.where(short, table.bankroll / np.where(total > 0, total, 1.0), 1.0)
-            for kind in stakes:
-                stakes[kind] = stakes[kind] * scale
-            total = total * scale
-            too_small = short & np.any(
-                [(s > 0) & (s < rules.table_min - 1e-12) for s in stakes.values()], axis=0)
+    names = tuple(wager.stakes)
+    stakes = np.empty((len(names), n))
+    for k, stake in enumerate(wager.stakes.values()):
+        stakes[k] = stake
+    kinds = _kind_columns(names)
+    net = np.empty(n)
+    total = np.empty(n)
+    any_stake = np.zeros(len(names), dtype=np.bool_)
+    short_ruin = np.empty(n, dtype=np.bool_)
+    problem, k, i, alike = _settle_kernel(
+        stakes, kinds, table.active, table.bankroll, classes, run.payouts,
+        float(rules.table_min), float(rules.table_max), policy.when_short == "reduce",
+        run.limit_hits, net, total, any_stake, short_ruin)
+    if problem:
+        where = _where(run, grid, coups, rows, i)
+        if problem == _NOT_A_STAKE:
+            message = (f"stake {stakes[k, i]!r} on {names[k]} is not a finite non-negative "
+                       f"number ({alike - 1} more sessions alike)")
+        elif problem == _BELOW_MINIMUM:
+            message = (f"stake {stakes[k, i]:g} on {names[k]} is below the table minimum "
+                       f"{rules.table_min:g}")
         else:
-            too_small = short
-        if too_small.any():
-            _end(run, too_small, RUIN, ruined=True)
-            for kind in stakes:
-                stakes[kind] = np.where(too_small, 0.0, stakes[kind])
-            total = np.where(too_small, 0.0, total)
-            playing = table.active
-    net = np.zeros(n)
-    for kind, stake in stakes.items():
-        if not stake.any():
-            continue
-        mult = run.payouts[classes, KIND_INDEX[kind]]
-        unsettled = (stake > 0) & np.isnan(mult)
-        if unsettled.any():
-            i = int(np.flatnonzero(unsettled)[0])
-            raise StrategyFault(
-                f"{_where(run, grid, coups, rows, i)}: a stake on {kind} cannot be settled: "
-                f"the dataset lacks the cards (or totals) that bet needs under these rules"
-            )
-        net += stake * np.where(stake > 0, mult, 0.0)
-        if kind not in run.stakes:
-            run.stakes[kind] = np.zeros_like(run.net)
-        run.stakes[kind][:, t] = stake
+            message = (f"a stake on {names[k]} cannot be settled: the dataset lacks the cards "
+                       f"(or totals) that bet needs under these rules")
+        raise StrategyFault(f"{where}: {message}")
+    if k:  # sessions ruined by a stake their bankroll could not cover
+        _end(run, short_ruin, RUIN, ruined=True)
+    playing = table.active
+    for k, name in enumerate(names):
+        if any_stake[k]:
+            if name not in run.stakes:
+                run.stakes[name] = np.zeros_like(run.net)
+            run.stakes[name][t] = stakes[k]
     table.bankroll = table.bankroll + net
-    run.net[:, t] = net
-    run.bankroll[:, t] = table.bankroll
-    run.played[:, t] = playing
+    run.net[t] = net
+    run.bankroll[t] = table.bankroll
+    run.played[t] = playing
     run.step_net, run.step_staked, run.step_played = net, total, playing
 
 
@@ -357,17 +477,59 @@ def _learn(run: _ConfigRun, t: int, dealt: np.ndarray, dealt_coup: Dealt, grid: 
 
 def _apply_stop_rules(run: _ConfigRun, playing: np.ndarray) -> None:
     table = run.table
-    rules = table.rules
     policy = run.policy
-    result = table.bankroll - table.start_bankroll
-    broke = playing & (table.bankroll < rules.table_min - 1e-9)
-    _end(run, broke, RUIN, ruined=True)
-    if policy.stop_loss is not None:
-        _end(run, table.active & (result <= -policy.stop_loss + 1e-9), STOP_LOSS)
-    if policy.win_goal is not None:
-        _end(run, table.active & (result >= policy.win_goal - 1e-9), WIN_GOAL)
-    if policy.max_coups is not None:
-        _end(run, table.active & (table.coup >= policy.max_coups), MAX_COUPS)
+    active = table.active.copy()
+    ended = _stop_kernel(
+        table.bankroll, table.start_bankroll, playing, active, table.coup,
+        table.rules.table_min - 1e-9,
+        -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf,
+        policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf,
+        policy.max_coups if policy.max_coups is not None else -1,
+        run.stop_reason, run.ruined, run.ruin_coup)
+    if ended:
+        table.active = active
+
+
+@njit(cache=True)
+def _stop_kernel(bankroll, start, playing, active, coup, broke_below, loss_at, goal_at,
+                 max_coups, stop_reason, ruined, ruin_coup):  # pragma: no cover - compiled
+    """End the sessions a stop rule ends after this coup; returns how many.
+
+    In order, as the rules read: ruin (a session that played and can no longer cover the
+    table minimum), the stop loss, the win goal, the most coups (``max_coups`` < 0: none).
+    """
+    ended = 0
+    for i in range(active.shape[0]):
+        if not active[i]:
+            continue
+        result = bankroll[i] - start[i]
+        if playing[i] and bankroll[i] < broke_below:
+            stop_reason[i] = RUIN
+            ruined[i] = True
+            ruin_coup[i] = coup[i]
+        elif result <= loss_at:
+            stop_reason[i] = STOP_LOSS
+        elif result >= goal_at:
+            stop_reason[i] = WIN_GOAL
+        elif max_coups >= 0 and coup[i] >= max_coups:
+            stop_reason[i] = MAX_COUPS
+        else:
+            continue
+        active[i] = False
+        ended += 1
+    return ended
+
+
+_KIND_COLUMNS: dict[tuple[str, ...], np.ndarray] = {}
+
+
+def _kind_columns(names: tuple[str, ...]) -> np.ndarray:
+    """The payout-table columns of the bet kinds ``names`` (cached: a strategy stakes the
+    same kinds step after step)."""
+    columns = _KIND_COLUMNS.get(names)
+    if columns is None:
+        columns = _KIND_COLUMNS[names] = np.array([KIND_INDEX[k] for k in names], np.int64)
+    return columns
 
 
 def _end(run: _ConfigRun, mask: np.ndarray, reason: int, ruined: bool = False) -> None:

@@ -20,11 +20,14 @@ from .common import (
     Decks,
     Force,
     Quiet,
+    Resume,
     RulesFile,
+    Scheduler,
     TableMax,
     TableMin,
     TiePays,
     VariantOpt,
+    Workers,
     build_rules,
     console,
     done,
@@ -42,14 +45,17 @@ def backtest(
         help="SPEC: name or name:key=value,... (key=[a,b] expands a grid); repeatable")],
     coups: Annotated[Path | None, typer.Option(help="coups Parquet dataset to replay")] = None,
     shoes: Annotated[int | None, typer.Option(min=1, help="generate N shoes instead")] = None,
-    seed: Annotated[int, typer.Option(min=0, help="seed for generated shoes")] = 0,
+    seed: Annotated[int, typer.Option(
+        min=0, max=2**64 - 1, help="seed for generated shoes")] = 0,
     out: Annotated[Path, typer.Option(help="run folder to write")] = Path("run"),
     bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
     session_shoes: Annotated[int, typer.Option(min=1, help="shoes per session")] = 1,
     when_short: Annotated[str, typer.Option(
         help="when the bankroll cannot cover the stake: stop (ruin) or reduce")] = "stop",
-    stop_loss: Annotated[float | None, typer.Option(help="stop a session after losing this")] = None,
-    win_goal: Annotated[float | None, typer.Option(help="stop a session after winning this")] = None,
+    stop_loss: Annotated[float | None, typer.Option(
+        help="stop a session after losing this")] = None,
+    win_goal: Annotated[float | None, typer.Option(
+        help="stop a session after winning this")] = None,
     max_coups: Annotated[int | None, typer.Option(help="stop a session after N coups")] = None,
     ledger: Annotated[str, typer.Option(help="full (write ledger.parquet) or none")] = "full",
     rules_file: RulesFile = None,
@@ -59,20 +65,33 @@ def backtest(
     variant: VariantOpt = None,
     table_min: TableMin = None,
     table_max: TableMax = None,
-    chunk: Annotated[int, typer.Option(min=1, help="shoes per chunk (bounds memory)")] = 20_000,
+    chunk: Annotated[int | None, typer.Option(
+        min=1, help="shoes per chunk and part (bounds memory; default 20000, fewer for "
+        "many configurations, or the interrupted run's with --resume)")] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    resume: Resume = False,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
-    """Play strategies over a dataset and write the ledger, sessions, summary and run.json."""
+    """Play strategies over a dataset and write the ledger, sessions, summary and run.json.
+
+    The run goes chunk by chunk (on --workers processes, or a Dask cluster) into the
+    folder OUT; ledger.parquet and sessions.parquet there are folders of parts, one per
+    chunk. run.json is written last: an interrupted run keeps its finished chunks and
+    --resume finishes it.
+    """
     if ledger not in ("full", "none"):
         raise typer.BadParameter("--ledger must be full or none")
     rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
                         variant=variant, table_min=table_min, table_max=table_max)
     started = time.perf_counter()
-    total = shoes or 0
-    with progress_bar("backtest", total, "coups", quiet) as progress:
+    with progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
         task = progress.task_ids[0]
         coups_done = 0
+
+        def begin(total_shoes: int) -> None:
+            progress.update(task, total=total_shoes)
 
         def advance(n_coups: int, n_sessions: int) -> None:
             nonlocal coups_done
@@ -87,7 +106,8 @@ def backtest(
             stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
             ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
-            progress=advance,
+            progress=advance, workers=workers, scheduler=scheduler, resume=resume,
+            on_start=begin,
         )
     if not quiet:
         console.print(summary_table(result.summary, title=f"Backtest: {rules.label()}"))

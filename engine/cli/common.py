@@ -39,6 +39,15 @@ TableMin = Annotated[float | None, typer.Option("--table-min", help="table minim
 TableMax = Annotated[float | None, typer.Option("--table-max", help="table maximum stake")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")]
 Force = Annotated[bool, typer.Option("--force", help="overwrite an existing output")]
+Workers = Annotated[int | None, typer.Option(
+    "--workers", min=1, help="worker processes running chunks (default: all cores, or "
+    "this process alone for fewer than 10,000 shoes)")]
+Scheduler = Annotated[str | None, typer.Option(
+    "--scheduler", help="run the chunks on the Dask cluster at this address "
+    "(tcp://host:8786); needs the dask extra and a folder every worker can write")]
+Resume = Annotated[bool, typer.Option(
+    "--resume", help="finish an interrupted run into the same --out: only missing chunks "
+    "are run, and the files are those an uninterrupted run writes")]
 
 
 def build_rules(rules_file: Path | None = None, **flags: Any) -> TableRules:

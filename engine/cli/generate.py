@@ -1,4 +1,4 @@
-"""``baccarat generate``: seeded shoes dealt into a coups Parquet file."""
+"""``baccarat generate``: seeded shoes dealt into a coups dataset (a folder of Parquet parts)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..deal import iter_generated
-from ..io.parquet import check_output_free, coups_metadata, write_tables_atomic
+from ..parallel import default_workers, generate_dataset
 from . import app
 from .common import (
     Burn,
@@ -18,9 +17,12 @@ from .common import (
     Decks,
     Force,
     Quiet,
+    Resume,
     RulesFile,
+    Scheduler,
     TiePays,
     VariantOpt,
+    Workers,
     build_rules,
     done,
     progress_bar,
@@ -32,8 +34,11 @@ from .common import (
 @reports_errors
 def generate(
     shoes: Annotated[int, typer.Option(min=1, help="number of shoes to generate")] = 1000,
-    seed: Annotated[int, typer.Option(min=0, help="random seed; shoe i is a function of (seed, i)")] = 0,
-    out: Annotated[Path, typer.Option(help="output coups Parquet file")] = Path("coups.parquet"),
+    seed: Annotated[int, typer.Option(
+        min=0, max=2**64 - 1, help="random seed; shoe i is a function of (seed, i)")] = 0,
+    out: Annotated[Path, typer.Option(
+        help="output coups dataset: a folder of Parquet parts, one per chunk")
+    ] = Path("coups.parquet"),
     rules_file: RulesFile = None,
     decks: Decks = None,
     burn: Burn = None,
@@ -41,30 +46,41 @@ def generate(
     commission: Commission = None,
     tie_pays: TiePays = None,
     variant: VariantOpt = None,
-    chunk: Annotated[int, typer.Option(min=1, help="shoes per chunk (bounds memory)")] = 50_000,
+    chunk: Annotated[int | None, typer.Option(
+        min=1, help="shoes per chunk and part (bounds memory; default 50000, or the "
+        "interrupted run's with --resume)")] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    resume: Resume = False,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
-    """Shuffle SHOES shoes from SEED and deal them into coups by the drawing rules."""
+    """Shuffle SHOES shoes from SEED and deal them into coups by the drawing rules.
+
+    The dataset is written chunk by chunk into the folder OUT (part-00000.parquet, ...),
+    which pandas, pyarrow, DuckDB and every baccarat command read as one table. An
+    interrupted run keeps its finished parts: --resume finishes it.
+    """
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
-    check_output_free(out, force)
     started = time.perf_counter()
     coups_written = 0
     with progress_bar("generate", shoes, "coups", quiet) as progress:
         task = progress.task_ids[0]
 
-        def tables():
+        def advance(coups: int, chunk_shoes: int) -> None:
             nonlocal coups_written
-            for part in iter_generated(rules, seed, shoes, chunk):
-                coups_written += len(part)
-                rate = coups_written / max(time.perf_counter() - started, 1e-9)
-                progress.update(task, advance=int(part.shoe_ids().size),
-                                rate=f"{rate / 1e6:.1f}M coups/s")
-                yield part.to_arrow()
+            coups_written += coups
+            rate = coups_written / max(time.perf_counter() - started, 1e-9)
+            progress.update(task, advance=chunk_shoes, rate=f"{rate / 1e6:.1f}M coups/s")
 
-        write_tables_atomic(
-            tables(), out, coups_metadata(rules, source="generated", seed=seed, shoes=shoes)
-        )
+        document = generate_dataset(
+            out, shoes=shoes, seed=seed, rules=rules, chunk_shoes=chunk,
+            workers=workers or default_workers(), scheduler=scheduler, force=force,
+            resume=resume, progress=advance)
     elapsed = time.perf_counter() - started
-    done(f"wrote {coups_written:,} coups from {shoes:,} shoes to {out} in {elapsed:.1f}s")
+    resumed = document.get("resumed_chunks", 0)
+    note = f" (resumed: {resumed} of {document['chunks']} chunks were already done)" \
+        if resumed else ""
+    done(f"wrote {document['coups']:,} coups from {shoes:,} shoes to {out} in "
+         f"{elapsed:.1f}s{note}")

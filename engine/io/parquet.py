@@ -2,19 +2,23 @@
 
 Every file carries a JSON document under the schema metadata key ``baccarat`` (the
 kind of table, the rules, the parameters...). Writes go to a temporary name in the same
-folder and are renamed into place only when complete.
+folder and are renamed into place only when complete. Long jobs write folders of parts
+(see "Partitioned outputs" below), which every reader here takes as one table.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -93,7 +97,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     """The ``baccarat`` metadata of a Parquet file or of the first part of a folder."""
     path = Path(path)
     if path.is_dir():
-        parts = sorted(path.glob("*.parquet"))
+        parts = parquet_files(path)
         if not parts:
             return {}
         path = parts[0]
@@ -113,10 +117,14 @@ def write_coups(coups: Coups, path: str | Path, rules: TableRules | None, **extr
 
 
 def read_coups(path: str | Path) -> tuple[Coups, dict[str, Any]]:
-    """Read a coups Parquet file (or a folder of parts) and its metadata."""
+    """Read a coups Parquet file (or a folder of parts) and its metadata.
+
+    A folder an interrupted ``generate`` left is refused (``IncompleteOutputError``).
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no coups file at {path}")
+    check_complete(path)
     table = pq.read_table(path)
     metadata = read_metadata(path)
     coups = Coups.from_arrow(table)
@@ -124,3 +132,315 @@ def read_coups(path: str | Path) -> tuple[Coups, dict[str, Any]]:
     if rules:
         coups.decks = int(rules.get("decks", 8))
     return coups, metadata
+
+
+# --- Partitioned outputs: a folder of parts, each written atomically ------------------------
+#
+# A long job (``generate``, ``backtest``) writes its output as a folder of Parquet parts,
+# ``part-00000.parquet``, ``part-00001.parquet``..., one per chunk, each renamed into place
+# only when complete. pandas, pyarrow and DuckDB (``read_parquet('dir/*.parquet')``) read
+# the folder as one table, in part order; they skip the ``_*`` and ``.*`` files kept beside
+# the parts. While the job runs, ``_plan.json`` (what is being written, and how it is
+# chunked) sits in the output folder; it is replaced by the completion marker at the end, so
+# an interrupted output is visibly incomplete and ``--resume`` knows what is left to do.
+
+PLAN_FILE = "_plan.json"
+DATASET_FILE = "_dataset.json"
+PART_KEY = b"baccarat_part"
+_PART_PREFIX = "part-"
+
+
+class IncompleteOutputError(BaccaratError):
+    """An output folder left by an interrupted run (finish it with --resume)."""
+
+
+def part_name(index: int) -> str:
+    """The file name of part ``index``: ``part-00042.parquet``."""
+    return f"{_PART_PREFIX}{index:05d}.parquet"
+
+
+def part_index(path: Path) -> int | None:
+    """The index of a part file from its name, or None when it is not a part."""
+    name = path.name
+    if not (name.startswith(_PART_PREFIX) and name.endswith(".parquet")):
+        return None
+    digits = name[len(_PART_PREFIX):-len(".parquet")]
+    return int(digits) if digits.isdigit() else None
+
+
+def parquet_files(path: str | Path) -> list[Path]:
+    """The Parquet files of a dataset: the file itself, or a folder's parts in order.
+
+    A folder's files are those a pyarrow dataset reads: every ``*.parquet`` not starting
+    with ``_`` or ``.``, in name order (parts are zero-padded, so name order is part order).
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    return sorted(p for p in path.glob("*.parquet")
+                  if p.is_file() and not p.name.startswith(("_", ".")))
+
+
+def write_part(tables: Iterable[pa.Table], folder: str | Path, index: int,
+               metadata: dict[str, Any], part_info: dict[str, Any] | None = None,
+               row_group_rows: int | None = None) -> Path:
+    """Write part ``index`` of ``folder`` from ``tables`` (one row group or more each, of at
+    most ``row_group_rows`` rows; default 131,072).
+
+    Every part of a folder carries the same ``metadata`` (what the table is); ``part_info``
+    (this chunk's own figures) goes under a separate schema key, read by ``read_part_info``.
+    The part appears under its final name only when complete.
+    """
+    path = Path(folder) / part_name(index)
+    extra = {PART_KEY: json.dumps(part_info, sort_keys=True).encode()} if part_info else {}
+    writer: pq.ParquetWriter | None = None
+    with atomic_path(path) as temp:
+        try:
+            for table in tables:
+                table = with_metadata(table, metadata)
+                if extra:
+                    table = table.replace_schema_metadata({**table.schema.metadata, **extra})
+                if writer is None:
+                    writer = pq.ParquetWriter(temp, table.schema, compression=COMPRESSION,
+                                              write_statistics=_statistics(table.schema))
+                writer.write_table(table, row_group_size=row_group_rows or _ROW_GROUP_ROWS)
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:
+            raise ValueError(f"part {index} of {folder}: no table to write")
+    return path
+
+
+#: Row groups hold at most this many rows: a reader's unit of memory, and what a reader of
+#: a row range (a chunk) reads beyond it at each end.
+_ROW_GROUP_ROWS = 1 << 17
+
+
+def _statistics(schema: pa.Schema) -> list[str]:
+    """The columns whose min/max a part records: the numeric ones, which readers filter on
+    (config, session, shoe...). Statistics of dictionary-encoded text (cards, outcome) would
+    cost more than the rest of the write and serve no filter."""
+    return [f.name for f in schema if pa.types.is_integer(f.type) or
+            pa.types.is_floating(f.type) or pa.types.is_boolean(f.type)]
+
+
+def read_part_info(path: str | Path) -> dict[str, Any]:
+    """The per-part figures ``write_part`` stored in part ``path`` ({} if none)."""
+    raw = (pq.read_schema(path).metadata or {}).get(PART_KEY)
+    return json.loads(raw) if raw else {}
+
+
+def finished_parts(folder: str | Path) -> set[int]:
+    """The indices of the parts already complete in ``folder`` (renamed into place)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return set()
+    return {i for p in folder.glob(f"{_PART_PREFIX}*.parquet")
+            if (i := part_index(p)) is not None}
+
+
+def write_json_atomic(path: str | Path, document: dict[str, Any]) -> Path:
+    """Write ``document`` as indented JSON at ``path``, atomically."""
+    with atomic_path(path) as temp:
+        temp.write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n")
+    return Path(path)
+
+
+def remove_temporaries(folder: str | Path) -> int:
+    """Delete the temporary files an interrupted writer left in ``folder`` (recursively)."""
+    count = 0
+    for path in Path(folder).rglob(".*.tmp"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        count += 1
+    return count
+
+
+def open_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: bool,
+                complete: str, ignore: tuple[str, ...] = ("command",)) -> str:
+    """Prepare the output folder of a chunked job; returns "new", "resume" or "complete".
+
+    A missing output is created with ``plan`` in ``_plan.json``. An existing one is replaced
+    only with ``force``; with ``resume`` an interrupted output whose plan matches ``plan``
+    (all keys but ``ignore``) is kept as it is, and one already holding its completion
+    marker ``complete`` is reported "complete". Anything else is refused, untouched.
+    """
+    folder = Path(path)
+    if force and resume:
+        raise BaccaratError("--force and --resume contradict each other: --force starts "
+                            "over, --resume finishes an interrupted run; give one")
+    if folder.exists() and resume:
+        if folder.is_dir() and (folder / complete).exists():
+            return "complete"
+        stored = read_plan(folder)
+        if stored is None:
+            raise BaccaratError(f"{folder} is not an interrupted output (no {PLAN_FILE}); "
+                                f"nothing to resume")
+        differ = sorted(k for k in set(stored) | set(plan)
+                        if k not in ignore and _plain(stored.get(k)) != _plain(plan.get(k)))
+        if differ:
+            raise BaccaratError(
+                f"cannot resume {folder}: it was started with different "
+                f"{', '.join(differ)}; run the same command again with --resume, or "
+                f"start over with --force")
+        remove_temporaries(folder)
+        return "resume"
+    if folder.exists():
+        if not force:
+            hint = (" (an interrupted run: --resume finishes it)"
+                    if folder.is_dir() and (folder / PLAN_FILE).exists() else "")
+            raise OutputExistsError(f"{folder} already exists{hint}; pass --force to "
+                                    f"overwrite it")
+        if folder.is_dir() and not folder.is_symlink():
+            if not is_output_folder(folder):
+                raise OutputExistsError(
+                    f"{folder} is a folder that baccarat did not write; --force replaces "
+                    f"only outputs (files, or folders of parts and run folders): remove it "
+                    f"yourself or choose another --out")
+            shutil.rmtree(folder)
+        else:
+            folder.unlink()
+    folder.mkdir(parents=True)
+    write_json_atomic(folder / PLAN_FILE, plan)
+    return "new"
+
+
+#: What a folder written by a chunked job may hold (anything else: not ours to delete).
+_OUTPUT_NAMES = {PLAN_FILE, DATASET_FILE, "run.json", "summary.parquet", "sessions.parquet",
+                 "ledger.parquet"}
+
+
+def is_output_folder(folder: Path) -> bool:
+    """Whether ``folder`` looks like an output of ours (parts, run files, temporaries), and
+    so may be replaced by one with --force."""
+    for path in folder.iterdir():
+        name = path.name
+        if name in _OUTPUT_NAMES or part_index(path) is not None or (
+                name.startswith(".") and name.endswith(".tmp")):
+            continue
+        return False
+    return True
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists...), for comparisons."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def read_plan(folder: str | Path) -> dict[str, Any] | None:
+    """The ``_plan.json`` of an output folder in progress, or None."""
+    path = Path(folder) / PLAN_FILE
+    if not path.is_file():
+        return None
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise BaccaratError(f"{path}: unreadable plan ({exc}); start over with --force") from None
+    return document if isinstance(document, dict) else None
+
+
+def finish_output(folder: str | Path, marker: str, document: dict[str, Any]) -> Path:
+    """Mark a chunked output complete: write ``marker`` then drop ``_plan.json``."""
+    folder = Path(folder)
+    path = write_json_atomic(folder / marker, document)
+    (folder / PLAN_FILE).unlink(missing_ok=True)
+    return path
+
+
+def check_complete(path: str | Path) -> None:
+    """Refuse a folder an interrupted job left (its ``_plan.json`` is still there)."""
+    path = Path(path)
+    if path.is_dir() and (path / PLAN_FILE).exists():
+        raise IncompleteOutputError(
+            f"{path} is incomplete: the run writing it was interrupted; finish it with "
+            f"the same command and --resume (or start over with --force)")
+
+
+# --- Reading a coups dataset by rows, chunk by chunk ------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowGroup:
+    """One row group of a dataset: its file, its index there, and its global rows."""
+
+    file: str
+    index: int
+    start: int
+    rows: int
+
+
+def row_groups(path: str | Path) -> list[RowGroup]:
+    """Every row group of a Parquet file or folder of parts, in dataset order (footers only)."""
+    groups: list[RowGroup] = []
+    start = 0
+    for file in parquet_files(path):
+        meta = pq.ParquetFile(file).metadata
+        for i in range(meta.num_row_groups):
+            rows = meta.row_group(i).num_rows
+            groups.append(RowGroup(str(file), i, start, rows))
+            start += rows
+    return groups
+
+
+def shoe_chunk_rows(path: str | Path, shoes_per_chunk: int,
+                    groups: list[RowGroup] | None = None) -> tuple[np.ndarray, int]:
+    """Row bounds of chunks of ``shoes_per_chunk`` whole shoes, and the number of shoes.
+
+    Chunk k is rows ``bounds[k]:bounds[k + 1]``. Only the shoe column is read, one row
+    group at a time, so memory stays flat whatever the size of the dataset. A shoe is a run
+    of equal shoe ids (as everywhere else), so recorded shoe numbers need not be sorted.
+    """
+    groups = row_groups(path) if groups is None else groups
+    bounds = [0]
+    shoes = 0
+    previous: int | None = None
+    files: dict[str, pq.ParquetFile] = {}
+    for group in groups:
+        if group.rows == 0:
+            continue
+        handle = files.setdefault(group.file, pq.ParquetFile(group.file))
+        shoe = handle.read_row_group(group.index, columns=["shoe"]).column(0).to_numpy()
+        first = previous is None or int(shoe[0]) != previous
+        starts = np.flatnonzero(np.r_[first, shoe[1:] != shoe[:-1]])
+        ordinal = shoes + np.arange(starts.size)
+        cut = starts[(ordinal % shoes_per_chunk == 0) & (ordinal > 0)]
+        bounds.extend((group.start + cut).tolist())
+        shoes += int(starts.size)
+        previous = int(shoe[-1])
+    total = groups[-1].start + groups[-1].rows if groups else 0
+    bounds.append(total)
+    return np.asarray(bounds, dtype=np.int64), shoes
+
+
+def read_coups_rows(path: str | Path, start: int, stop: int,
+                    groups: list[RowGroup] | None = None) -> Coups:
+    """The coups at rows ``start:stop`` of a dataset, reading only the row groups they span."""
+    groups = row_groups(path) if groups is None else groups
+    pieces = []
+    for group in groups:
+        lo, hi = max(start, group.start), min(stop, group.start + group.rows)
+        if lo >= hi:
+            continue
+        pieces.append(_read_group(group).slice(lo - group.start, hi - lo))
+    if not pieces:
+        raise ValueError(f"rows {start}:{stop} are not in {path}")
+    table = pa.concat_tables(pieces, promote_options="default").unify_dictionaries()
+    return Coups.from_arrow(table)
+
+
+_last_group: list[tuple[tuple[str, int, int, int], pa.Table]] = []
+
+
+def _read_group(group: RowGroup) -> pa.Table:
+    """Row group ``group``, keeping the last one read: consecutive chunks of a dataset share
+    the row group their boundary falls in, which is then decoded once, not twice."""
+    stat = os.stat(group.file)
+    key = (group.file, group.index, stat.st_mtime_ns, stat.st_size)
+    if _last_group and _last_group[0][0] == key:
+        return _last_group[0][1]
+    table = pq.ParquetFile(group.file).read_row_group(group.index)
+    _last_group[:] = [(key, table)]
+    return table

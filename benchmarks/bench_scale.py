@@ -1,0 +1,194 @@
+"""Scale benchmarks: per-core throughput, 1 vs 2 workers, a 10M-shoe run's peak memory,
+and a grid of 100 configurations in one pass against 100 separate runs.
+
+Every measurement runs ``baccarat`` commands in child processes, end to end, as a user
+would (process start, dataset, replay, metrics, Parquet writing); medians of ``--repeat``
+runs. Peak memory is the largest total proportional set size (PSS) of the whole process
+tree (the command, the pool's fork server and its workers), sampled every 0.2 s; the plain
+RSS sum, which counts the shared libraries once per process, is printed beside it.
+
+    python benchmarks/bench_scale.py                         # all (the 10M run takes minutes)
+    python benchmarks/bench_scale.py --only workers grid     # skip the memory run
+    python benchmarks/bench_scale.py --memory-shoes 1000000  # a smaller memory run
+
+The separate runs of the grid comparison are extrapolated from ``--separate`` of them
+(10 by default): each is the same command with one configuration, so 100 take 100 / N
+times as long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = "from engine.cli import app; app(prog_name='baccarat')"
+GRID_BASES = [10, 15, 20, 25, 30, 35, 40, 45, 50, 55]
+GRID_DOUBLINGS = list(range(1, 11))
+GRID = (f"martingale:base=[{','.join(map(str, GRID_BASES))}],"
+        f"max_doublings=[{','.join(map(str, GRID_DOUBLINGS))}]")
+
+
+def baccarat(args: list[str]) -> tuple[float, float, float]:
+    """Run ``baccarat ARGS``; returns (wall seconds, CPU seconds, peak MiB of the tree).
+
+    The CPU time is that of the processes the command waited for (exact for one process;
+    a process pool's workers may be left out). The peak memory is the largest sum over the
+    process tree of the proportional set size (PSS: a page shared by n processes counts
+    1/n in each), sampled every 0.2 s; ``PEAK_RSS`` keeps the largest plain RSS sum, which
+    counts shared pages (the imported libraries) once per process.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    child = psutil.Popen([sys.executable, "-c", CLI, *args], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak_pss = peak_rss = 0.0
+    while child.poll() is None:
+        pss = rss = 0.0
+        try:
+            tree = [child, *child.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            break
+        for process in tree:
+            try:
+                info = process.memory_full_info()
+                pss += info.pss
+                rss += info.rss
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+        peak_pss = max(peak_pss, pss)
+        peak_rss = max(peak_rss, rss)
+        time.sleep(0.2)
+    _, err = child.communicate()
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if child.returncode != 0:
+        raise SystemExit(f"baccarat {' '.join(args)} failed:\n{err.decode()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    PEAK_RSS[0] = max(PEAK_RSS[0], peak_rss / 2**20)
+    return wall, cpu, peak_pss / 2**20
+
+
+PEAK_RSS = [0.0]
+
+
+def coups_of(run: Path) -> int:
+    """The coups a finished run (or a generated dataset) went through."""
+    if (run / "run.json").exists():
+        return int(json.loads((run / "run.json").read_text())["counts"]["coups"])
+    return int(json.loads((run / "_dataset.json").read_text())["coups"])
+
+
+def median_run(args: list[str], out: Path, repeat: int) -> tuple[float, float, float, int]:
+    """Median wall and CPU seconds, the largest peak memory, and the coups of a command."""
+    walls, cpus, peaks = [], [], []
+    for _ in range(repeat):
+        wall, cpu, peak = baccarat([*args, "--out", str(out), "--force", "-q"])
+        walls.append(wall)
+        cpus.append(cpu)
+        peaks.append(peak)
+    return statistics.median(walls), statistics.median(cpus), max(peaks), coups_of(out)
+
+
+def per_core(work: Path, shoes: int, repeat: int) -> None:
+    print(f"\n== throughput of one process ({shoes:,} shoes, 8 decks, median of {repeat}) ==")
+    cases = [
+        ("generate + deal", ["generate", "--shoes", str(shoes), "--seed", "1"], 1),
+        ("backtest flat, --ledger none", ["backtest", "-s", "flat", "--shoes", str(shoes),
+                                          "--ledger", "none"], 1),
+        ("backtest martingale, --ledger none", ["backtest", "-s", "martingale", "--shoes",
+                                                str(shoes), "--ledger", "none"], 1),
+        ("backtest flat + martingale, --ledger none", ["backtest", "-s", "flat", "-s",
+                                                       "martingale", "--shoes", str(shoes),
+                                                       "--ledger", "none"], 2),
+        ("backtest flat, full ledger", ["backtest", "-s", "flat", "--shoes", str(shoes)], 1),
+        ("backtest martingale, full ledger", ["backtest", "-s", "martingale", "--shoes",
+                                              str(shoes)], 1),
+    ]
+    for label, args, configs in cases:
+        wall, cpu, _, coups = median_run([*args, "--workers", "1"], work / "one", repeat)
+        print(f"{label:<44} {wall:6.2f}s  {coups * configs / wall / 1e6:6.2f}M coups/s per "
+              f"configuration  (CPU {cpu:.2f}s: {coups * configs / cpu / 1e6:.2f}M/s per core)")
+
+
+def workers(work: Path, shoes: int, repeat: int) -> None:
+    print(f"\n== --workers 1 vs 2 ({shoes:,} shoes, median of {repeat}) ==")
+    for label, args in [
+        ("generate", ["generate", "--shoes", str(shoes), "--seed", "1"]),
+        ("backtest flat + martingale, --ledger none",
+         ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(shoes), "--ledger",
+          "none"]),
+        ("backtest flat + martingale, full ledger",
+         ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(shoes)]),
+    ]:
+        one = median_run([*args, "--workers", "1"], work / "w1", repeat)
+        two = median_run([*args, "--workers", "2"], work / "w2", repeat)
+        print(f"{label:<44} 1 worker {one[0]:6.2f}s, 2 workers {two[0]:6.2f}s: "
+              f"{one[0] / two[0]:.2f}x  ({one[3] / two[0] / 1e6:.1f}M coups/s)")
+
+
+def memory(work: Path, shoes: int) -> None:
+    print(f"\n== {shoes:,} shoes through flat and martingale, --ledger none, 2 workers ==")
+    PEAK_RSS[0] = 0.0
+    wall, cpu, peak, coups = median_run(
+        ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(shoes), "--ledger",
+         "none", "--workers", "2"], work / "big", 1)
+    print(f"{coups:,} coups x 2 configurations in {wall:.1f}s ({coups * 2 / wall / 1e6:.1f}M "
+          f"coups/s), peak memory of the process tree {peak:,.0f} MiB PSS "
+          f"({PEAK_RSS[0]:,.0f} MiB counting shared pages once per process)")
+
+
+def grid(work: Path, shoes: int, separate: int, repeat: int) -> None:
+    print(f"\n== a grid of 100 configurations over {shoes:,} shoes (--ledger none) ==")
+    base = ["backtest", "--shoes", str(shoes), "--ledger", "none"]
+    one_pass, cpu, peak, coups = median_run([*base, "-s", GRID], work / "grid", repeat)
+    print(f"one pass: {one_pass:.1f}s ({coups * 100 / one_pass / 1e6:.1f}M configuration-coups"
+          f"/s), peak memory {peak:,.0f} MiB")
+    times = []
+    for i in range(separate):
+        spec = f"martingale:base={GRID_BASES[i % 10]},max_doublings={GRID_DOUBLINGS[i // 10 % 10]}"
+        wall, _, _ = baccarat([*base, "-s", spec, "--out", str(work / "sep"), "--force", "-q"])
+        times.append(wall)
+    total = sum(times) * 100 / separate
+    print(f"{separate} separate runs: {sum(times):.1f}s (median {statistics.median(times):.2f}s "
+          f"each); 100 extrapolated: {total:.0f}s; one pass is {total / one_pass:.1f}x faster")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=["core", "workers", "memory", "grid"],
+                        default=["core", "workers", "memory", "grid"])
+    parser.add_argument("--shoes", type=int, default=1_000_000,
+                        help="shoes of the throughput runs")
+    parser.add_argument("--workers-shoes", type=int, default=2_000_000,
+                        help="shoes of the 1 vs 2 workers runs")
+    parser.add_argument("--memory-shoes", type=int, default=10_000_000)
+    parser.add_argument("--grid-shoes", type=int, default=100_000)
+    parser.add_argument("--separate", type=int, default=10,
+                        help="separate runs timed for the grid comparison (extrapolated)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{psutil.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if "core" in args.only:
+            per_core(work, args.shoes, args.repeat)
+        if "workers" in args.only:
+            workers(work, args.workers_shoes, args.repeat)
+        if "memory" in args.only:
+            memory(work, args.memory_shoes)
+        if "grid" in args.only:
+            grid(work, args.grid_shoes, args.separate, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
