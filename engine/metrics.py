@@ -158,7 +158,8 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def ratio_interval(net: np.ndarray, wagered: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+def ratio_interval(net: np.ndarray, wagered: np.ndarray,
+                   z: float = Z95) -> tuple[float, float, float]:
     """Total net / total wagered with a 95% interval, sessions as independent units.
 
     The standard error is the linearised (delta-method) one of a ratio estimator.

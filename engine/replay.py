@@ -23,6 +23,7 @@ from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
 from .errors import BaccaratError
+from .odds import bets_offered
 from .rules import TableRules
 
 WhenShort = Literal["stop", "reduce"]
@@ -104,6 +105,7 @@ class _ConfigRun:
         self.strategy = strategy
         self.rules = rules
         self.payouts = payouts
+        self.offered = frozenset(bets_offered(rules))
         self.policy = policy
         self.table = Table(n, rules, np.full(n, float(policy.bankroll)), width)
         self.table._history = history  # one history buffer, shared by every configuration
@@ -429,6 +431,7 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     for k, stake in enumerate(wager.stakes.values()):
         stakes[k] = stake
     kinds = _kind_columns(names)
+    _check_offered(run, names, stakes, grid, coups, rows)
     net = np.empty(n)
     total = np.empty(n)
     any_stake = np.zeros(len(names), dtype=np.bool_)
@@ -462,6 +465,20 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     run.bankroll[t] = table.bankroll
     run.played[t] = playing
     run.step_net, run.step_staked, run.step_played = net, total, playing
+
+
+def _check_offered(run: _ConfigRun, names: tuple[str, ...], stakes: np.ndarray,
+                   grid: SessionGrid, coups: Coups, rows: np.ndarray) -> None:
+    """Refuse a stake on a bet the table does not offer (e.g. Dragon 7 off an EZ table)."""
+    for k, name in enumerate(names):
+        if name in run.offered:
+            continue
+        staking = run.table.active & (stakes[k] != 0)
+        if staking.any():
+            i = int(np.flatnonzero(staking)[0])
+            raise StrategyFault(
+                f"{_where(run, grid, coups, rows, i)}: {name} is not offered under "
+                f"{run.rules.label()}; offered: {', '.join(sorted(run.offered))}")
 
 
 def _learn(run: _ConfigRun, t: int, dealt: np.ndarray, dealt_coup: Dealt, grid: SessionGrid,

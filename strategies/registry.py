@@ -212,7 +212,8 @@ def expand_spec(spec: str) -> list[Strategy]:
         return [make_strategy(cls, params, spec)]
     configs = []
     for combo in itertools.product(*(params[k] for k in list_keys)):
-        configs.append(make_strategy(cls, {**params, **dict(zip(list_keys, combo, strict=True))}, spec))
+        chosen = dict(zip(list_keys, combo, strict=True))
+        configs.append(make_strategy(cls, {**params, **chosen}, spec))
     return configs
 
 

@@ -241,3 +241,14 @@ def test_rule_variants_side_by_side_over_the_same_shoes():
                         config_rules=[TableRules(tie_pays=8), TableRules(tie_pays=9)])
     assert ledgers[0].net[0].tolist() == [80.0, -10.0, 80.0]
     assert ledgers[1].net[0].tolist() == [90.0, -10.0, 90.0]
+
+
+def test_a_bet_the_table_does_not_offer_is_refused():
+    from engine.deal import generate_coups
+
+    coups = generate_coups(TableRules(), 1, np.arange(2))
+    with pytest.raises(StrategyFault, match="dragon7 is not offered under 8 decks, standard"):
+        backtest(coups, [Scripted(stakes=[10] * 5, kind="dragon7")])
+    ez = backtest(coups, [Scripted(stakes=[10] * 5, kind="dragon7")],
+                  rules=TableRules(variant="ez"))
+    assert ez.summary.loc[0, "house_edge"] > 0.07

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from engine.backtest import backtest
-from engine.bets import BET_KINDS
 from engine.cards import NO_CARD, parse_card
 from engine.coups import BANKER, PLAYER, TIE, Coups, coups_from_outcomes
 from engine.deal import deal_one
@@ -126,11 +125,14 @@ VARIANTS = {"standard": 0, "ez": 1, "super6": 2}
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_bet_settles_from_the_cards_as_worked_out_by_hand(variant: str) -> None:
+    from engine.odds import bets_offered
+
     coups = hand_coups([COUPS])
-    result = backtest(coups, [StakeOn(kind=kind) for kind in BET_KINDS],
-                      rules=TableRules(variant=variant))
+    rules = TableRules(variant=variant)
+    offered = bets_offered(rules)  # a bet the table does not offer is refused (test_replay)
+    result = backtest(coups, [StakeOn(kind=kind) for kind in offered], rules=rules)
     ledger = result.ledger
-    for config, kind in enumerate(BET_KINDS):
+    for config, kind in enumerate(offered):
         rows = ledger[ledger["config"] == config].sort_values("coup")
         expected = []
         for coup in range(1, len(COUPS) + 1):
@@ -167,10 +169,10 @@ def test_pairs_go_by_rank_and_a_rankless_zero_cannot_settle_a_pair() -> None:
 
 def test_side_bets_on_outcomes_only_are_refused() -> None:
     coups = coups_from_outcomes(["BPB", "PPT"])
-    for kind in ("player_pair", "dragon7", "super6"):
+    for kind, variant in (("player_pair", "ez"), ("dragon7", "ez"), ("super6", "super6")):
         with pytest.raises(StrategyFault, match=rf"session 0, shoe 0, coup 1: a stake on {kind} "
                                                 r"cannot be settled: the dataset lacks the cards"):
-            backtest(coups, [StakeOn(kind=kind)], rules=TableRules(variant="ez"))
+            backtest(coups, [StakeOn(kind=kind)], rules=TableRules(variant=variant))
     with pytest.raises(StrategyFault, match="cannot be settled"):
         backtest(coups, ["side_bet"])
     # Main bets still settle on outcomes.

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_side_bets import StakeOn, hand_coups
 
-from engine.replay import SessionPolicy, replay
+from engine.replay import SessionPolicy, StrategyFault, replay
 from engine.rules import TableRules
 from strategies.base import Strategy, Table, Wager
 from strategies.builtins.progressions import Flat
@@ -100,8 +100,8 @@ def test_a_variant_that_lacks_a_side_bet_refuses_it_and_lengths_must_match() -> 
     with pytest.raises(StrategyError, match="dragon7 bet is not offered .*variant=ez"):
         replay(coups, [SideBet(bet="dragon7"), SideBet(bet="dragon7")], STANDARD,
                config_rules=[EZ, SUPER6])
-    # A strategy that stakes regardless (no offer check) is settled by the cards.
-    _, ledgers = replay(coups, [StakeOn(kind="panda8")], STANDARD, config_rules=[SUPER6])
-    assert nets(ledgers[0]) == [-10] * 6
+    # A strategy that stakes regardless (no offer check of its own) is refused by the engine.
+    with pytest.raises(StrategyFault, match="panda8 is not offered under 8 decks, Super 6"):
+        replay(coups, [StakeOn(kind="panda8")], STANDARD, config_rules=[SUPER6])
     with pytest.raises(ValueError, match="one rule set per strategy configuration"):
         replay(coups, [Flat(), Flat()], STANDARD, config_rules=[EZ])
