@@ -366,6 +366,7 @@ class _Job:
     configs_blob: bytes | None = None                 # elsewhere: pickled
     plugins: tuple[tuple[str, str], ...] = ()         # plugin modules loaded from files
     fault: str | None = None                          # the resilience tests' hook
+    config_rules: tuple[TableRules, ...] | None = None  # rules per configuration, if several
 
 
 @dataclass(frozen=True)
@@ -395,7 +396,8 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     coups = _chunk_coups(task)
     policy = job.policy
     grid, ledgers = replay(coups, configs, job.rules, policy,
-                           first_session=chunk.first_shoe // policy.session_shoes)
+                           first_session=chunk.first_shoe // policy.session_shoes,
+                           config_rules=job.config_rules)
     folder = Path(job.folder)
     staked = sorted({kind for config_ledger in ledgers for kind, stake in
                      config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
@@ -517,6 +519,7 @@ def backtest(
     scheduler: str | None = None,
     resume: bool = False,
     on_start: Callable[[int], None] | None = None,
+    rule_sets: Sequence[TableRules] | None = None,
 ) -> BacktestResult:
     """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
 
@@ -529,13 +532,21 @@ def backtest(
     finishes an interrupted run of the same command), else in a temporary folder
     (``BacktestResult.save`` keeps it).
     ``on_start(shoes)`` is called once the number of shoes is known, ``progress(coups,
-    sessions)`` as chunks finish.
+    sessions)`` as chunks finish. ``rule_sets`` plays every strategy under each rule set
+    (payout variants side by side over the same shoes: one configuration per pair).
     """
-    rules = rules or TableRules()
     configs = resolve_strategies(strategies)
+    config_rules: tuple[TableRules, ...] | None = None
+    if rule_sets:
+        rules = _dealing_rules(rule_sets)
+        config_rules = tuple(r for r in rule_sets for _ in configs)
+        configs = [_fresh(c) for _ in rule_sets for c in configs]
+    rules = rules or TableRules()
     dataset = dataset_from(coups, shoes, seed, rules)
     if dataset.path is not None:
         rules = _dataset_rules(dataset.path, rules)
+        if config_rules is not None:
+            config_rules = tuple(_dataset_rules(dataset.path, r) for r in config_rules)
     policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
                            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
                            session_shoes=session_shoes)
@@ -552,7 +563,7 @@ def backtest(
     if not chunks:
         raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
     workers = resolve_workers(workers, dataset.n_shoes)
-    info = _run_info(configs, rules, dataset, policy, command)
+    info = _run_info(configs, rules, dataset, policy, command, config_rules)
     plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
             "chunk_shoes": per_chunk, "chunks": len(chunks)}
 
@@ -569,7 +580,7 @@ def backtest(
     job = _Job(str(folder.absolute()), rules, policy, bool(ledger), _file_metadata(info),
                dataset.seed,
                str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
-               fault=fault_spec())
+               fault=fault_spec(), config_rules=config_rules)
     done = _finished_chunks(folder, bool(ledger)) if state == "resume" else set()
     stats: dict[int, dict[str, Any]] = {}
     for chunk in chunks:
@@ -606,7 +617,7 @@ def backtest(
         else:
             summarizer = backend
         summary = summarize_run(folder, configs, rules, summarizer, sessions=sessions,
-                                staked=staked)
+                                staked=staked, config_rules=config_rules)
     elapsed = time.perf_counter() - started
     coups_run = sum(s["coups"] for i, s in stats.items() if i not in done)
     info["counts"] = {"configs": len(configs),
@@ -642,6 +653,23 @@ def _finished_chunks(folder: Path, ledger: bool) -> set[int]:
     return done
 
 
+#: The rules that decide how shoes are dealt: several rule sets in one run must agree on them.
+DEALING_RULES = ("decks", "burn", "burn_count", "cut_card", "extra_coup_after_cut")
+
+
+def _dealing_rules(rule_sets: Sequence[TableRules]) -> TableRules:
+    """The rule set the shoes are dealt by; refuses rule sets that deal differently."""
+    first = rule_sets[0]
+    for other in rule_sets[1:]:
+        differ = [f for f in DEALING_RULES if getattr(other, f) != getattr(first, f)]
+        if differ:
+            raise BaccaratError(
+                "rule sets compared in one run must deal the same shoes; "
+                + ", ".join(f"{f} {getattr(first, f)} vs {getattr(other, f)}" for f in differ)
+                + ": run them separately and compare the runs")
+    return first
+
+
 def _dataset_rules(path: Path, rules: TableRules) -> TableRules:
     """The rules of a dataset's deal (decks) with the run's payouts and limits."""
     from .io.parquet import read_metadata
@@ -666,7 +694,8 @@ def _check_policy(policy: SessionPolicy) -> None:
 
 def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableRules,
                   backend: Backend | None = None, *, sessions: int | None = None,
-                  staked: set[str] | None = None) -> pd.DataFrame:
+                  staked: set[str] | None = None,
+                  config_rules: Sequence[TableRules] | None = None) -> pd.DataFrame:
     """One row per configuration with every summary metric, from the session parts.
 
     Only the columns the metrics read, for a group of configurations at a time (at most
@@ -675,7 +704,8 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     groups run on ``backend`` (in this process by default). A configuration's sessions are
     always taken in session order, so the figures are the same whatever the chunking.
     ``sessions`` (per configuration) and ``staked`` (the bet kinds any session staked on)
-    spare reading them from the parts when the caller knows them.
+    spare reading them from the parts when the caller knows them. ``config_rules`` gives
+    each configuration's rules when they differ (house edges and labels follow them).
     """
     path = Path(folder) / SESSIONS_FILE
     dataset = _parts(path)
@@ -692,9 +722,12 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     labels = [(c.name, c.spec(), json.dumps(c.params(), sort_keys=True)) for c in configs]
     from .odds import house_edges
 
-    edges = tuple(house_edges(rules).items())
+    each_rules = list(config_rules) if config_rules is not None else [rules] * len(configs)
+    edges_of = {r: tuple(house_edges(r).items()) for r in set(each_rules)}
     tasks = [_SummaryTask(str(path.absolute()), tuple(range(first, end)),
-                          tuple(labels[first:end]), rules, edges, inputs, amounts, per_config)
+                          tuple(labels[first:end]), tuple(each_rules[first:end]),
+                          tuple(edges_of[r] for r in each_rules[first:end]), inputs, amounts,
+                          per_config)
              for first in range(0, len(configs), group)
              for end in [min(first + group, len(configs))]]
     by_config: dict[int, dict[str, Any]] = {}
@@ -736,8 +769,8 @@ class _SummaryTask:
     folder: str
     configs: tuple[int, ...]
     labels: tuple[tuple[str, str, str], ...]  # (strategy, spec, params) of each
-    rules: TableRules
-    edges: tuple[tuple[str, float], ...]      # exact house edge of each bet kind
+    rules: tuple[TableRules, ...]             # the rules of each
+    edges: tuple[tuple[tuple[str, float], ...], ...]  # exact house edge of each bet kind
     inputs: tuple[str, ...]                   # the columns the metrics read
     amounts: tuple[tuple[str, str], ...]      # (bet kind, wagered column) staked at all
     sessions: int = 0                         # sessions of each configuration
@@ -785,7 +818,6 @@ def _read_config(task: _SummaryTask, columns: list[str]) -> dict[str, np.ndarray
 
 def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
     """The summary rows of the task's configurations."""
-    edges = dict(task.edges)
     inputs = list(task.inputs)
     parts: dict[int, pd.DataFrame | None] = {task.configs[0]: None}
     if len(task.configs) > 1:
@@ -798,7 +830,8 @@ def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
         parts = {k: frame.iloc[int(lo):int(hi)].reset_index(drop=True)
                  for k, lo, hi in zip(task.configs, bounds[:-1], bounds[1:], strict=True)}
     rows = []
-    for k, (name, spec, params) in zip(task.configs, task.labels, strict=True):
+    for k, (name, spec, params), rules, edges in zip(task.configs, task.labels, task.rules,
+                                                     task.edges, strict=True):
         part = parts[k]
         wagered = {}
         for kind, column in task.amounts:
@@ -808,14 +841,14 @@ def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
             if total > 0:
                 wagered[kind] = total
             del amounts
-        edge = weighted_house_edge(wagered, edges)
+        edge = weighted_house_edge(wagered, dict(edges))
         try:
             frame = part[inputs] if part is not None else _config_frame(task, inputs)
             values = summarize(frame, edge)
         except KeyError:  # a metric reads a column not in SUMMARY_INPUTS: read them all
             values = summarize(_frame(task, None), edge)
         rows.append({"config": k, "strategy": name, "spec": spec, "params": params,
-                     "rules": task.rules.label(), **values})
+                     "rules": rules.label(), **values})
     return rows
 
 
@@ -828,13 +861,17 @@ def _frame(task: _SummaryTask, columns: list[str] | None) -> pd.DataFrame:
 
 
 def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
-              policy: SessionPolicy, command: str | None) -> dict[str, Any]:
+              policy: SessionPolicy, command: str | None,
+              config_rules: Sequence[TableRules] | None = None) -> dict[str, Any]:
+    each = list(config_rules) if config_rules is not None else [rules] * len(configs)
     return {
         "version": __version__,
         "command": command or " ".join(sys.argv),
         "rules": rules.model_dump(),
-        "configs": [{"config": i, "strategy": s.name, "spec": s.spec(), "params": s.params()}
-                    for i, s in enumerate(configs)],
+        "configs": [{"config": i, "strategy": s.name, "spec": s.spec(), "params": s.params(),
+                     "rules": r.label(),
+                     **({"table_rules": r.model_dump()} if config_rules is not None else {})}
+                    for i, (s, r) in enumerate(zip(configs, each, strict=True))],
         "dataset": {"path": str(dataset.path) if dataset.path else None,
                     "fingerprint": dataset.fingerprint, "description": dataset.description,
                     "seed": dataset.seed, "shoes": dataset.n_shoes},

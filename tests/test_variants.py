@@ -105,3 +105,32 @@ def test_a_variant_that_lacks_a_side_bet_refuses_it_and_lengths_must_match() -> 
         replay(coups, [StakeOn(kind="panda8")], STANDARD, config_rules=[SUPER6])
     with pytest.raises(ValueError, match="one rule set per strategy configuration"):
         replay(coups, [Flat(), Flat()], STANDARD, config_rules=[EZ])
+
+
+def test_backtest_cli_plays_every_strategy_under_each_rules_file(tmp_path):
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    (tmp_path / "std.toml").write_text('variant = "standard"\n')
+    (tmp_path / "ez.toml").write_text('variant = "ez"\n')
+    (tmp_path / "d6.toml").write_text("decks = 6\n")
+    out = tmp_path / "run"
+    args = ["backtest", "--shoes", "300", "--seed", "5", "-s", "flat", "-s", "flat:side=player",
+            "--rules", str(tmp_path / "std.toml"), "--rules", str(tmp_path / "ez.toml"),
+            "--out", str(out), "--ledger", "none"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = pd.read_parquet(out / "summary.parquet")
+    assert summary["rules"].tolist() == ["8 decks, standard 5%, tie 8:1"] * 2 + [
+        "8 decks, EZ, tie 8:1"] * 2
+    # Player bets pay alike under both: the same shoes give the same sessions.
+    assert summary.loc[1, "mean_net"] == summary.loc[3, "mean_net"]
+    assert summary.loc[0, "house_edge"] == pytest.approx(0.010579, abs=1e-6)
+    assert summary.loc[2, "house_edge"] == pytest.approx(0.010183, abs=1e-6)
+    refused = CliRunner().invoke(app, [*args[:-4], "--rules", str(tmp_path / "d6.toml"),
+                                       "--out", str(tmp_path / "r2")])
+    assert refused.exit_code == 2
+    assert "must deal the same shoes; decks 8 vs 6" in refused.output
+    assert not (tmp_path / "r2").exists()

@@ -21,7 +21,6 @@ from .common import (
     Force,
     Quiet,
     Resume,
-    RulesFile,
     Scheduler,
     TableMax,
     TableMin,
@@ -58,7 +57,9 @@ def backtest(
         help="stop a session after winning this")] = None,
     max_coups: Annotated[int | None, typer.Option(help="stop a session after N coups")] = None,
     ledger: Annotated[str, typer.Option(help="full (write ledger.parquet) or none")] = "full",
-    rules_file: RulesFile = None,
+    rules_file: Annotated[list[Path] | None, typer.Option(
+        "--rules", help="TOML or JSON rules file; repeat it to play every strategy under "
+        "each rule set over the same shoes")] = None,
     decks: Decks = None,
     commission: Commission = None,
     tie_pays: TiePays = None,
@@ -83,8 +84,11 @@ def backtest(
     """
     if ledger not in ("full", "none"):
         raise typer.BadParameter("--ledger must be full or none")
-    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
-                        variant=variant, table_min=table_min, table_max=table_max)
+    flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
+             "variant": variant, "table_min": table_min, "table_max": table_max}
+    files: list[Path | None] = list(rules_file) if rules_file else [None]
+    rule_sets = [build_rules(path, **flags) for path in files]
+    rules = rule_sets[0]
     started = time.perf_counter()
     with progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
         task = progress.task_ids[0]
@@ -107,10 +111,13 @@ def backtest(
             ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
             progress=advance, workers=workers, scheduler=scheduler, resume=resume,
-            on_start=begin,
+            on_start=begin, rule_sets=rule_sets if len(rule_sets) > 1 else None,
         )
     if not quiet:
-        console.print(summary_table(result.summary, title=f"Backtest: {rules.label()}"))
+        title = rules.label() if len(rule_sets) == 1 else f"{len(rule_sets)} rule sets"
+        labels = ("spec",) if len(rule_sets) == 1 else ("spec", "rules")
+        console.print(summary_table(result.summary, title=f"Backtest: {title}",
+                                    label_columns=labels))
     counts = result.info["counts"]
     done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
