@@ -33,7 +33,7 @@ from .common import (
     progress_bar,
     reports_errors,
 )
-from .tables import summary_table
+from .tables import summary_tables
 
 
 @app.command()
@@ -115,9 +115,8 @@ def backtest(
         )
     if not quiet:
         title = rules.label() if len(rule_sets) == 1 else f"{len(rule_sets)} rule sets"
-        labels = ("spec",) if len(rule_sets) == 1 else ("spec", "rules")
-        console.print(summary_table(result.summary, title=f"Backtest: {title}",
-                                    label_columns=labels))
+        for table in summary_tables(result.summary, console.width, f"Backtest: {title}"):
+            console.print(table)
     counts = result.info["counts"]
     done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")

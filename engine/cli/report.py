@@ -17,13 +17,13 @@ from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from ..io.parquet import check_output_free
-from ..metrics import SUMMARY_METRICS
 from ..report.compare import check_metric, compare, write_comparison
 from ..report.demo import DEMO_SEED, DEMO_SHOES, run_demo
-from ..report.html import figure_count, format_metric, report_steps, write_report
+from ..report.html import figure_count, report_steps, write_report
 from ..report.runs import load_runs
 from . import app
 from .common import Force, Quiet, console, done, progress_bar, reports_errors
+from .tables import block_tables, metric_columns
 
 RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by baccarat backtest",
                                                show_default=False)]
@@ -43,45 +43,14 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
                       metrics: Sequence[str] | None = None) -> list[Table]:
     """The comparison as rich tables: one row per configuration, the summary metrics in
     table order (all, or those named in ``metrics``), then the difference from the
-    baseline; split into blocks of columns that fit ``width`` (like a wide frame printed
-    in parts), the label repeated in each.
+    baseline; split into blocks of columns that fit ``width``.
     """
-    columns: list[tuple[str, list[str]]] = [
-        (metric.title, [format_metric(metric, v) for v in frame[metric.name]])
-        for metric in SUMMARY_METRICS if metrics is None or metric.name in metrics
-    ]
+    columns = metric_columns(frame, metrics)
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
     diffs = [_diff_cells(row) for _, row in frame.iterrows()]
     diff_titles = [f"Mean net - {baseline}", "95% interval", "Significant", "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
-    labels = [str(v) for v in frame["label"]]
-    label_width = max([len("configuration"), *map(len, labels)]) + 3
-
-    def need(title: str, cells: list[str]) -> int:
-        longest_word = max((len(w) for w in title.split()), default=0)
-        header = max(longest_word, math.ceil(len(title) / 2))
-        return max([header, *map(len, cells)]) + 3
-
-    blocks: list[list[tuple[str, list[str], int]]] = [[]]
-    used = label_width + 1
-    for head, cells in columns:
-        size = need(head, cells)
-        if blocks[-1] and used + size > width:
-            blocks.append([])
-            used = label_width + 1
-        blocks[-1].append((head, cells, size - 3))
-        used += size
-    tables = []
-    for i, block in enumerate(blocks):
-        part = f" ({i + 1}/{len(blocks)})" if len(blocks) > 1 else ""
-        table = Table(title=title + part, header_style="bold", title_justify="left")
-        table.add_column("configuration", no_wrap=True)
-        for head, _, size in block:
-            table.add_column(head, justify="right", max_width=size)
-        for r, label in enumerate(labels):
-            table.add_row(label, *[cells[r] for _, cells, _ in block])
-        tables.append(table)
-    return tables
+    return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
 
 def print_comparison(frame: pd.DataFrame, out: Console = console, title: str = "Comparison",

@@ -1,4 +1,8 @@
-"""Rich tables of metrics, laid out from the declarative metric table."""
+"""Rich tables of metrics, laid out from the declarative metric table.
+
+Wide tables are printed in blocks of columns that fit the terminal, the row label
+repeated in each block, like a wide frame printed in parts.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +12,60 @@ from collections.abc import Sequence
 import pandas as pd
 from rich.table import Table
 
-from ..metrics import SUMMARY_METRICS, Metric
+from ..metrics import SUMMARY_METRICS
+from ..report.html import format_metric
 
-#: The summary columns shown in the terminal (all are in summary.parquet).
+#: The summary columns `baccarat backtest` prints (summary.parquet holds them all).
 TERMINAL_SUMMARY = ("sessions", "mean_net", "median_net", "prob_profit", "risk_of_ruin",
-                    "realized_edge", "house_edge", "mean_max_drawdown")
+                    "realized_edge", "house_edge", "mean_max_drawdown", "mean_coups")
+
+Column = tuple[str, list[str]]
 
 
-def format_value(metric: Metric, value: object) -> str:
-    """A metric value as printed in tables ("-" for missing)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    try:
-        return metric.fmt.format(value)
-    except (ValueError, TypeError):
-        return str(value)
+def metric_columns(frame: pd.DataFrame, metrics: Sequence[str] | None = None) -> list[Column]:
+    """(title, formatted cells) of each summary metric in table order (or those named)."""
+    return [(metric.title, [format_metric(metric, v) for v in frame[metric.name]])
+            for metric in SUMMARY_METRICS
+            if (metrics is None or metric.name in metrics) and metric.name in frame]
 
 
-def summary_table(summary: pd.DataFrame, title: str = "Summary",
-                  metrics: Sequence[str] = TERMINAL_SUMMARY,
-                  label_columns: Sequence[str] = ("spec",)) -> Table:
-    """A rich table: one row per configuration, the chosen metrics in table order."""
-    by_name = {m.name: m for m in SUMMARY_METRICS}
-    chosen = [by_name[name] for name in metrics if name in by_name and name in summary]
-    table = Table(title=title, header_style="bold")
-    for column in label_columns:
-        table.add_column(column, overflow="fold")
-    for metric in chosen:
-        table.add_column(metric.title, justify="right")
-    for _, row in summary.iterrows():
-        table.add_row(*[str(row[c]) for c in label_columns],
-                      *[format_value(m, row[m.name]) for m in chosen])
-    return table
+def block_tables(labels: Sequence[str], columns: Sequence[Column], width: int, title: str,
+                 label_title: str = "configuration") -> list[Table]:
+    """Tables of ``columns`` split into blocks that fit ``width``, ``labels`` in each."""
+    label_width = max([len(label_title), *map(len, labels)]) + 3
+
+    def need(head: str, cells: list[str]) -> int:
+        longest_word = max((len(w) for w in head.split()), default=0)
+        header = max(longest_word, math.ceil(len(head) / 2))
+        return max([header, *map(len, cells)]) + 3
+
+    blocks: list[list[tuple[str, list[str], int]]] = [[]]
+    used = label_width + 1
+    for head, cells in columns:
+        size = need(head, cells)
+        if blocks[-1] and used + size > width:
+            blocks.append([])
+            used = label_width + 1
+        blocks[-1].append((head, cells, size - 3))
+        used += size
+    tables = []
+    for i, block in enumerate(blocks):
+        part = f" ({i + 1}/{len(blocks)})" if len(blocks) > 1 else ""
+        table = Table(title=title + part, header_style="bold", title_justify="left")
+        table.add_column(label_title, no_wrap=True)
+        for head, _, size in block:
+            table.add_column(head, justify="right", max_width=size)
+        for r, label in enumerate(labels):
+            table.add_row(label, *[cells[r] for _, cells, _ in block])
+        tables.append(table)
+    return tables
+
+
+def summary_tables(summary: pd.DataFrame, width: int, title: str,
+                   metrics: Sequence[str] = TERMINAL_SUMMARY) -> list[Table]:
+    """A run's summary, one row per configuration (labelled with its rules when they differ)."""
+    labels = [str(s) for s in summary["spec"]]
+    if summary["rules"].nunique() > 1:
+        labels = [f"{spec} @ {rules}" for spec, rules in zip(labels, summary["rules"],
+                                                             strict=True)]
+    return block_tables(labels, metric_columns(summary, metrics), width, title)
