@@ -81,22 +81,31 @@ def baccarat(args: list[str]) -> tuple[float, float, float]:
 PEAK_RSS = [0.0]
 
 
-def coups_of(run: Path) -> int:
-    """The coups a finished run (or a generated dataset) went through."""
+def coups_of(run: Path) -> tuple[int, float]:
+    """The coups a finished run (or a generated dataset) went through, and the seconds it
+    recorded for itself (from the start of the job, after the program started)."""
     if (run / "run.json").exists():
-        return int(json.loads((run / "run.json").read_text())["counts"]["coups"])
-    return int(json.loads((run / "_dataset.json").read_text())["coups"])
+        info = json.loads((run / "run.json").read_text())
+        return int(info["counts"]["coups"]), float(info["timings"]["seconds"])
+    info = json.loads((run / "_dataset.json").read_text())
+    return int(info["coups"]), float(info["seconds"])
+
+
+JOB_SECONDS: list[float] = []
 
 
 def median_run(args: list[str], out: Path, repeat: int) -> tuple[float, float, float, int]:
-    """Median wall and CPU seconds, the largest peak memory, and the coups of a command."""
-    walls, cpus, peaks = [], [], []
+    """Median wall and CPU seconds, the largest peak memory, and the coups of a command
+    (``JOB_SECONDS`` gets the median of the seconds the job itself recorded)."""
+    walls, cpus, peaks, jobs = [], [], [], []
     for _ in range(repeat):
         wall, cpu, peak = baccarat([*args, "--out", str(out), "--force", "-q"])
         walls.append(wall)
         cpus.append(cpu)
         peaks.append(peak)
-    return statistics.median(walls), statistics.median(cpus), max(peaks), coups_of(out)
+        jobs.append(coups_of(out)[1])
+    JOB_SECONDS[:] = [statistics.median(jobs)]
+    return statistics.median(walls), statistics.median(cpus), max(peaks), coups_of(out)[0]
 
 
 def per_core(work: Path, shoes: int, repeat: int) -> None:
@@ -131,9 +140,13 @@ def workers(work: Path, shoes: int, repeat: int) -> None:
          ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(shoes)]),
     ]:
         one = median_run([*args, "--workers", "1"], work / "w1", repeat)
+        job_one = JOB_SECONDS[0]
         two = median_run([*args, "--workers", "2"], work / "w2", repeat)
+        job_two = JOB_SECONDS[0]
         print(f"{label:<44} 1 worker {one[0]:6.2f}s, 2 workers {two[0]:6.2f}s: "
-              f"{one[0] / two[0]:.2f}x  ({one[3] / two[0] / 1e6:.1f}M coups/s)")
+              f"{one[0] / two[0]:.2f}x  ({one[3] / two[0] / 1e6:.1f}M coups/s); without "
+              f"starting the program: {job_one:.2f}s vs {job_two:.2f}s, "
+              f"{job_one / job_two:.2f}x")
 
 
 def memory(work: Path, shoes: int) -> None:

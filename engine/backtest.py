@@ -609,8 +609,8 @@ def backtest(
             raise
         staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
         sessions = sum(s["sessions"] for s in stats.values())
-        if sessions > SUMMARY_BATCH_ROWS and not scheduler:
-            # One configuration's columns at a time are big: read them here, one after
+        if sessions > SUMMARY_WORKER_ROWS and not scheduler:
+            # One configuration's columns are big: read them here, one configuration after
             # the other, once the workers (and their memory) are gone.
             backend.release()
             summarizer = None
@@ -744,6 +744,12 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
 
 #: The most session rows the summary reads in one scan (several configurations at a time).
 SUMMARY_BATCH_ROWS = 200_000
+
+#: Above this many sessions per configuration (~60 bytes each, plus the metrics' working
+#: copies) the summary runs in the main process, one configuration at a time, after the
+#: local workers have stopped: several such configurations at once on the workers would
+#: take gigabytes.
+SUMMARY_WORKER_ROWS = 3_000_000
 
 
 def _never_staked(dataset: ds.Dataset, columns: list[str]) -> set[str]:

@@ -190,7 +190,8 @@ class Backend:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["engine.backtest", "engine.parallel"])
+        context.set_forkserver_preload([
+            "engine.backtest", "engine.parallel", "strategies.builtins"])  # imported once
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
 
     def _close_pool(self, wait: bool) -> None:

@@ -255,6 +255,7 @@ class SimpleStrategy(Strategy):
 
     # The array contract, implemented by looping the scalar one over the sessions.
     def start(self, table: Table) -> None:
+        self._players: list[SimpleStrategy] = []  # a previous run's copies are not copied
         self._players = [self.model_copy(deep=True) for _ in range(table.n)]
         for player in self._players:
             player.reset()
