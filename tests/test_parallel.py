@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from same_files import assert_same_files
 
 from engine.backtest import (
     LEDGER_FILE,
@@ -35,17 +36,6 @@ SPECS = ["flat", "martingale:max_doublings=5"]
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def output_files(folder: Path) -> dict[str, bytes]:
-    """Every Parquet file of a run or dataset folder (parts and summary) by relative path."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.parquet"))
-            if p.is_file()}
-
-
-def assert_same_files(a: Path, b: Path) -> None:
-    files_a, files_b = output_files(a), output_files(b)
-    assert sorted(files_a) == sorted(files_b)
-    for name in files_a:
-        assert files_a[name] == files_b[name], name
 
 
 def run(out: Path, **kwargs: object) -> BacktestResult:

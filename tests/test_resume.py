@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from same_files import assert_same_files, output_files
 from typer.testing import CliRunner
 
 from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
@@ -35,17 +36,6 @@ RUN_ARGS = ["backtest", "-s", "flat", "-s", "martingale", "--shoes", "3000", "--
             "--chunk", "50", "-q"]
 
 
-def output_files(folder: Path) -> dict[str, bytes]:
-    """Every Parquet file of an output folder (parts and summary) by relative path."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.parquet"))
-            if p.is_file()}
-
-
-def assert_same_files(a: Path, b: Path) -> None:
-    files_a, files_b = output_files(a), output_files(b)
-    assert sorted(files_a) == sorted(files_b)
-    for name in files_a:
-        assert files_a[name] == files_b[name], name
 
 
 def cli(*args: str):
