@@ -21,8 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.backtest import backtest  # noqa: E402
-from engine.deal import iter_generated  # noqa: E402
-from engine.io.parquet import coups_metadata, write_tables_atomic  # noqa: E402
+from engine.parallel import generate_dataset  # noqa: E402
 from engine.rules import TableRules  # noqa: E402
 
 SIMPLE_PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "simple_martingale.py"
@@ -56,9 +55,7 @@ def main() -> None:
         work = Path(tmp)
         rules = TableRules()
         coups_path = work / "coups.parquet"
-        coups = write_tables_atomic(
-            (c.to_arrow() for c in iter_generated(rules, 2026, args.shoes)), coups_path,
-            coups_metadata(rules, source="generated", seed=2026, shoes=args.shoes))
+        coups = generate_dataset(coups_path, shoes=args.shoes, seed=2026, rules=rules)["coups"]
         print(f"dataset: {args.shoes:,} shoes, {coups:,} coups")
         backtest(coups_path, args.strategies, ledger=False)  # warm up the compiled kernels
         for spec in args.strategies:
@@ -70,9 +67,7 @@ def main() -> None:
                       f"(runs: {', '.join(f'{s:.2f}' for s in seconds)})")
         if SIMPLE_PLUGIN.exists():
             small = work / "small.parquet"
-            n = write_tables_atomic(
-                (c.to_arrow() for c in iter_generated(rules, 2026, args.simple_shoes)), small,
-                coups_metadata(rules, source="generated", seed=2026, shoes=args.simple_shoes))
+            n = generate_dataset(small, shoes=args.simple_shoes, seed=2026, rules=rules)["coups"]
             spec = f"{SIMPLE_PLUGIN}:SimpleMartingale"
             seconds = time_run(small, [spec], False, work, args.repeat)
             median = statistics.median(seconds)

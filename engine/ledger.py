@@ -9,20 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .bets import MAIN_BETS
 from .coups import OUTCOME_LABELS, Coups
 from .metrics import session_metrics
 from .replay import ConfigLedger, SessionGrid
 
 _OUTCOMES = pa.array(OUTCOME_LABELS, type=pa.string())
-
-
-def ledger_kinds(ledgers: list[ConfigLedger]) -> list[str]:
-    """The stake columns a run's ledger has: the main bets, then any side bet staked on."""
-    from .bets import BET_KINDS
-
-    used = {kind for ledger in ledgers for kind in ledger.stakes}
-    return [kind for kind in BET_KINDS if kind in MAIN_BETS or kind in used]
 
 
 def ledger_table(grid: SessionGrid, coups: Coups, ledger: ConfigLedger, config: int,

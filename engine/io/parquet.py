@@ -73,26 +73,6 @@ def write_table_atomic(table: pa.Table, path: str | Path, metadata: dict[str, An
     return Path(path)
 
 
-def write_tables_atomic(
-    tables: Iterable[pa.Table], path: str | Path, metadata: dict[str, Any]
-) -> int:
-    """Stream ``tables`` (same schema) into one Parquet file, atomically; returns rows."""
-    rows = 0
-    writer: pq.ParquetWriter | None = None
-    with atomic_path(path) as temp:
-        try:
-            for table in tables:
-                table = with_metadata(table, metadata)
-                if writer is None:
-                    writer = pq.ParquetWriter(temp, table.schema, compression=COMPRESSION)
-                writer.write_table(table)
-                rows += table.num_rows
-        finally:
-            if writer is not None:
-                writer.close()
-    return rows
-
-
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The ``baccarat`` metadata of a Parquet file or of the first part of a folder."""
     path = Path(path)
