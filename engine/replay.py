@@ -107,8 +107,7 @@ class _ConfigRun:
         self.payouts = payouts
         self.offered = frozenset(bets_offered(rules))
         self.policy = policy
-        self.table = Table(n, rules, np.full(n, float(policy.bankroll)), width)
-        self.table._history = history  # one history buffer, shared by every configuration
+        self.table = Table(n, rules, np.full(n, float(policy.bankroll)), width, history)
         # The ledger grids, step-major while playing, so that each step writes one
         # contiguous row; ``ledger()`` hands them over (sessions, steps) as documented.
         self.net = np.zeros((width, n))

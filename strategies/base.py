@@ -38,7 +38,7 @@ class Table:
     """
 
     def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
-                 max_coups: int) -> None:
+                 max_coups: int, history: np.ndarray | None = None) -> None:
         self.n = n
         self.rules = rules
         self.start_bankroll = start_bankroll
@@ -48,7 +48,9 @@ class Table:
         self.new_shoe = np.ones(n, dtype=bool)
         self.active = np.ones(n, dtype=bool)
         self.last_outcome = np.full(n, -1, dtype=np.int8)
-        self._history = np.full((n, max(max_coups, 1)), -1, dtype=np.int8)
+        # The engine passes one history buffer shared by every configuration's table.
+        self._history = (history if history is not None
+                         else np.full((n, max(max_coups, 1)), -1, dtype=np.int8))
         self.step = 0
         self.roads: RoadState | None = None
         self.seen: np.ndarray | None = None
