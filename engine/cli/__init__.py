@@ -114,4 +114,4 @@ def main(
 
 
 # Each command module registers itself on ``app`` when imported (light imports only, above).
-from . import backtest, generate, importing, odds, report, roads  # noqa: E402,F401,I001
+from . import backtest, generate, importing, odds, report, roads, trace  # noqa: E402,F401,I001
