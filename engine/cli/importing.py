@@ -7,9 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..io.importers import FORMATS, import_files, sequence_rules
-from ..io.importers.detect import check_format_name
-from ..io.parquet import check_output_free, write_coups
+from ..io.importers.formats import FORMATS
 from . import app
 from .common import (
     Burn,
@@ -67,6 +65,10 @@ def import_command(
     force: Force = False,
 ) -> None:
     """Import recorded shoes into a coups table (see ``engine.io.importers.import_files``)."""
+    from ..io.importers import import_files, sequence_rules
+    from ..io.importers.detect import check_format_name
+    from ..io.parquet import check_output_free, write_coups
+
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     if format is not None:

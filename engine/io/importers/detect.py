@@ -5,24 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .formats import FORMATS
 from .layout import role_of
 from .records import ImportDataError, UnknownFormatError
 from .tables import sniff_delimiter
 from .text import shoe_lines, split_label
 from .tokens import CARD_SEPARATORS, is_card, outcome_letters
-
-#: Format name -> what it is (the ``--format`` choices, documented in data/README.md).
-FORMATS: dict[str, str] = {
-    "scorecard": "text, one shoe per line of outcomes: 'BPPTB...', 'B,P,P,T' or words, "
-                 "optionally after a shoe label",
-    "csv": "delimited text with a header: one coup per row (outcome, card columns or hand "
-           "strings, totals, shoe), or card sequences (card per row, or cards per shoe)",
-    "json": "JSON or JSON lines holding the records of the csv format, optionally nested "
-            "in shoe objects",
-    "sequence": "text, one shoe per line: every card in dealing order, optionally after a "
-                "shoe label",
-    "parquet": "Parquet holding the columns of the csv format (coups.parquet included)",
-}
 
 _SNIFF_BYTES = 1 << 16
 _JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
