@@ -8,11 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import BaccaratError
-from ..io.importers import FORMATS, import_files, sequence_rules
-from ..io.importers.detect import check_format_name
-from ..io.importers.layout import FIELDS, parse_mapping
-from ..io.importers.readers import ReadOptions, readers
-from ..io.parquet import check_output_free, write_coups
+from ..io.importers.formats import FIELD_NAMES, FORMATS
 from . import app
 from .common import (
     Burn,
@@ -37,7 +33,7 @@ _FORMAT_HELP = ("force the format of every file: " + ", ".join(FORMATS)
                   "and data/README.md)")
 _COLUMN_HELP = ("map a field to a source column or dotted JSON name, e.g. "
                 "outcome='Winning Outcome', player_cards=playerHand.cards, shoe=tableId,shoe "
-                "(repeatable; fields: " + ", ".join(FIELDS) + ")")
+                "(repeatable; fields: " + ", ".join(FIELD_NAMES) + ")")
 
 
 def _plural(count: int, word: str) -> str:
@@ -87,6 +83,12 @@ def import_command(
     force: Force = False,
 ) -> None:
     """Import recorded shoes into a coups table (see ``engine.io.importers.import_files``)."""
+    from ..io.importers import import_files, sequence_rules
+    from ..io.importers.detect import check_format_name
+    from ..io.importers.layout import parse_mapping
+    from ..io.importers.readers import ReadOptions
+    from ..io.parquet import check_output_free, write_coups
+
     if list_formats:
         _print_formats()
         return
@@ -126,6 +128,8 @@ def import_command(
 
 def _print_formats() -> None:
     """One line per reader: its name, where it comes from, what it reads."""
+    from ..io.importers.readers import readers
+
     for reader in readers().values():
         origin = "" if reader.origin == "built-in" else f" [{reader.origin}]"
         console.print(f"{reader.name:<10} {reader.description}{origin}", highlight=False,

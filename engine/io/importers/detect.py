@@ -6,17 +6,14 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from .formats import FORMATS
 from .layout import role_of
 from .messages import looks_like_messages
-from .readers import BUILT_IN, readers
+from .readers import readers
 from .records import ImportDataError, UnknownFormatError
 from .tables import sniff_delimiter
 from .text import shoe_lines, split_label, split_scorecard
 from .tokens import CARD_SEPARATORS, is_card, outcome_letters
-
-#: Built-in format name -> what it is (the ``--format`` choices, documented in
-#: data/README.md); ``readers.readers()`` adds the installed ones.
-FORMATS: dict[str, str] = {r.name: r.description for r in BUILT_IN}
 
 _SNIFF_BYTES = 1 << 16
 _JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...cards import NO_CARD
+from .formats import FIELD_NAMES
 from .records import CoupRecords, ImportDataError, SequenceRecords, run_starts
 from .tables import RawTable
 from .tokens import (
@@ -443,3 +444,6 @@ def _whole_shoes(table: RawTable, roles: dict[str, str]) -> SequenceRecords:
     return SequenceRecords(source=table.source,
                            sequences=np.split(codes, np.cumsum(counts)[:-1]),
                            lines=[int(x) for x in lines], labels=labels)
+
+
+assert tuple(FIELDS) == FIELD_NAMES, "formats.FIELD_NAMES lists the fields of layout.FIELDS"

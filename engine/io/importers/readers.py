@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .formats import FORMATS
 from .jsonrecords import flatten, read_json
 from .layout import table_records
 from .lines import read_lines_text
@@ -111,26 +112,14 @@ def _read_message_files(paths: list[Path], options: ReadOptions) -> list[Records
 
 
 BUILT_IN: tuple[Reader, ...] = (
-    Reader("scorecard", "text, one shoe per line of outcomes: 'BPPTB...', 'B,P,P,T', words "
-           "or 莊閒和, with a label before or after ('S1: BPPB', 'BPPB|2026-04-06')",
-           _text_reader(read_scorecard)),
-    Reader("csv", "delimited text with a header: one coup per row (outcome, card columns or "
-           "hand strings, totals, shoe), one outcome column under any header, or card "
-           "sequences (card per row, or cards per shoe)", _read_csv),
-    Reader("json", "a JSON document or JSON lines: the one list of coup records anywhere "
-           "in it (--records PATH among several), nested objects as dotted names",
-           _read_json),
-    Reader("messages", "live-table message logs: a JSON message per line, optionally behind "
-           "a log prefix; shoe states (the shoe so far) or single coup results",
-           _read_messages, read_many=_read_message_files),
-    Reader("sequence", "text, one shoe per line: every card in dealing order, optionally "
-           "after a shoe label", _text_reader(read_sequence_text)),
-    Reader("parquet", "Parquet holding the columns of the csv format (coups.parquet "
-           "included)", _read_parquet),
-    Reader("xlsx", "an Excel workbook: one sheet (--sheet NAME) laid out like the csv "
-           "format", _read_xlsx),
-    Reader("sqlite", "a SQLite database: one table (--table NAME) laid out like the csv "
-           "format", _read_sqlite),
+    Reader("scorecard", FORMATS["scorecard"], _text_reader(read_scorecard)),
+    Reader("csv", FORMATS["csv"], _read_csv),
+    Reader("json", FORMATS["json"], _read_json),
+    Reader("messages", FORMATS["messages"], _read_messages, read_many=_read_message_files),
+    Reader("sequence", FORMATS["sequence"], _text_reader(read_sequence_text)),
+    Reader("parquet", FORMATS["parquet"], _read_parquet),
+    Reader("xlsx", FORMATS["xlsx"], _read_xlsx),
+    Reader("sqlite", FORMATS["sqlite"], _read_sqlite),
 )
 
 
