@@ -100,4 +100,5 @@ def main(
 
 
 # Each command module registers itself on ``app`` when imported.
-from . import backtest, generate, importing, odds, report, roads, trace  # noqa: E402,F401,I001
+from . import (  # noqa: E402,F401,I001
+    backtest, check_strategy, generate, importing, odds, report, roads, trace)
