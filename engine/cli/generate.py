@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..parallel import default_workers, generate_dataset
 from . import app
 from .common import (
     Burn,
@@ -61,6 +60,8 @@ def generate(
     which pandas, pyarrow, DuckDB and every baccarat command read as one table. An
     interrupted run keeps its finished parts: --resume finishes it.
     """
+    from ..parallel import default_workers, generate_dataset
+
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     started = time.perf_counter()
