@@ -20,4 +20,4 @@ def main() -> None:
 
 
 # Each command module registers itself on ``app`` when imported.
-from . import backtest, generate, importing, odds, report, roads  # noqa: E402,F401,I001
+from . import analyze, backtest, generate, importing, odds, report, roads  # noqa: E402,F401,I001
