@@ -31,6 +31,16 @@ class Metric:
     description: str = ""
 
 
+def format_metric(metric: Metric, value: object) -> str:
+    """A metric value as the tables print it ("-" when missing)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    try:
+        return metric.fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
 SESSION_METRICS: tuple[Metric, ...] = (
     Metric("start_bankroll", "Start bankroll", "units"),
     Metric("final_bankroll", "Final bankroll", "units"),

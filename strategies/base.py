@@ -70,8 +70,8 @@ class Table:
 class Wager:
     """The stakes for the coup about to be dealt: one array of shape (n,) per bet kind.
 
-    Kinds not given are not bet. ``Wager.on(n, banker=stake_array)`` or
-    ``Wager.side(side, stake)`` build one.
+    Kinds not given are not bet. ``Wager.on(banker=stakes)`` (an array of shape (n,) or a
+    scalar per kind) or ``Wager.side(side, stake)`` build one.
     """
 
     __slots__ = ("stakes",)

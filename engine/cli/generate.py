@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..parallel import default_workers, generate_dataset
 from . import app
 from .common import (
     Burn,
@@ -71,6 +70,7 @@ def generate(
     interrupted run keeps its finished parts: --resume finishes it. --shuffle deals
     the shoes from a model of a real shuffle instead of a perfect one.
     """
+    from ..parallel import default_workers, generate_dataset
     from ..shuffles import parse_shuffle
 
     model = parse_shuffle(shuffle, table_shoes, coups_per_shoe)
