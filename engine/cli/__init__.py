@@ -115,4 +115,5 @@ def main(
 
 # Each command module registers itself on ``app`` when imported (light imports only, above).
 from . import (  # noqa: E402,F401,I001
-    backtest, check_strategy, generate, importing, new_strategy, odds, report, roads, trace)
+    analyze, backtest, check_strategy, generate, importing, new_strategy, odds, report, roads,
+    trace)
