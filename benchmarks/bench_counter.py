@@ -1,6 +1,7 @@
 """Benchmark of the card counter: exact EV per call and per coup, and the screen's safety.
 
-Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M]``. Prints
+Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M] [--cli-shoes S]``.
+Prints
 
 1. the cost of :func:`strategies.builtins.counter.exact_ev` per composition: enumerated
    (cache misses) and looked up (cache hits);
@@ -12,12 +13,22 @@ Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M]``. Prin
    where the screen applies (EXACT_BELOW cards left or more; the screen must stay above
    it: a composition is skipped when its estimate is more than ``screen`` such units below
    the threshold), the share of coups enumerated at threshold 0, and how many positive-EV
-   compositions the default screen would have skipped (must be 0).
+   compositions the default screen would have skipped (must be 0);
+4. with ``--cli-shoes S``: the whole command ``baccarat backtest --strategy counter --shoes S
+   --ledger none --workers 1`` (the default counter: Tie by exact EV) in a fresh process on
+   one thread, ``--cli-repeats`` times: median wall time and CPU time. The CPU time is the
+   steadier figure on a loaded machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -153,14 +164,45 @@ def bench_screen(shoes: int) -> None:
     print(f"  worst ratio {worst:.2f} against a default screen of {DEFAULT_SCREEN:g}")
 
 
+def bench_cli(shoes: int, repeats: int) -> None:
+    """Wall and CPU time of the whole counter command over ``shoes`` generated shoes."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "engine.cli", "backtest", "--strategy", "counter",
+               "--shoes", str(shoes), "--ledger", "none", "--workers", "1"]
+    walls, cpus = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as folder:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([*command, "--out", os.path.join(folder, "run")], env=env,
+                           check=True, stdout=subprocess.DEVNULL)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    print(f"\nbaccarat backtest --strategy counter --shoes {shoes:,} --ledger none --workers 1 "
+          f"(one thread), median of {repeats}: {statistics.median(walls):.1f} s wall, "
+          f"{statistics.median(cpus):.1f} s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shoes", type=int, default=300)
     parser.add_argument("--safety-shoes", type=int, default=300)
+    parser.add_argument("--cli-shoes", type=int, default=0,
+                        help="also time the whole counter command over this many shoes")
+    parser.add_argument("--cli-repeats", type=int, default=3)
+    parser.add_argument("--skip", default="", help="comma-separated parts not to run: "
+                        "calls, replay, screen")
     args = parser.parse_args()
-    bench_calls(TableRules(variant="ez"))
-    bench_replay(args.shoes)
-    bench_screen(args.safety_shoes)
+    skip = set(args.skip.split(","))
+    if "calls" not in skip:
+        bench_calls(TableRules(variant="ez"))
+    if "replay" not in skip:
+        bench_replay(args.shoes)
+    if "screen" not in skip:
+        bench_screen(args.safety_shoes)
+    if args.cli_shoes:
+        bench_cli(args.cli_shoes, args.cli_repeats)
 
 
 if __name__ == "__main__":
