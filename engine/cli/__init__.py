@@ -114,4 +114,6 @@ def main(
 
 
 # Each command module registers itself on ``app`` when imported (light imports only, above).
-from . import backtest, generate, importing, odds, report, roads, trace  # noqa: E402,F401,I001
+from . import (  # noqa: E402,F401,I001
+    analyze, backtest, check_strategy, generate, importing, new_strategy, odds, report, roads,
+    trace)
