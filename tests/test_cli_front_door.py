@@ -7,6 +7,7 @@ status 2, nothing written.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,3 +63,56 @@ def test_no_arguments_shows_the_help():
     result = runner.invoke(app, [])
     assert result.exit_code == 0
     assert "backtest" in result.output and "Usage" in result.output
+
+
+# -- the README shows only options that exist -------------------------------------------------
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+COMMANDS = ("odds", "generate", "import", "backtest", "compare", "report", "roads",
+            "strategies", "demo")
+
+
+def _options_shown(text: str) -> dict[str, set[str]]:
+    """The options the README shows for each command: those on its ``$ baccarat CMD``
+    command lines (continuation lines included) and those named in the command's own
+    section (a heading ``### `baccarat CMD` ...``)."""
+    shown: dict[str, set[str]] = {c: set() for c in COMMANDS}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        match = re.match(r"\s*\$ baccarat (\w+)(.*)", lines[i])
+        if match and match.group(1) in shown:
+            command, rest = match.group(1), match.group(2)
+            while rest.rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                rest += " " + lines[i]
+            shown[command] |= set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", rest))
+        i += 1
+    sections = re.split(r"^### ", text, flags=re.M)
+    for section in sections:
+        heading = section.splitlines()[0] if section else ""
+        named = re.findall(r"`baccarat (\w+)`", heading)
+        if len(named) == 1 and named[0] in shown:
+            shown[named[0]] |= set(re.findall(r"`(--[a-z][a-z0-9-]*)", section))
+    return shown
+
+
+def _help_options(command: str) -> set[str]:
+    result = runner.invoke(app, [command, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", result.output))
+
+
+def test_every_option_the_readme_shows_exists_in_that_commands_help():
+    shown = _options_shown(README.read_text(encoding="utf-8"))
+    assert shown["backtest"] and shown["generate"] and shown["odds"]  # the parser finds them
+    missing = {command: sorted(options - _help_options(command) - {"--help"})
+               for command, options in shown.items() if options}
+    assert {c: m for c, m in missing.items() if m} == {}
+
+
+def test_the_readme_check_would_catch_a_missing_option():
+    text = "### `baccarat backtest`: x\n\nUse `--cut-card` here.\n\n$ baccarat odds --bogus\n"
+    shown = _options_shown(text)
+    assert shown["backtest"] == {"--cut-card"} and shown["odds"] == {"--bogus"}
+    assert "--cut-card" not in _help_options("backtest")
