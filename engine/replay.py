@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import numpy as np
-from numba import njit
 
 from strategies.base import Dealt, Result, Strategy, Table, Wager
 
@@ -24,6 +23,7 @@ from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
 from .errors import BaccaratError
+from .jit import njit
 from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
 from .odds.composition import MIN_CARDS
 from .rules import TableRules

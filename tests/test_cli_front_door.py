@@ -69,31 +69,28 @@ def test_no_arguments_shows_the_help():
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 COMMANDS = ("odds", "generate", "import", "backtest", "compare", "report", "roads",
-            "strategies", "demo")
+            "strategies", "demo", "trace", "check-strategy", "new-strategy")
+# An option: --name, not part of an arrow ("--deal-->") or a call ("--replay(...)").
+_TOKEN = re.compile(r"baccarat ([a-z][\w-]*)|(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?![\w>(-])")
 
 
 def _options_shown(text: str) -> dict[str, set[str]]:
-    """The options the README shows for each command: those on its ``$ baccarat CMD``
-    command lines (continuation lines included) and those named in the command's own
-    section (a heading ``### `baccarat CMD` ...``)."""
+    """The options the README shows for each command.
+
+    Read section by section (``### `` headings): an option belongs to the command named
+    last before it (``$ baccarat CMD ...``, ```baccarat CMD```), or, before any is named,
+    to the command the section's heading is about when it names exactly one.
+    """
     shown: dict[str, set[str]] = {c: set() for c in COMMANDS}
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        match = re.match(r"\s*\$ baccarat (\w+)(.*)", lines[i])
-        if match and match.group(1) in shown:
-            command, rest = match.group(1), match.group(2)
-            while rest.rstrip().endswith("\\") and i + 1 < len(lines):
-                i += 1
-                rest += " " + lines[i]
-            shown[command] |= set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", rest))
-        i += 1
-    sections = re.split(r"^### ", text, flags=re.M)
-    for section in sections:
+    for section in re.split(r"^#+ ", text, flags=re.M):
         heading = section.splitlines()[0] if section else ""
-        named = re.findall(r"`baccarat (\w+)`", heading)
-        if len(named) == 1 and named[0] in shown:
-            shown[named[0]] |= set(re.findall(r"`(--[a-z][a-z0-9-]*)", section))
+        named = [c for c in re.findall(r"`baccarat ([a-z][\w-]*)`", heading) if c in shown]
+        current = named[0] if len(named) == 1 else None
+        for command, option in _TOKEN.findall(section[len(heading):]):
+            if command:
+                current = command if command in shown else None
+            elif current is not None:
+                shown[current].add(option)
     return shown
 
 

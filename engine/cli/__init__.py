@@ -5,6 +5,20 @@ Every bad input ends the same way, whoever catches it: one line on stderr starti
 (``common.reports_errors``); :class:`OneLineErrors` does the same for the usage errors
 click and typer raise themselves (an unknown option, a value that is not a number, a
 number out of range), which would otherwise print a usage block and a framed box.
+
+Start-up is kept light so that ``baccarat --help`` and ``baccarat COMMAND --help`` answer
+at once: importing this package (and every command module) must not import numpy or the
+heavy libraries. The rule for a command module:
+
+- at the top, only the standard library, ``typer``, ``rich``, ``from . import app`` and
+  ``from .common import ...`` (what the signatures and help texts need);
+- everything else (``numpy``, ``pandas``, ``pyarrow``, ``numba`` kernels, ``matplotlib``,
+  the strategies, the engine modules that pull them in) is imported inside the command
+  function that uses it, so only the command that runs pays for it;
+- names needed only in annotations go under ``if TYPE_CHECKING:``.
+
+``tests/test_startup.py`` checks this for every registered command, so a new command
+that imports something heavy at module level fails there with the module named.
 """
 
 from __future__ import annotations
@@ -99,5 +113,7 @@ def main(
     """Backtest baccarat betting strategies over recorded or generated shoes."""
 
 
-# Each command module registers itself on ``app`` when imported.
-from . import backtest, generate, importing, odds, report, roads  # noqa: E402,F401,I001
+# Each command module registers itself on ``app`` when imported (light imports only, above).
+from . import (  # noqa: E402,F401,I001
+    analyze, backtest, check_strategy, generate, importing, new_strategy, odds, report, roads,
+    trace)
