@@ -18,8 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from engine.deal import generate_coups
-from engine.io.importers import ImportDataError, import_files, writers
-from engine.io.importers import stream
+from engine.io.importers import ImportDataError, import_files, stream, writers
 from engine.io.importers.dataset import import_dataset
 from engine.io.parquet import parquet_files, read_coups
 from engine.rules import TableRules
