@@ -99,8 +99,10 @@ def test_invalid_coups_fail_and_write_nothing(tmp_path: Path) -> None:
     out = tmp_path / "coups.parquet"
     result = run(path, "--out", out)
     assert result.exit_code == 2
+    assert "2 problems in the recorded coups" in result.output
     assert f"{path}:3: shoe S1, coup 2: banker draws on 4 when player stands" in result.output
-    assert "(and 1 more problem)" in result.output
+    assert f"{path}:4: shoe S1, coup 3: recorded winner Player but the cards make player " \
+           f"6, banker 7: Banker" in result.output
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
@@ -194,4 +196,5 @@ def test_quiet_prints_the_closing_line_and_warnings_only(tmp_path: Path) -> None
     assert result.stdout.strip().splitlines() == [
         f"imported 3 coups from 1 shoe (1 file) to {out}"]
     assert result.stderr.strip().splitlines() == [
-        f"warning: kept 2 invalid coups (valid=False in {out})"]
+        f"warning: kept 2 invalid coups (valid=False in {out}: 1 banker's drawing rule, "
+        f"1 recorded winner)"]
