@@ -166,6 +166,9 @@ def _coups_from_frame(frame: pd.DataFrame) -> Coups:
     if "coup" not in frame.columns:
         frame = frame.assign(coup=frame.groupby("shoe").cumcount() + 1)
     frame = frame.assign(outcome=frame["outcome"].astype(str).str.upper())
+    for name in CARD_COLUMNS:  # any spelling parse_card reads ("Th", "10h", "9♥")
+        if name in frame.columns:
+            frame[name] = _canonical_cards(frame[name], name)
     frame = frame.sort_values(["shoe", "coup"], kind="stable").reset_index(drop=True)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     for name in CARD_COLUMNS:
@@ -181,6 +184,22 @@ def _coups_from_frame(frame: pd.DataFrame) -> Coups:
         raise PlayError(f"DataFrame row {i} (shoe {coups.shoe[i]}, coup {coups.coup[i]}): "
                         f"outcome {frame['outcome'].iloc[i]!r} is not B, P or T")
     return coups
+
+
+def _canonical_cards(column: pd.Series, name: str) -> pd.Series:
+    """A card column with every card spelt as the coups table stores it ("TH" -> "10H")."""
+    from .cards import parse_card
+
+    values = column.astype(object)
+    present = values.notna() & (values.astype(str).str.strip() != "")
+    labels: dict[str, str] = {}
+    for position, text in zip(values.index[present], values[present].astype(str), strict=True):
+        if text not in labels:
+            try:
+                labels[text] = LABEL_OF_CODE[parse_card(text)]
+            except BaccaratError as exc:
+                raise PlayError(f"DataFrame row {position}, {name}: {exc}") from None
+    return values.where(present, None).map(lambda v: labels.get(str(v)) if v else None)
 
 
 def ledger_frame(grid: SessionGrid, coups: Coups, ledger: ConfigLedger,

@@ -82,6 +82,17 @@ def test_cards_from_a_dataframe_show_in_the_ledger():
     assert ledger["net"].tolist() == [9.5, -10]
 
 
+def test_cards_spelt_as_recorded_are_read_and_a_bad_one_named():
+    coups = pd.DataFrame({"player_card1": ["Th"], "player_card2": ["9♥"],
+                          "banker_card1": ["as"], "banker_card2": ["8"],
+                          "player_total": [9], "banker_total": [9], "outcome": ["T"]})
+    ledger = play("flat", coups)
+    assert ledger["player_cards"].tolist() == ["10H 9H"]
+    assert ledger["banker_cards"].tolist() == ["AS 8"]
+    with pytest.raises(PlayError, match=r"DataFrame row 0, banker_card1: unknown card 'ZZ'"):
+        play("flat", coups.assign(banker_card1=["ZZ"]))
+
+
 def test_outcome_only_coups_have_no_card_columns():
     assert "player_cards" not in play("flat", "BP").columns
 
