@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from .cards import NO_CARD, VALUE_OF_CODE, full_deck_codes
 from .coups import BANKER, PLAYER, TIE, Coups
 from .errors import BaccaratError
+from .jit import njit
 from .rules import TableRules
 from .shoe import shuffle_into
 

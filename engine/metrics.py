@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
+from .jit import njit
 from .replay import STOP_REASONS, ConfigLedger
 
 Z95 = 1.959963984540054

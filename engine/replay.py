@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import numpy as np
-from numba import njit
 
 from strategies.base import Dealt, Result, Strategy, Table, Wager
 
@@ -23,6 +22,7 @@ from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
 from .errors import BaccaratError
+from .jit import njit
 from .odds import bets_offered
 from .rules import TableRules
 

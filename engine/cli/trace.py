@@ -208,7 +208,8 @@ def trace(
         return
     where = (f"shoe {int(table.shoe[0])} of {coups}" if coups is not None
              else f"{len(table)} coups")
-    console.print(render(ledger, f"{strategy.spec()} over {where}, {rules.label()}, "
+    label = strategy.spec() or type(strategy).__name__
+    console.print(render(ledger, f"{label} over {where}, {rules.label()}, "
                                  f"bankroll {bankroll:,.2f}"), soft_wrap=True)
     net = float(ledger["net"].sum())
     end = float(ledger["bankroll"].iloc[-1]) if len(ledger) else bankroll

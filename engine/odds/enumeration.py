@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from ..deal import banker_draws
+from ..jit import njit, prange
 from .composition import (
     MAX_DECKS,
     N_RANKS,
@@ -261,7 +261,9 @@ def event_probabilities(
 ) -> np.ndarray:
     """Probabilities of :data:`EVENTS` for compositions (n, 10|13) -> (n, N_EVENTS) float64.
 
-    The compiled batch path. ``validate=False`` skips the input checks for callers that
+    The compiled batch path (a few rows in a process that has not loaded numba are
+    enumerated by numpy instead, to the same integers: :mod:`engine.odds.direct`).
+    ``validate=False`` skips the input checks for callers that
     validated already (every coup of a replay). ``parallel`` spreads the rows over numba's
     threads; by default only for batches of :data:`PARALLEL_MIN_ROWS` rows or more (pass
     False inside worker processes that already fill the cores).
@@ -269,10 +271,15 @@ def event_probabilities(
     arr = check_counts(counts) if validate else np.asarray(counts, dtype=np.int64)
     arr = np.atleast_2d(arr)
     values = np.ascontiguousarray(_as_values(arr), dtype=np.int64)
-    out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)
-    if parallel is None:
-        parallel = values.shape[0] >= PARALLEL_MIN_ROWS
-    (_tally_batch if parallel else _tally_rows)(values, out)
+    from .direct import direct_tallies_batch, use_direct  # a few rows: no need for numba
+
+    if use_direct(values.shape[0]):
+        out = direct_tallies_batch(values)
+    else:
+        out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)
+        if parallel is None:
+            parallel = values.shape[0] >= PARALLEL_MIN_ROWS
+        (_tally_batch if parallel else _tally_rows)(values, out)
     total = np.asarray(sequences_total(values.sum(axis=1)), dtype=np.float64)
     return out.astype(np.float64) / total[:, None]
 

@@ -11,9 +11,9 @@ the tests and ``benchmarks/bench_odds.py`` as an independent check of every figu
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..deal import banker_draws
+from ..jit import njit
 from .composition import N_RANKS, check_counts, values_from_ranks
 from .enumeration import N_EVENTS, settle
 
