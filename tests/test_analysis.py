@@ -187,3 +187,17 @@ def test_report_adds_the_analysis_section(tmp_path) -> None:
                       "--analysis", str(tmp_path / "nothing"))
     assert missing.exit_code == 2 and "no analysis.parquet" in missing.output
     assert not (tmp_path / "m.html").exists()
+
+
+def test_partial_shoes_are_compared_with_fair_shoes_of_their_length() -> None:
+    # A recorder who kept only the first 30 coups of each shoe: the coups-per-shoe statistic
+    # is left out (it says how the shoes were recorded), and nothing else stands out.
+    coups = generate_coups(TableRules(), 21, np.arange(60))
+    first = coups.take(coups.coup <= 30)
+    analysis = analyze_coups(first, n_reference=100)
+    assert "coups_per_shoe" not in set(analysis.table["statistic"])
+    assert any("60 of the 60 shoes are shorter" in note for note in analysis.notes)
+    assert analysis.flagged.empty, analysis.verdict
+    reference_length = analysis.table.set_index("statistic").loc["big_road_columns",
+                                                                  "reference_mean"]
+    assert 12 < reference_length < 16  # about 27 decisions in 30 coups, not a whole shoe

@@ -36,6 +36,8 @@ def _number(value: float) -> str:
 
 
 def _p(value: float) -> str:
+    if value == 0.0:
+        return "<1e-300"
     return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
 
 
