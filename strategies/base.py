@@ -84,8 +84,8 @@ class Wager:
 
     @classmethod
     def on(cls, **stakes: np.ndarray | float) -> Wager:
-        """A wager from keyword stakes (arrays or scalars)."""
-        return cls({k: np.asarray(v, dtype=np.float64) for k, v in stakes.items()})
+        """A wager from keyword stakes (arrays or scalars of numbers; text is refused)."""
+        return cls({k: _stake_array(k, v) for k, v in stakes.items()})
 
     @classmethod
     def side(cls, side: str | np.ndarray, stake: np.ndarray) -> Wager:
@@ -100,6 +100,21 @@ class Wager:
             if kind:
                 stakes[str(kind)] = np.where(side == kind, stake, 0.0)
         return cls(stakes)
+
+
+def _stake_array(kind: str, stake: object) -> np.ndarray:
+    """``stake`` as float64, refusing what is not a number ("10", None, True) rather than
+    letting numpy turn it into one."""
+    array = np.asarray(stake)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"the stake on {kind} is {stake!r}, not a number (expected an int "
+                        f"or float, or an array of them)")
+    return array.astype(np.float64, copy=False)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) \
+        and not isinstance(value, bool | np.bool_)
 
 
 class Dealt:
@@ -266,6 +281,9 @@ class SimpleStrategy(Strategy):
         stakes: dict[str, np.ndarray] = {}
         for i in np.flatnonzero(table.active):
             for kind, stake in self._players[i].bet(SessionView(table, int(i))).items():
+                if not _is_number(stake):
+                    raise TypeError(f"bet() of session {i} returned the stake {stake!r} on "
+                                    f"{kind}, not a number (expected an int or float)")
                 if kind not in stakes:
                     stakes[kind] = np.zeros(table.n)
                 stakes[kind][i] = stake
