@@ -17,6 +17,7 @@ from ..backtest import backtest as run_backtest
 from . import app
 from .common import (
     Commission,
+    Debug,
     Decks,
     Force,
     Quiet,
@@ -74,6 +75,7 @@ def backtest(
     resume: Resume = False,
     quiet: Quiet = False,
     force: Force = False,
+    debug: Debug = False,
 ) -> None:
     """Play strategies over a dataset and write the ledger, sessions, summary and run.json.
 
