@@ -8,19 +8,29 @@ reads naturally in pandas or DuckDB and stays small.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from .cards import LABEL_OF_CODE, N_CODES, NO_CARD
+
+if TYPE_CHECKING:  # pyarrow is imported by the storage conversions only (it is slow to load)
+    import pyarrow as pa
 
 BANKER, PLAYER, TIE = 0, 1, 2
 OUTCOME_LABELS = ("B", "P", "T")
 CARD_COLUMNS = ("player_card1", "player_card2", "player_card3",
                 "banker_card1", "banker_card2", "banker_card3")
 
-_CARD_DICTIONARY = pa.array(LABEL_OF_CODE, type=pa.string())
-_OUTCOME_DICTIONARY = pa.array(OUTCOME_LABELS, type=pa.string())
+
+
+@cache
+def _dictionary(labels: tuple[str, ...]) -> pa.Array:
+    """The string dictionary of a dictionary-encoded column (built once per label set)."""
+    import pyarrow as pa
+
+    return pa.array(labels, type=pa.string())
 
 
 @dataclass
@@ -98,6 +108,8 @@ class Coups:
 
     def to_arrow(self) -> pa.Table:
         """The table in its storage form (see ``COUPS_SCHEMA``)."""
+        import pyarrow as pa
+
         columns: dict[str, pa.Array] = {
             "shoe": pa.array(self.shoe, type=pa.int64()),
             "coup": pa.array(self.coup.astype(np.int16), type=pa.int16()),
@@ -107,7 +119,7 @@ class Coups:
         columns["player_total"] = _nullable_int8(self.player_total)
         columns["banker_total"] = _nullable_int8(self.banker_total)
         columns["outcome"] = pa.DictionaryArray.from_arrays(
-            pa.array(self.outcome, type=pa.int8()), _OUTCOME_DICTIONARY
+            pa.array(self.outcome, type=pa.int8()), _dictionary(OUTCOME_LABELS)
         )
         columns["burn_shown"] = _codes_to_dictionary(self.burn_shown)
         if self.label is not None:
@@ -150,13 +162,17 @@ def empty_coups() -> Coups:
 
 
 def _codes_to_dictionary(codes: np.ndarray) -> pa.DictionaryArray:
+    import pyarrow as pa
+
     missing = codes < 0
     indices = pa.array(np.where(missing, 0, codes).astype(np.int8), mask=missing,
                        type=pa.int8())
-    return pa.DictionaryArray.from_arrays(indices, _CARD_DICTIONARY)
+    return pa.DictionaryArray.from_arrays(indices, _dictionary(LABEL_OF_CODE))
 
 
 def _labels_to_index(column: pa.ChunkedArray, labels: tuple[str, ...]) -> np.ndarray:
+    import pyarrow as pa
+
     lookup = {label: i for i, label in enumerate(labels)}
     values = column.combine_chunks()
     if pa.types.is_dictionary(values.type):
@@ -175,6 +191,8 @@ def _dictionary_to_codes(column: pa.ChunkedArray) -> np.ndarray:
 
 
 def _nullable_int8(values: np.ndarray) -> pa.Array:
+    import pyarrow as pa
+
     missing = values < 0
     return pa.array(np.where(missing, 0, values).astype(np.int8), mask=missing, type=pa.int8())
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from .cards import NO_CARD, VALUE_OF_CODE, full_deck_codes
 from .coups import BANKER, PLAYER, TIE, Coups
 from .errors import BaccaratError
+from .jit import njit
 from .rules import TableRules
 from .shoe import shuffle_into
 
@@ -182,8 +182,13 @@ def _trim(columns: tuple[np.ndarray, ...], rows: int) -> tuple[np.ndarray, ...]:
     return tuple(column[:rows] for column in columns)
 
 
-def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray) -> Coups:
-    """Shuffle and deal the generated shoes ``shoe_ids`` under ``rules`` into coups."""
+def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray, *,
+                   deal_to_end: bool = False) -> Coups:
+    """Shuffle and deal the generated shoes ``shoe_ids`` under ``rules`` into coups.
+
+    ``deal_to_end`` ignores the cut card and deals every whole coup the cards hold (the
+    analysis takes each reference shoe's first coups up to an observed shoe's length).
+    """
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     if ids.size and ids.min() < 0:
         raise ValueError("shoe ids must be non-negative")
@@ -194,8 +199,8 @@ def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray) -> Coups:
     counts = np.empty(ids.size, dtype=np.int64)
     rows = _generate_kernel(
         template, np.uint64(seed), ids, VALUE_OF_CODE, _BURN_CODES[rules.burn], rules.burn_count,
-        rules.cut_card, rules.extra_coup_after_cut, cards, pt, bt, outcome, shoe, coup,
-        burn_shown, counts,
+        -1 if deal_to_end else rules.cut_card, rules.extra_coup_after_cut, cards, pt, bt,
+        outcome, shoe, coup, burn_shown, counts,
     )
     cards, pt, bt, outcome, shoe, coup = _trim(columns, rows)
     return Coups(

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
+from .jit import njit
 from .replay import STOP_REASONS, ConfigLedger
 
 Z95 = 1.959963984540054
@@ -29,6 +29,16 @@ class Metric:
     unit: str = ""
     fmt: str = "{:,.2f}"
     description: str = ""
+
+
+def format_metric(metric: Metric, value: object) -> str:
+    """A metric value as the tables print it ("-" when missing)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    try:
+        return metric.fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
 
 
 SESSION_METRICS: tuple[Metric, ...] = (

@@ -326,6 +326,7 @@ class GenerateTask:
     seed: int
     metadata: dict[str, Any]
     fault: str | None = None
+    shuffle: Any = None  # an engine.shuffles.ShuffleModel; None: uniform
 
     def describe(self) -> str:
         """The chunk, for messages."""
@@ -340,7 +341,11 @@ def generate_chunk(task: GenerateTask) -> int:
     chunk = task.chunk
     inject_fault(chunk.index, task.fault)
     ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
-    coups = generate_coups(task.rules, task.seed, ids)
+    if task.shuffle is None:
+        coups = generate_coups(task.rules, task.seed, ids)
+    else:
+        from .shuffles import generate_model_coups
+        coups = generate_model_coups(task.rules, task.seed, ids, task.shuffle)
     write_part([coups.to_arrow()], task.folder, chunk.index, task.metadata)
     return len(coups)
 
@@ -360,6 +365,7 @@ def generate_dataset(
     force: bool = False,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    shuffle: Any = None,
 ) -> dict[str, Any]:
     """Generate ``shoes`` shoes from ``seed`` into the coups folder ``out``, chunk by chunk.
 
@@ -369,7 +375,9 @@ def generate_dataset(
     ``resume`` finishes an interrupted run (same arguments; the chunk size defaults to the
     one it started with). ``workers`` processes run the chunks (None: all cores for a big
     job), or the Dask cluster at ``scheduler``. ``progress(coups, shoes)`` is called as
-    chunks finish. Returns the ``_dataset.json`` document.
+    chunks finish. ``shuffle`` (an :class:`engine.shuffles.ShuffleModel`) deals the shoes
+    from a real shuffle's model; None or uniform: the uniform shoes, unchanged. Returns the
+    ``_dataset.json`` document.
     """
     from .io.parquet import (
         DATASET_FILE,
@@ -390,10 +398,15 @@ def generate_dataset(
         stored = read_plan(folder) if resume and folder.is_dir() else None
         chunk_shoes = int((stored or {}).get("chunk_shoes") or DEFAULT_GENERATE_CHUNK)
     chunks = plan_chunks(shoes, chunk_shoes)
-    metadata = coups_metadata(rules, source="generated", seed=seed, shoes=shoes)
+    if shuffle is not None and shuffle.kind == "uniform":
+        shuffle = None
+    model = {} if shuffle is None else {"shuffle": shuffle.to_dict(),
+                                        "table_shoes": shuffle.table_shoes
+                                        if shuffle.kind == "riffle" else None}
+    metadata = coups_metadata(rules, source="generated", seed=seed, shoes=shoes, **model)
     plan = {"job": "generate", "version": __version__, "kind": "coups",
             "rules": rules.model_dump(), "seed": seed, "shoes": shoes,
-            "chunk_shoes": chunk_shoes, "chunks": len(chunks)}
+            "chunk_shoes": chunk_shoes, "chunks": len(chunks), **model}
     state = open_output(folder, plan, force=force, resume=resume, complete=DATASET_FILE)
     if state == "complete":
         return dict(json.loads((folder / DATASET_FILE).read_text()))
@@ -407,7 +420,7 @@ def generate_dataset(
             if progress is not None:
                 progress(coups_by_chunk[chunk.index], chunk.shoes)
     fault = fault_spec()
-    tasks = [GenerateTask(c, str(folder.absolute()), rules, seed, metadata, fault)
+    tasks = [GenerateTask(c, str(folder.absolute()), rules, seed, metadata, fault, shuffle)
              for c in chunks if c.index not in done]
 
     def record(task: GenerateTask, coups: int) -> None:

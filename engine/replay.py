@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import numpy as np
-from numba import njit
 
 from strategies.base import (
     Dealt,
@@ -35,6 +34,7 @@ from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
 from .errors import StrategyFault, innermost_frame, shown_path
+from .jit import njit
 from .odds import bets_offered
 from .rules import TableRules
 

@@ -213,9 +213,9 @@ class TableRoads:
 class Wager:
     """The stakes for the coup about to be dealt: one array of shape (n,) per bet kind.
 
-    Kinds not given are not bet. ``Wager.on(banker=stake_array)`` or
-    ``Wager.side(side, stake)`` build one. A stake is a number (every session) or a
-    numeric array of shape (n,); the engine refuses anything else at the coup it comes.
+    Kinds not given are not bet. ``Wager.on(banker=stakes)`` (an array of shape (n,) or a
+    scalar per kind) or ``Wager.side(side, stake)`` build one. The engine refuses anything
+    else (a string, None, an array of another shape) at the coup it comes.
     """
 
     __slots__ = ("stakes",)

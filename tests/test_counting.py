@@ -200,7 +200,7 @@ def test_every_configuration_sees_the_same_counts_and_none_can_change_them() -> 
 
 
 def _banker_draws(banker: int, third: int | None) -> bool:
-    """The printed Banker drawing rules (DESIGN.md), given Player's third card (None: stood)."""
+    """The printed Banker drawing rules (docs/architecture.md), given Player's third card."""
     if third is None:
         return banker <= 5
     return {0: True, 1: True, 2: True, 3: third != 8, 4: 2 <= third <= 7,

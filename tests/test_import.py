@@ -2,7 +2,7 @@
 
 Expected values come from dealing (``generate_coups``, the reference), from hand-written
 files whose outcomes and totals are worked out by hand, and from the printed drawing rules
-(DESIGN.md), never from the importer itself.
+(docs/architecture.md, "The game"), never from the importer itself.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ def test_the_summary_from_the_parts_agrees_with_the_sessions(reference: Path):
         assert row["risk_of_ruin"] == pytest.approx(mine["ruined"].mean())
         assert row["realized_edge"] == pytest.approx(mine["net"].sum() / mine["wagered"].sum())
     flat = result.summary.iloc[0]
-    assert flat["house_edge"] == pytest.approx(0.0106, abs=5e-5)  # DESIGN.md: Banker 1.06%
+    assert flat["house_edge"] == pytest.approx(0.0106, abs=5e-5)  # published: Banker 1.06%
 
 
 def test_the_summary_is_the_same_read_one_configuration_at_a_time(reference: Path,

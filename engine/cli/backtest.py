@@ -9,11 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table as RichTable
 
-from strategies.registry import available_strategies, describe
-
-from ..backtest import backtest as run_backtest
 from . import app
 from .common import (
     Commission,
@@ -34,7 +30,6 @@ from .common import (
     progress_bar,
     reports_errors,
 )
-from .tables import summary_tables
 
 
 @app.command()
@@ -84,6 +79,9 @@ def backtest(
     chunk. run.json is written last: an interrupted run keeps its finished chunks and
     --resume finishes it.
     """
+    from ..backtest import backtest as run_backtest
+    from .tables import summary_tables
+
     if ledger not in ("full", "none"):
         raise typer.BadParameter("--ledger must be full or none")
     flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
@@ -127,6 +125,10 @@ def backtest(
 @app.command()
 def strategies() -> None:
     """List the available strategies with their parameters, defaults and descriptions."""
+    from rich.table import Table as RichTable
+
+    from strategies.registry import available_strategies, describe
+
     table = RichTable(title="Strategies", header_style="bold", show_lines=True)
     table.add_column("name", style="bold")
     table.add_column("description")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -21,7 +21,9 @@ from rich.progress import (
 )
 
 from ..errors import BaccaratError, debug_requested, full_traceback
-from ..rules import TableRules, load_rules, rules_from_mapping
+
+if TYPE_CHECKING:
+    from ..rules import TableRules
 
 console = Console()
 err_console = Console(stderr=True)
@@ -55,6 +57,8 @@ Resume = Annotated[bool, typer.Option(
 
 def build_rules(rules_file: Path | None = None, **flags: Any) -> TableRules:
     """Rules from an optional file, with the flags given on the command line on top."""
+    from ..rules import load_rules, rules_from_mapping
+
     overrides = {key: value for key, value in flags.items() if value is not None}
     if rules_file is not None:
         return load_rules(rules_file, overrides)

@@ -8,22 +8,19 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
-from rich.progress import Progress, TaskID
-from rich.table import Table
 
-from ..io.parquet import check_output_free
-from ..report.compare import check_metric, compare, write_comparison
-from ..report.demo import DEMO_SEED, DEMO_SHOES, run_demo
-from ..report.html import figure_count, report_steps, write_report
-from ..report.runs import load_runs
+from ..report.demo import DEMO_SEED, DEMO_SHOES
 from . import app
 from .common import Force, Quiet, console, done, progress_bar, reports_errors
-from .tables import block_tables, metric_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
 
 RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by baccarat backtest",
                                                show_default=False)]
@@ -45,6 +42,8 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
     table order (all, or those named in ``metrics``), then the difference from the
     baseline; split into blocks of columns that fit ``width``.
     """
+    from .tables import block_tables, metric_columns
+
     columns = metric_columns(frame, metrics)
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
     diffs = [_diff_cells(row) for _, row in frame.iterrows()]
@@ -85,6 +84,9 @@ def compare_command(
     force: Force = False,
 ) -> None:
     """Compare configurations across runs: summary metrics and paired differences."""
+    from ..io.parquet import check_output_free
+    from ..report.compare import check_metric, compare, write_comparison
+
     if sort is not None:
         check_metric(sort)
     shown = [check_metric(m.strip()) for m in metrics.split(",") if m.strip()] \
@@ -122,6 +124,10 @@ def report_command(
     force: Force = False,
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
+    from ..io.parquet import check_output_free
+    from ..report.html import figure_count, report_steps, write_report
+    from ..report.runs import load_runs
+
     started = time.perf_counter()
     check_output_free(out, force)
     opened = load_runs(runs)
@@ -145,6 +151,8 @@ def demo_command(
     force: Force = False,
 ) -> None:
     """Run the whole pipeline with no input: shoes, five systems, comparison, HTML report."""
+    from ..report.demo import run_demo
+
     started = time.perf_counter()
     with progress_bar("backtest", shoes, "coups", quiet) as progress:
         task = progress.task_ids[0]

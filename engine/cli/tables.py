@@ -12,8 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 from rich.table import Table
 
-from ..metrics import SUMMARY_METRICS
-from ..report.html import format_metric
+from ..metrics import SUMMARY_METRICS, format_metric
 
 #: The summary columns `baccarat backtest` prints (summary.parquet holds them all).
 TERMINAL_SUMMARY = ("sessions", "mean_net", "median_net", "prob_profit", "risk_of_ruin",

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import __version__
 from ..io.parquet import atomic_path, check_output_free
-from ..metrics import SUMMARY_METRICS, Metric
+from ..metrics import SUMMARY_METRICS, format_metric
 from . import figures
 from .compare import UNPAIRED, compare, differences
 from .curves import BankrollFan, bankroll_fans, ruin_curve
@@ -33,16 +33,6 @@ SESSION_COLUMNS = ["config", "session", "start_bankroll", "net", "max_drawdown",
 #: All pairs are listed up to this many configurations; beyond, each against the first.
 MAX_ALL_PAIRS = 10
 Progress = Callable[[int, int], None]
-
-
-def format_metric(metric: Metric, value: object) -> str:
-    """A metric value as the tables print it ("-" when missing)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    try:
-        return metric.fmt.format(value)
-    except (ValueError, TypeError):
-        return str(value)
 
 
 def _e(value: object) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ...cards import (
     LABEL_OF_CODE,
@@ -25,6 +24,7 @@ from ...cards import (
 )
 from ...coups import BANKER, PLAYER, TIE
 from ...deal import _deal_coup
+from ...jit import njit
 from .tokens import OUTCOME_NAMES
 
 #: Problem kinds, one per coup (the first that applies).

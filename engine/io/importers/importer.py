@@ -17,40 +17,49 @@ from ...coups import Coups
 from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
 from .checks import check_coups, count_check, winner
-from .detect import check_format_name, detect_format, read_text
-from .jsonrecords import read_json
-from .layout import table_records
+from .detect import check_format_name, detect_format
+from .readers import ReadOptions, get_reader
 from .records import (
     CoupRecords,
     ImportDataError,
     InvalidCoupError,
     SequenceRecords,
-    Source,
     run_starts,
 )
-from .tables import read_csv, read_parquet
-from .text import read_scorecard, read_sequence_text
 
 KEEP_HINT = "pass --keep-invalid (keep_invalid=True) to import such coups flagged valid=False"
 
 
-def read_records(path: str | Path, format: str) -> CoupRecords | SequenceRecords:
+def read_records(path: str | Path, format: str,
+                 options: ReadOptions | None = None) -> CoupRecords | SequenceRecords:
     """The coups or card sequences recorded in one file of the given format (not checked)."""
     path = Path(path)
-    check_format_name(format)
+    reader = get_reader(format)
     if not path.is_file():
         raise ImportDataError(f"no such file: {path}")
-    if format == "parquet":
-        return table_records(read_parquet(Source(path, rows=True)))
-    source = Source(path)
-    text = read_text(path)
-    if format == "scorecard":
-        return read_scorecard(source, text)
-    if format == "sequence":
-        return read_sequence_text(source, text)
-    if format == "csv":
-        return table_records(read_csv(source, text))
-    return table_records(read_json(source, text))
+    return reader.read(path, options or ReadOptions())
+
+
+def read_all(paths: list[Path], formats: list[str],
+             options: ReadOptions) -> list[CoupRecords | SequenceRecords]:
+    """Each file's records, in order; the files of a streaming reader (message logs) are
+    read together as one stream."""
+    for path in paths:
+        if not path.is_file():
+            raise ImportDataError(f"no such file: {path}")
+    out: list[CoupRecords | SequenceRecords | None] = [None] * len(paths)
+    for name in dict.fromkeys(formats):
+        reader = get_reader(name)
+        if reader.read_many is None:
+            continue
+        indices = [i for i, f in enumerate(formats) if f == name]
+        for i, records in zip(indices, reader.read_files([paths[i] for i in indices], options),
+                              strict=True):
+            out[i] = records
+    for i, path in enumerate(paths):
+        if out[i] is None:
+            out[i] = get_reader(formats[i]).read(path, options)
+    return [r for r in out if r is not None]
 
 
 def sequence_rules(rules: TableRules) -> tuple[TableRules, bool]:
@@ -151,6 +160,7 @@ def import_files(
     rules: TableRules | None = None,
     keep_invalid: bool = False,
     on_file: Callable[[Path, str], None] | None = None,
+    options: ReadOptions | None = None,
 ) -> Coups:
     """Import recorded files into one coups table.
 
@@ -165,11 +175,12 @@ def import_files(
     rules = rules if rules is not None else TableRules.model_validate({})
     if format is not None:
         check_format_name(format)
+    options = options or ReadOptions()
+    files = [Path(p) for p in paths]
+    formats = [format or detect_format(path) for path in files]
     parts: list[_Part] = []
-    for raw_path in paths:
-        path = Path(raw_path)
-        file_format = format or detect_format(path)
-        records = read_records(path, file_format)
+    for path, file_format, records in zip(files, formats, read_all(files, formats, options),
+                                          strict=True):
         if isinstance(records, SequenceRecords):
             parts.append(_sequence_part(records, rules))
         else:
