@@ -22,6 +22,7 @@ from strategies.base import (
     Dealt,
     Result,
     SessionFault,
+    SimpleStrategy,
     Strategy,
     TableState,
     Wager,
@@ -505,8 +506,11 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
         where = _where(run, grid, coups, rows, i)
         if problem == _NOT_A_STAKE:
             more = f" ({alike - 1} more sessions alike)" if alike > 1 else ""
-            message = (f"wager() staked {float(stakes[k, i])!r} on {names[k]}; expected a finite "
-                       f"number >= 0{more}")
+            value = float(stakes[k, i])
+            said = (f"bet() returned {value!r} as the stake on {names[k]}"
+                    if isinstance(run.strategy, SimpleStrategy)
+                    else f"wager() staked {value!r} on {names[k]}")
+            message = f"{said}; expected a finite number >= 0{more}"
         elif problem == _BELOW_MINIMUM:
             message = (f"stake {stakes[k, i]:g} on {names[k]} is below the table minimum "
                        f"{rules.table_min:g}")

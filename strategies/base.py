@@ -421,7 +421,6 @@ class SessionFault(Exception):
         self.message = message
 
 
-_INF = float("inf")
 _KINDS = frozenset(BET_KINDS)
 
 
@@ -495,8 +494,10 @@ class SimpleStrategy(Strategy):
                                            f"which is not a bet kind; known: "
                                            f"{', '.join(BET_KINDS)}")
                     row = stakes[kind] = np.zeros(n)
+                # NaN, infinite and negative stakes are the engine's to refuse (or a
+                # checker's to leave out), as they are for the array form.
                 if (type(stake) is not float and type(stake) is not int
-                        and not _is_number(stake)) or not 0.0 <= stake < _INF:
+                        and not _is_number(stake)):
                     raise SessionFault(i, "bet", f"bet() returned {describe_value(stake)} as "
                                        f"the stake on {kind}; expected a finite number >= 0")
                 row[i] = stake

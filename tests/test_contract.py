@@ -272,7 +272,7 @@ SIMPLE_BAD: dict[str, Any] = {
     ("none_stake", "bet() returned None as the stake on banker; expected a finite number"),
     ("nan", "bet() returned nan as the stake on banker"),
     ("inf", "bet() returned inf as the stake on player"),
-    ("negative", "bet() returned -10 as the stake on banker"),
+    ("negative", "bet() returned -10.0 as the stake on banker"),
     ("bool", "bet() returned True as the stake on banker"),
     ("none", "bet() returned None; expected a dict of bet kind -> stake, {} for no bet"),
     ("list", "bet() returned [('banker', 10)] (list); expected a dict"),
