@@ -11,8 +11,11 @@ dealt in each session, filled in by the engine after each coup is settled.
 from __future__ import annotations
 
 import functools
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -364,6 +367,15 @@ class Strategy(BaseModel):
 
     base: float = Field(10.0, gt=0, description="base stake in table units")
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__module__ == __name__:  # the contract's own base classes
+            return
+        if not cls.name:  # a plugin without a name is labelled by its class
+            cls.name = snake_case(cls.__name__)
+        _label_path_plugin(cls)
+
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
         if name in cls.__pydantic_fields__ or name in cls.__private_attributes__:
@@ -404,6 +416,25 @@ class Strategy(BaseModel):
         if not changed:
             return self.name
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
+
+
+def snake_case(name: str) -> str:
+    """``PlayerAfterBanker`` -> ``player_after_banker``, ``EVCounter`` -> ``ev_counter``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _label_path_plugin(cls: type[Strategy]) -> None:
+    """A strategy from a file loaded by path whose name a built-in already has is labelled
+    ``name@file.py``, so its outputs cannot be taken for the built-in's. It happens as the
+    class is made, so every process that loads the file gives it the same label."""
+    if not cls.__module__.startswith("baccarat_plugin_"):
+        return
+    from .registry import builtin_strategies
+
+    taken = builtin_strategies().get(cls.name)
+    if taken is not None and taken is not cls:
+        file = getattr(sys.modules.get(cls.__module__), "__file__", None) or "plugin"
+        cls.name = f"{cls.name}@{Path(file).name}"
 
 
 def _constructible(cls: type[BaseModel]) -> bool:

@@ -3,6 +3,7 @@ at the plugin's own line, and runs that fail cleanly (no retry, nothing left beh
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -399,3 +400,47 @@ def test_a_strategy_error_is_never_retried_and_leaves_no_folder(tmp_path: Path, 
 
 def test_strategy_faults_are_bad_input():
     assert issubclass(StrategyFault, BaccaratError)
+
+
+RESUMABLE_PLUGIN = '''
+import numpy as np
+from strategies.base import Strategy, Wager
+
+
+class Flatish(Strategy):
+    """Flat on Banker."""
+    name = "flatish"
+
+    def wager(self, table):
+        return Wager.on(banker=np.full(table.n, self.base{bug}))
+'''
+
+
+def forget_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m.startswith("baccarat_plugin_")]:
+        monkeypatch.delitem(sys.modules, name)
+
+
+def test_a_strategy_error_in_a_resumed_run_keeps_it_resumable_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from engine.parallel import FAULT_ENV
+
+    path = tmp_path / "flatish.py"
+    path.write_text(RESUMABLE_PLUGIN.replace("{bug}", ""))
+    out = tmp_path / "run"
+    spec = f"{path}:Flatish"
+    monkeypatch.setenv(FAULT_ENV, "1:raise")  # the disk fills up at the second chunk
+    with pytest.raises(ChunkFailed):
+        backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out)
+    monkeypatch.delenv(FAULT_ENV)
+    path.write_text(RESUMABLE_PLUGIN.replace("{bug}", " / 0"))  # an edit goes wrong
+    forget_plugins(monkeypatch)  # as a new process would, read the file again
+    with pytest.raises(StrategyFault, match=r"raised ZeroDivisionError in wager\(\) at .*"
+                       r"flatish.py:11: .*; .*run keeps its finished chunks: fix the strategy "
+                       r"and finish the run with --resume$"):
+        backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out, resume=True)
+    assert (out / "_plan.json").exists()
+    path.write_text(RESUMABLE_PLUGIN.replace("{bug}", ""))
+    forget_plugins(monkeypatch)
+    backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out, resume=True)
+    assert (out / "run.json").exists()
