@@ -86,7 +86,7 @@ from .parallel import (
     plan_chunks,
     resolve_workers,
 )
-from .replay import SessionPolicy, replay
+from .replay import EXPECTED_MODES, SessionPolicy, replay
 from .rules import TableRules
 
 LEDGER_FILE = "ledger.parquet"
@@ -101,7 +101,7 @@ CHUNK_CONFIG_SHOES = 150_000
 
 #: The session columns the summary metrics read (others are read only if a metric needs them).
 SUMMARY_INPUTS = ("net", "start_bankroll", "wagered", "ruined", "max_drawdown", "coups",
-                  "limit_hits")
+                  "limit_hits", "expected_net", "busted")
 
 #: Every stake kind has its column in every part, so all parts of a run share one schema.
 KINDS = list(BET_KINDS)
@@ -344,8 +344,8 @@ class BacktestResult:
 
 
 def _file_metadata(info: dict[str, Any]) -> dict[str, Any]:
-    return {k: info[k] for k in ("version", "rules", "configs", "dataset", "policy")
-            if k in info}
+    return {k: info[k] for k in ("version", "rules", "configs", "dataset", "policy",
+                                 "expected") if k in info}
 
 
 # --- The chunk task --------------------------------------------------------------------------
@@ -366,6 +366,7 @@ class _Job:
     configs_blob: bytes | None = None                 # elsewhere: pickled
     plugins: tuple[tuple[str, str], ...] = ()         # plugin modules loaded from files
     fault: str | None = None                          # the resilience tests' hook
+    expected: str = "auto"                            # how coups' expected net is priced
     config_rules: tuple[TableRules, ...] | None = None  # rules per configuration, if several
 
 
@@ -397,7 +398,8 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     policy = job.policy
     grid, ledgers = replay(coups, configs, job.rules, policy,
                            first_session=chunk.first_shoe // policy.session_shoes,
-                           config_rules=job.config_rules)
+                           config_rules=job.config_rules,
+                           expected=job.expected)  # type: ignore[arg-type]
     folder = Path(job.folder)
     staked = sorted({kind for config_ledger in ledgers for kind, stake in
                      config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
@@ -520,6 +522,7 @@ def backtest(
     resume: bool = False,
     on_start: Callable[[int], None] | None = None,
     rule_sets: Sequence[TableRules] | None = None,
+    expected: str = "auto",
 ) -> BacktestResult:
     """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
 
@@ -534,6 +537,10 @@ def backtest(
     ``on_start(shoes)`` is called once the number of shoes is known, ``progress(coups,
     sessions)`` as chunks finish. ``rule_sets`` plays every strategy under each rule set
     (payout variants side by side over the same shoes: one configuration per pair).
+    ``expected`` prices each coup's stakes for ``expected_net``: ``"auto"`` from the cards
+    left in the shoe for strategies that see the cards and from the full shoe for the
+    others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
+    coup bet on is then enumerated, which is slower).
     """
     configs = resolve_strategies(strategies)
     config_rules: tuple[TableRules, ...] | None = None
@@ -543,27 +550,35 @@ def backtest(
         configs = [_fresh(c) for _ in rule_sets for c in configs]
     rules = rules or TableRules()
     dataset = dataset_from(coups, shoes, seed, rules)
-    if dataset.path is not None:
-        rules = _dataset_rules(dataset.path, rules)
+    stored = _stored_rules(dataset)
+    if stored:
+        rules = _dataset_rules(stored, rules, dataset.description)
         if config_rules is not None:
-            config_rules = tuple(_dataset_rules(dataset.path, r) for r in config_rules)
+            config_rules = tuple(_dataset_rules(stored, r, dataset.description)
+                                 for r in config_rules)
     policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
                            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
                            session_shoes=session_shoes)
-    _check_policy(policy)
+    _check_policy(policy, config_rules or (rules,))
     if workers is not None and workers < 1:
         raise BaccaratError(f"--workers must be at least 1, got {workers}")
     if resume and out is None:
         raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
     if chunk_shoes is None and resume and out is not None:
-        stored = read_plan(out) if Path(out).is_dir() else None
-        chunk_shoes = (stored or {}).get("chunk_shoes")
+        interrupted = read_plan(out) if Path(out).is_dir() else None
+        chunk_shoes = (interrupted or {}).get("chunk_shoes")
     per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
     chunks, rows = dataset.plan(per_chunk)
     if not chunks:
         raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
+    if session_shoes > dataset.n_shoes:
+        raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
+                            f"{dataset.n_shoes:,} shoes; expected 1 to {dataset.n_shoes:,}")
     workers = resolve_workers(workers, dataset.n_shoes)
+    if expected not in EXPECTED_MODES:
+        raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
     info = _run_info(configs, rules, dataset, policy, command, config_rules)
+    info["expected"] = expected
     plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
             "chunk_shoes": per_chunk, "chunks": len(chunks)}
 
@@ -580,7 +595,7 @@ def backtest(
     job = _Job(str(folder.absolute()), rules, policy, bool(ledger), _file_metadata(info),
                dataset.seed,
                str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
-               fault=fault_spec(), config_rules=config_rules)
+               fault=fault_spec(), config_rules=config_rules, expected=expected)
     done = _finished_chunks(folder, bool(ledger)) if state == "resume" else set()
     stats: dict[int, dict[str, Any]] = {}
     for chunk in chunks:
@@ -675,23 +690,73 @@ def _dealing_rules(rule_sets: Sequence[TableRules]) -> TableRules:
     return first
 
 
-def _dataset_rules(path: Path, rules: TableRules) -> TableRules:
-    """The rules of a dataset's deal (decks) with the run's payouts and limits."""
-    from .io.parquet import read_metadata
+def _dataset_rules(stored: dict[str, Any], rules: TableRules, source: str) -> TableRules:
+    """``rules`` with the shoe rules (``DEALING_RULES``) the dataset was dealt by.
 
-    stored = read_metadata(path).get("rules") or {}
-    if "decks" in stored and stored["decks"] != rules.decks:
-        return rules.model_copy(update={"decks": stored["decks"]})
-    return rules
+    The shoe rules of a stored dataset are the dataset's: a rule given explicitly (a flag,
+    a rules file, a ``TableRules`` field set by hand) that contradicts them is an error
+    naming both values. Payouts and limits come from ``rules`` whatever the dataset.
+    """
+    given = rules.model_fields_set
+    update: dict[str, Any] = {}
+    for name in DEALING_RULES:
+        if name not in stored or stored[name] is None:
+            continue
+        if name in given and getattr(rules, name) != stored[name]:
+            raise BaccaratError(
+                f"{source} was dealt with {name} = {stored[name]!r}, but the rules given "
+                f"say {name} = {getattr(rules, name)!r}; the shoe rules of a dataset are "
+                f"its own: drop that flag or rules-file entry (payout rules apply to any "
+                f"dataset)")
+        update[name] = stored[name]
+    return rules.model_copy(update=update) if update else rules
 
 
-def _check_policy(policy: SessionPolicy) -> None:
-    if not (policy.bankroll > 0 and math.isfinite(policy.bankroll)):
-        raise BaccaratError(f"bankroll must be a positive number, got {policy.bankroll}")
+def _stored_rules(dataset: Dataset) -> dict[str, Any]:
+    """The shoe rules a stored dataset records (its metadata; a table its deck count)."""
+    if dataset.path is not None:
+        from .io.parquet import read_metadata
+
+        return dict(read_metadata(dataset.path).get("rules") or {})
+    if dataset.coups is not None and dataset.coups.decks:
+        return {"decks": int(dataset.coups.decks)}
+    return {}
+
+
+def _check_number(value: float | None, flag: str, what: str) -> None:
+    """A stop amount: None (no such stop) or a positive finite number."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value <= 0:
+        raise BaccaratError(f"{flag} {value!r}: {what}; expected a positive amount "
+                            f"(greater than 0)")
+
+
+def _check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> None:
+    """Every session parameter, before anything runs: one line naming value and range."""
+    bankroll = policy.bankroll
+    if isinstance(bankroll, bool) or not isinstance(bankroll, int | float) \
+            or not math.isfinite(bankroll) or bankroll <= 0:
+        raise BaccaratError(f"--bankroll {bankroll!r}: expected a positive amount")
+    minimum = max(r.table_min for r in rule_sets)
+    if bankroll < minimum:
+        raise BaccaratError(f"--bankroll {bankroll:g} is below the table minimum "
+                            f"{minimum:g}: no bet could be placed; expected at least "
+                            f"{minimum:g}")
     if policy.when_short not in ("stop", "reduce"):
-        raise BaccaratError(f"--when-short must be stop or reduce, got {policy.when_short!r}")
-    if policy.session_shoes < 1:
-        raise BaccaratError("--session-shoes must be at least 1")
+        raise BaccaratError(f"--when-short {policy.when_short!r}: expected stop or reduce")
+    _check_number(policy.stop_loss, "--stop-loss", "the loss at which a session stops")
+    _check_number(policy.win_goal, "--win-goal", "the gain at which a session stops")
+    max_coups = policy.max_coups
+    if max_coups is not None and (isinstance(max_coups, bool) or not isinstance(
+            max_coups, int | np.integer) or max_coups < 1):
+        raise BaccaratError(f"--max-coups {max_coups!r}: expected a whole number of coups, "
+                            f"at least 1")
+    shoes = policy.session_shoes
+    if isinstance(shoes, bool) or not isinstance(shoes, int | np.integer) or shoes < 1:
+        raise BaccaratError(f"--session-shoes {shoes!r}: expected a whole number of shoes, "
+                            f"at least 1")
 
 
 # --- The summary, from the session parts ------------------------------------------------------

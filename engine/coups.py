@@ -41,6 +41,9 @@ class Coups:
     (every card absent for outcome-only sources). ``burn_shown`` is the burn card shown
     face up at the start of the row's shoe, ``NO_CARD`` if none. ``label`` keeps a recorded
     source's own shoe labels; ``valid`` is False for recorded coups kept despite a problem.
+    ``recorded_coup`` is the coup number a recorded source gave (-1: none), and
+    ``after_gap`` marks a coup whose recorded number skips one or more (imports only).
+    ``coup`` is stored as int32: shoes are refused long before it could wrap.
     """
 
     shoe: np.ndarray
@@ -53,6 +56,8 @@ class Coups:
     label: np.ndarray | None = None
     valid: np.ndarray | None = None
     decks: int | None = field(default=None)
+    recorded_coup: np.ndarray | None = None
+    after_gap: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.shoe.shape[0])
@@ -83,6 +88,7 @@ class Coups:
             player_total=self.player_total[rows], banker_total=self.banker_total[rows],
             outcome=self.outcome[rows], burn_shown=self.burn_shown[rows],
             label=pick(self.label), valid=pick(self.valid),
+            recorded_coup=pick(self.recorded_coup), after_gap=pick(self.after_gap),
         )
 
     @staticmethod
@@ -104,6 +110,7 @@ class Coups:
             outcome=np.concatenate([p.outcome for p in parts]),
             burn_shown=np.concatenate([p.burn_shown for p in parts]),
             label=cat("label"), valid=cat("valid"), decks=parts[0].decks,
+            recorded_coup=cat("recorded_coup"), after_gap=cat("after_gap"),
         )
 
     def to_arrow(self) -> pa.Table:
@@ -112,7 +119,7 @@ class Coups:
 
         columns: dict[str, pa.Array] = {
             "shoe": pa.array(self.shoe, type=pa.int64()),
-            "coup": pa.array(self.coup.astype(np.int16), type=pa.int16()),
+            "coup": pa.array(self.coup.astype(np.int32), type=pa.int32()),
         }
         for i, name in enumerate(CARD_COLUMNS):
             columns[name] = _codes_to_dictionary(self.cards[:, i])
@@ -126,6 +133,13 @@ class Coups:
             columns["label"] = pa.array(self.label.astype(str), type=pa.string())
         if self.valid is not None:
             columns["valid"] = pa.array(self.valid, type=pa.bool_())
+        if self.recorded_coup is not None:
+            missing = self.recorded_coup < 0
+            columns["recorded_coup"] = pa.array(
+                np.where(missing, 0, self.recorded_coup).astype(np.int32), mask=missing,
+                type=pa.int32())
+        if self.after_gap is not None:
+            columns["after_gap"] = pa.array(self.after_gap, type=pa.bool_())
         return pa.table(columns)
 
     @staticmethod
@@ -138,7 +152,7 @@ class Coups:
                 else np.full(table.num_rows, NO_CARD, dtype=np.int8))
         return Coups(
             shoe=table.column("shoe").to_numpy().astype(np.int64, copy=False),
-            coup=table.column("coup").to_numpy().astype(np.int16, copy=False),
+            coup=table.column("coup").to_numpy().astype(np.int32, copy=False),
             cards=cards,
             player_total=_int8_with_missing(table.column("player_total")),
             banker_total=_int8_with_missing(table.column("banker_total")),
@@ -148,13 +162,17 @@ class Coups:
                    if "label" in names else None),
             valid=(table.column("valid").to_numpy(zero_copy_only=False).astype(bool)
                    if "valid" in names else None),
+            recorded_coup=(table.column("recorded_coup").fill_null(-1).to_numpy()
+                           .astype(np.int64) if "recorded_coup" in names else None),
+            after_gap=(table.column("after_gap").to_numpy(zero_copy_only=False).astype(bool)
+                       if "after_gap" in names else None),
         )
 
 
 def empty_coups() -> Coups:
     """A coups table with no rows."""
     return Coups(
-        shoe=np.empty(0, np.int64), coup=np.empty(0, np.int16),
+        shoe=np.empty(0, np.int64), coup=np.empty(0, np.int32),
         cards=np.empty((0, 6), np.int8), player_total=np.empty(0, np.int8),
         banker_total=np.empty(0, np.int8), outcome=np.empty(0, np.int8),
         burn_shown=np.empty(0, np.int8),
@@ -222,7 +240,7 @@ def coups_from_outcomes(shoes: list[str]) -> Coups:
             coup.append(c + 1)
     n = len(outcome)
     return Coups(
-        shoe=np.array(shoe, dtype=np.int64), coup=np.array(coup, dtype=np.int16),
+        shoe=np.array(shoe, dtype=np.int64), coup=np.array(coup, dtype=np.int32),
         cards=np.full((n, 6), NO_CARD, dtype=np.int8),
         player_total=np.full(n, -1, dtype=np.int8), banker_total=np.full(n, -1, dtype=np.int8),
         outcome=np.array(outcome, dtype=np.int8), burn_shown=np.full(n, NO_CARD, dtype=np.int8),

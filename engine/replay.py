@@ -10,6 +10,7 @@ per session.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import traceback
 from collections.abc import Sequence
@@ -34,14 +35,23 @@ from strategies.registry import StrategyError
 from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
-from .errors import StrategyFault, innermost_frame, shown_path
+from .errors import BaccaratError, StrategyFault, innermost_frame, shown_path
 from .jit import njit
-from .odds import bets_offered
+from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
+from .odds.composition import MIN_CARDS
 from .rules import TableRules
 
 WhenShort = Literal["stop", "reduce"]
-STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups")
-END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS = range(5)
+#: How a coup's expected net is priced: ``auto`` from the cards left in the shoe for
+#: strategies that see the cards (``needs_cards``), from the full shoe for the others;
+#: ``exact`` from the cards left for every strategy (card-level datasets only).
+ExpectedMode = Literal["auto", "exact"]
+EXPECTED_MODES = ("auto", "exact")
+#: Why a session ended. ``ruin``: its bankroll fell below the table minimum; ``busted``:
+#: the bankroll could not pay the stake the strategy asked for (a progression's next step)
+#: although it still covered the table minimum.
+STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups", "busted")
+END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED = range(6)
 
 
 @dataclass(frozen=True)
@@ -104,14 +114,42 @@ class ConfigLedger:
     stop_reason: np.ndarray         # (S,) index into STOP_REASONS
     start_bankroll: float = 0.0
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Full-shoe EV per unit staked of each bet kind under this configuration's rules.
+    shoe_ev: dict[str, float] = field(default_factory=dict)
+    #: (S, T) expected net of each coup's stakes from the cards left in the shoe, when the
+    #: configuration is priced that way (``priced_by == "remaining cards"``); else None and
+    #: the expected net is the stakes times ``shoe_ev``.
+    exact_expected: np.ndarray | None = None
+    priced_by: str = "full shoe"
+
+    def expected_net(self) -> np.ndarray:
+        """(S, T) exact expected net of the stakes placed on each coup (0 where none)."""
+        if self.exact_expected is not None:
+            return self.exact_expected
+        expected = np.zeros_like(self.net)
+        for kind, stake in self.stakes.items():
+            expected += stake * self.shoe_ev[kind]
+        return expected
+
+    def session_expected_net(self) -> np.ndarray:
+        """(S,) expected net of each session's stakes: the sum of its coups'."""
+        if self.exact_expected is not None:
+            return self.exact_expected.sum(axis=1)
+        total = np.zeros(self.net.shape[0])
+        for kind, stake in self.stakes.items():
+            total += stake.sum(axis=1) * self.shoe_ev[kind]
+        return total
 
 
 class _ConfigRun:
     """The per-configuration state of a replay in progress."""
 
     def __init__(self, strategy: Strategy, n: int, width: int, rules: TableRules,
-                 policy: SessionPolicy, history: np.ndarray, payouts: np.ndarray) -> None:
+                 policy: SessionPolicy, history: np.ndarray, payouts: np.ndarray,
+                 exact_ev: bool = False) -> None:
         self.strategy = strategy
+        # Expected net from the cards left, filled step by step (step-major like the rest).
+        self.exact_expected = np.zeros((width, n)) if exact_ev else None
         self.rules = rules
         self.payouts = payouts
         self.offered = frozenset(bets_offered(rules))
@@ -143,8 +181,17 @@ class _ConfigRun:
             net=by_session(self.net), bankroll=by_session(self.bankroll),
             played=by_session(self.played), limit_hits=self.limit_hits, ruined=self.ruined,
             ruin_coup=self.ruin_coup, stop_reason=self.stop_reason,
-            start_bankroll=float(policy.bankroll),
+            start_bankroll=float(policy.bankroll), shoe_ev=full_shoe_ev(self.rules),
+            exact_expected=(by_session(self.exact_expected)
+                            if self.exact_expected is not None else None),
+            priced_by="remaining cards" if self.exact_expected is not None else "full shoe",
         )
+
+
+@functools.lru_cache(maxsize=64)
+def full_shoe_ev(rules: TableRules) -> dict[str, float]:
+    """EV per unit staked of every bet kind on a full shoe of ``rules`` (pairs by rank)."""
+    return expected_values(shoe_rank_counts(rules.decks), rules)
 
 
 def replay(
@@ -154,15 +201,23 @@ def replay(
     policy: SessionPolicy | None = None,
     first_session: int = 0,
     config_rules: Sequence[TableRules] | None = None,
+    expected: ExpectedMode = "auto",
 ) -> tuple[SessionGrid, list[ConfigLedger]]:
     """Play every strategy configuration over the sessions of ``coups``.
 
     ``config_rules`` gives each configuration its own payouts and limits (rule variants
     side by side over the same shoes); by default every configuration plays ``rules``.
+    ``expected`` says how each coup's expected net is priced (see ``ExpectedMode``).
     Returns the session grid and, per configuration, its ledger grids and session ends.
     """
     policy = policy or SessionPolicy()
     _check_dataset(coups, strategies)
+    if expected not in EXPECTED_MODES:
+        raise BaccaratError(f"expected must be auto or exact, got {expected!r}")
+    if expected == "exact" and len(coups) and not coups.has_cards:
+        raise BaccaratError("--expected exact prices each coup from the cards left in the "
+                            "shoe, but the dataset records outcomes only; use a card-level "
+                            "dataset or --expected auto")
     grid = session_grid(coups, policy.session_shoes, first_session)
     n, width = grid.shape
     classes = classify_coups(coups)
@@ -171,9 +226,11 @@ def replay(
         raise ValueError("config_rules must give one rule set per strategy configuration")
     tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
-    runs = [_ConfigRun(s, n, width, r, policy, history, tables[r])
+    runs = [_ConfigRun(s, n, width, r, policy, history, tables[r],
+                       exact_ev=coups.has_cards and (expected == "exact" or s.needs_cards))
             for s, r in zip(strategies, per_config, strict=True)]
-    shared = _SharedView(coups, grid, rules, strategies)
+    shared = _SharedView(coups, grid, rules, strategies,
+                         count_cards=any(run.exact_expected is not None for run in runs))
     for run in runs:
         shared.attach(run.state)
         run.strategy.clear_state()  # per-run state starts empty: nothing from an earlier run
@@ -194,6 +251,8 @@ def replay(
         shared.before_step(t, safe_rows, new_shoe, dealt)
         for run in runs:
             _play_step(run, t, rows, dealt, step_classes, new_shoe, coups, grid, policy)
+            if run.exact_expected is not None:
+                _price_step(run, t, shared)
         shared.after_step(safe_rows, outcome, dealt)
         history[:, t] = np.where(dealt, outcome, -1)
         for run in runs:
@@ -267,7 +326,7 @@ class _SharedView:
     """What every configuration's table shares: roads and card counts, advanced per step."""
 
     def __init__(self, coups: Coups, grid: SessionGrid, rules: TableRules,
-                 strategies: list[Strategy]) -> None:
+                 strategies: list[Strategy], count_cards: bool = False) -> None:
         n = grid.shape[0]
         self.coups = coups
         self.roads = None
@@ -276,10 +335,12 @@ class _SharedView:
 
             self.roads = RoadState(n)
         self.seen: np.ndarray | None = None
+        self.remaining = np.empty((0, 10), dtype=np.int64)  # filled when cards are counted
         self.full = None
         self.needs_cards = any(s.needs_cards for s in strategies)
-        if self.needs_cards:
-            decks = coups.decks or rules.decks
+        self.decks = coups.decks or rules.decks
+        if self.needs_cards or count_cards:
+            decks = self.decks
             self.full = np.array([16 * decks] + [4 * decks] * 9, dtype=np.int64)
             self.seen = np.zeros((n, 10), dtype=np.int64)
             self.remaining = np.tile(self.full, (n, 1))
@@ -289,7 +350,7 @@ class _SharedView:
         # counts, none may change them.
         if self.roads is not None:
             state.attach_roads(self.roads)
-        if self.seen is not None:
+        if self.seen is not None and self.needs_cards:
             state.attach_cards(self.seen, self.remaining)
 
     def before_step(self, t: int, rows: np.ndarray, new_shoe: np.ndarray,
@@ -518,8 +579,8 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
             message = (f"a stake on {names[k]} cannot be settled: the dataset lacks the cards "
                        f"(or totals) that bet needs under these rules")
         raise StrategyFault(f"{where}: {message}")
-    if k:  # sessions ruined by a stake their bankroll could not cover
-        _end(run, short_ruin, RUIN, ruined=True)
+    if k:  # sessions busted: the bankroll cannot pay the stake asked for
+        _end(run, short_ruin, BUSTED)
     playing = state.active
     for k, name in enumerate(names):
         if any_stake[k]:
@@ -558,6 +619,33 @@ def _stake_matrix(run: _ConfigRun, wager: object, n: int, grid: SessionGrid, cou
                 f"one stake per session")
         stakes[k] = value
     return names, stakes
+
+
+def _price_step(run: _ConfigRun, t: int, shared: _SharedView) -> None:
+    """The exact expected net of this step's stakes, from the cards left in each shoe.
+
+    Only sessions that staked are enumerated. A composition with fewer than six cards
+    left (possible only after an extra coup past the cut card) cannot be enumerated as a
+    whole coup; such a coup is priced by the full shoe.
+    """
+    assert run.exact_expected is not None and shared.seen is not None
+    staking = np.flatnonzero(run.step_staked > 0)
+    if staking.size == 0:
+        return
+    remaining = shared.remaining[staking]
+    whole = (remaining.sum(axis=1) >= MIN_CARDS) & (remaining >= 0).all(axis=1)
+    ev = np.empty((staking.size, len(BET_KINDS)))
+    if whole.any():
+        ev[whole] = expected_values_batch(remaining[whole], run.rules.model_copy(
+            update={"decks": shared.decks}) if shared.decks != run.rules.decks else run.rules,
+            validate=False, parallel=False)
+    if not whole.all():
+        shoe = full_shoe_ev(run.rules)
+        ev[~whole] = [shoe[kind] for kind in BET_KINDS]
+    expected = np.zeros(staking.size)
+    for kind, grid in run.stakes.items():
+        expected += grid[t, staking] * ev[:, KIND_INDEX[kind]]
+    run.exact_expected[t, staking] = expected
 
 
 def _check_offered(run: _ConfigRun, names: tuple[str, ...], stakes: np.ndarray,

@@ -338,7 +338,7 @@ def _measure(check: Check, figures: dict[str, Any], make: Callable[[], Strategy]
     figures["coups_per_second"] = rate
     check.passed = True
     check.detail = (f"{rate:,.0f} coups/s (median of {len(seconds)} runs over "
-                    f"{coups.shoe_ids().size} sessions)")
+                    f"{coups.shoe_ids().size:,} sessions)")
 
 
 def _message(exc: BaseException) -> str:

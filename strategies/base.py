@@ -231,8 +231,8 @@ class Wager:
 
     @classmethod
     def on(cls, **stakes: np.ndarray | float) -> Wager:
-        """A wager from keyword stakes (arrays or scalars)."""
-        return cls({k: np.asarray(v) for k, v in stakes.items()})
+        """A wager from keyword stakes (arrays or scalars of numbers; text is refused)."""
+        return cls({k: _stake_array(k, v) for k, v in stakes.items()})
 
     @classmethod
     def side(cls, side: str | np.ndarray, stake: np.ndarray | float) -> Wager:
@@ -247,6 +247,16 @@ class Wager:
             if kind:
                 stakes[str(kind)] = np.where(side == kind, stake, 0.0)
         return cls(stakes)
+
+
+def _stake_array(kind: str, stake: object) -> np.ndarray:
+    """``stake`` as float64, refusing what is not a number ("10", None, True) rather than
+    letting numpy turn it into one."""
+    array = np.asarray(stake)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"the stake on {kind} is {stake!r}, not a number (expected an int "
+                        f"or float, or an array of them)")
+    return array.astype(np.float64, copy=False)
 
 
 class Dealt:

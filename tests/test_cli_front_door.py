@@ -7,6 +7,7 @@ status 2, nothing written.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,3 +63,53 @@ def test_no_arguments_shows_the_help():
     result = runner.invoke(app, [])
     assert result.exit_code == 0
     assert "backtest" in result.output and "Usage" in result.output
+
+
+# -- the README shows only options that exist -------------------------------------------------
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+COMMANDS = ("odds", "generate", "import", "backtest", "compare", "report", "roads",
+            "strategies", "demo", "trace", "check-strategy", "new-strategy")
+# An option: --name, not part of an arrow ("--deal-->") or a call ("--replay(...)").
+_TOKEN = re.compile(r"baccarat ([a-z][\w-]*)|(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?![\w>(-])")
+
+
+def _options_shown(text: str) -> dict[str, set[str]]:
+    """The options the README shows for each command.
+
+    Read section by section (``### `` headings): an option belongs to the command named
+    last before it (``$ baccarat CMD ...``, ```baccarat CMD```), or, before any is named,
+    to the command the section's heading is about when it names exactly one.
+    """
+    shown: dict[str, set[str]] = {c: set() for c in COMMANDS}
+    for section in re.split(r"^#+ ", text, flags=re.M):
+        heading = section.splitlines()[0] if section else ""
+        named = [c for c in re.findall(r"`baccarat ([a-z][\w-]*)`", heading) if c in shown]
+        current = named[0] if len(named) == 1 else None
+        for command, option in _TOKEN.findall(section[len(heading):]):
+            if command:
+                current = command if command in shown else None
+            elif current is not None:
+                shown[current].add(option)
+    return shown
+
+
+def _help_options(command: str) -> set[str]:
+    result = runner.invoke(app, [command, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", result.output))
+
+
+def test_every_option_the_readme_shows_exists_in_that_commands_help():
+    shown = _options_shown(README.read_text(encoding="utf-8"))
+    assert shown["backtest"] and shown["generate"] and shown["odds"]  # the parser finds them
+    missing = {command: sorted(options - _help_options(command) - {"--help"})
+               for command, options in shown.items() if options}
+    assert {c: m for c, m in missing.items() if m} == {}
+
+
+def test_the_readme_check_would_catch_a_missing_option():
+    text = "### `baccarat backtest`: x\n\nUse `--cut-card` here.\n\n$ baccarat odds --bogus\n"
+    shown = _options_shown(text)
+    assert shown["backtest"] == {"--cut-card"} and shown["odds"] == {"--bogus"}
+    assert "--cut-card" not in _help_options("backtest")

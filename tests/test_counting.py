@@ -480,6 +480,16 @@ def test_counter_realizes_the_mean_exact_ev_of_its_bets() -> None:
     assert_within(row, mean_ev)
     assert row.realized_edge_high - row.realized_edge_low < 0.3
     assert row.house_edge == pytest.approx(0.0758, abs=1e-4)  # ... the full shoe's is -7.6%
+    # The run prices the same bets itself: its expected edge is that mean exact EV, the
+    # verdict judges the realized edge against it (not against minus the house edge, which
+    # the interval excludes), and the difference from the full shoe is the count's gain.
+    assert row.expected_edge == pytest.approx(mean_ev, rel=1e-9)
+    assert row.realized_edge_low <= row.expected_edge <= row.realized_edge_high
+    assert row.edge_verdict == "inside"
+    assert not row.realized_edge_low <= -row.house_edge <= row.realized_edge_high
+    assert row.edge_gain == pytest.approx(mean_ev + row.house_edge, rel=1e-9)
+    sessions = result.sessions
+    assert sessions["expected_net"].sum() == pytest.approx((stakes * evs).sum(), rel=1e-9)
 
 
 def test_counter_parameters_and_refusals() -> None:

@@ -10,12 +10,14 @@ from typing import Annotated
 
 import typer
 
+from ..errors import BaccaratError
 from . import app
 from .common import (
     Commission,
     Debug,
     Decks,
     Force,
+    NoTable,
     Quiet,
     Resume,
     Scheduler,
@@ -43,16 +45,24 @@ def backtest(
     seed: Annotated[int, typer.Option(
         min=0, max=2**64 - 1, help="seed for generated shoes")] = 0,
     out: Annotated[Path, typer.Option(help="run folder to write")] = Path("run"),
-    bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
-    session_shoes: Annotated[int, typer.Option(min=1, help="shoes per session")] = 1,
+    bankroll: Annotated[float, typer.Option(
+        help="starting bankroll per session (at least the table minimum)")] = 1000.0,
+    session_shoes: Annotated[int, typer.Option(
+        min=1, help="shoes per session (at most the shoes in the dataset)")] = 1,
     when_short: Annotated[str, typer.Option(
-        help="when the bankroll cannot cover the stake: stop (ruin) or reduce")] = "stop",
+        help="when the bankroll cannot pay the stake asked for: stop (the session is "
+        "busted) or reduce (stake what is left)")] = "stop",
     stop_loss: Annotated[float | None, typer.Option(
-        help="stop a session after losing this")] = None,
+        help="stop a session once it has lost this much (a positive amount)")] = None,
     win_goal: Annotated[float | None, typer.Option(
-        help="stop a session after winning this")] = None,
-    max_coups: Annotated[int | None, typer.Option(help="stop a session after N coups")] = None,
+        help="stop a session once it has won this much (a positive amount)")] = None,
+    max_coups: Annotated[int | None, typer.Option(
+        help="stop a session after N coups (N at least 1)")] = None,
     ledger: Annotated[str, typer.Option(help="full (write ledger.parquet) or none")] = "full",
+    expected: Annotated[str, typer.Option(
+        help="how each coup's expected net is priced: auto (the cards left in the shoe for "
+        "strategies that see the cards, the full shoe for the others) or exact (the cards "
+        "left for every strategy; card-level datasets; slower)")] = "auto",
     rules_file: Annotated[list[Path] | None, typer.Option(
         "--rules", help="TOML or JSON rules file; repeat it to play every strategy under "
         "each rule set over the same shoes")] = None,
@@ -69,6 +79,7 @@ def backtest(
     scheduler: Scheduler = None,
     resume: Resume = False,
     quiet: Quiet = False,
+    no_table: NoTable = False,
     force: Force = False,
     debug: Debug = False,
 ) -> None:
@@ -83,7 +94,7 @@ def backtest(
     from .tables import summary_tables
 
     if ledger not in ("full", "none"):
-        raise typer.BadParameter("--ledger must be full or none")
+        raise BaccaratError(f"--ledger {ledger}: expected full or none")
     flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
              "variant": variant, "table_min": table_min, "table_max": table_max}
     files: list[Path | None] = list(rules_file) if rules_file else [None]
@@ -112,9 +123,11 @@ def backtest(
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
             progress=advance, workers=workers, scheduler=scheduler, resume=resume,
             on_start=begin, rule_sets=rule_sets if len(rule_sets) > 1 else None,
+            expected=expected,
         )
-    if not quiet:
-        title = rules.label() if len(rule_sets) == 1 else f"{len(rule_sets)} rule sets"
+    if not no_table:
+        used = result.summary["rules"].unique()  # the rules played, the dataset's shoe rules
+        title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
         for table in summary_tables(result.summary, console.width, f"Backtest: {title}"):
             console.print(table)
     counts = result.info["counts"]

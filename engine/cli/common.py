@@ -39,7 +39,10 @@ CutCard = Annotated[int | None, typer.Option("--cut-card", help="cards behind th
 Burn = Annotated[str | None, typer.Option(help="burn procedure: standard, none or fixed")]
 TableMin = Annotated[float | None, typer.Option("--table-min", help="table minimum stake")]
 TableMax = Annotated[float | None, typer.Option("--table-max", help="table maximum stake")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (the results "
+                                     "are still printed; see --no-table)")]
+NoTable = Annotated[bool, typer.Option("--no-table", help="do not print the results table "
+                                       "(the closing line still says what was written)")]
 Force = Annotated[bool, typer.Option("--force", help="overwrite an existing output")]
 Debug = Annotated[bool, typer.Option(
     "--debug", help="on an error, print the full traceback (a strategy's included) instead "

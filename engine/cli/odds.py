@@ -108,8 +108,9 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
                 remaining: list[int] | None) -> None:
     where = (f"{sum(remaining)} cards left of a {rules.decks}-deck shoe" if remaining
              else f"full shoe of {rules.decks} decks")
-    outcomes = Table(title=f"Exact probabilities, {where}", title_justify="left")
-    outcomes.add_column("Outcome")
+    outcomes = Table(title=f"Exact probabilities of the next coup, {where}",
+                     title_justify="left")
+    outcomes.add_column("Event (one coup)")
     outcomes.add_column("Probability", justify="right")
     for label, value in (
         ("Banker wins", probs.banker), ("Player wins", probs.player), ("Tie", probs.tie),
@@ -117,12 +118,13 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
         ("Player wins with a three-card 8", probs.player_three_card_8),
         ("Banker wins with a two-card 6", probs.banker_two_card_6),
         ("Banker wins with a three-card 6", probs.banker_three_card_6),
-        ("Pair (either hand's first two cards)", probs.pair),
+        ("Player pair: Player's first two cards of one rank", probs.pair),
+        ("Banker pair: Banker's first two cards of one rank", probs.pair),
     ):
         outcomes.add_row(label, f"{value:.6f}")
-    bets = Table(title=f"House edge, {rules.label()}", title_justify="left")
-    for column, justify in (("Bet", "left"), ("Pays", "left"), ("P(win)", "right"),
-                            ("House edge", "right")):
+    bets = Table(title=f"Each bet on one coup, {rules.label()}", title_justify="left")
+    for column, justify in (("Bet", "left"), ("Pays", "left"), ("P(bet wins)", "right"),
+                            ("House edge (loss per unit staked)", "right")):
         bets.add_column(column, justify=justify)  # type: ignore[arg-type]
     for kind, edge in edges.items():
         bets.add_row(_TITLES[kind], _pays(kind, rules), f"{_p_win(kind, probs):.6f}",
@@ -226,6 +228,7 @@ def odds(
             "decks": rules.decks,
             "probabilities": {"banker": probs.banker, "player": probs.player,
                               "tie": probs.tie},
+            "pair_probability_one_hand": probs.pair,
             "house_edge": edges,
         }, indent=2))
     else:

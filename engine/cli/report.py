@@ -15,7 +15,7 @@ from rich.console import Console
 
 from ..report.demo import DEMO_SEED, DEMO_SHOES
 from . import app
-from .common import Force, Quiet, console, done, progress_bar, reports_errors
+from .common import Force, NoTable, Quiet, console, done, progress_bar, reports_errors
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,7 +47,8 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
     columns = metric_columns(frame, metrics)
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
     diffs = [_diff_cells(row) for _, row in frame.iterrows()]
-    diff_titles = [f"Mean net - {baseline}", "95% interval", "Significant", "Pairing"]
+    diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Significant",
+                   "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
     return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
@@ -80,10 +81,14 @@ def compare_command(
     )] = None,
     metrics: Annotated[str | None, typer.Option(
         help="print only these metrics, comma-separated (the file keeps them all)")] = None,
-    quiet: Quiet = False,
+    quiet: Quiet = False,  # compare shows no progress bar: accepted like every command's
+    no_table: NoTable = False,
     force: Force = False,
 ) -> None:
-    """Compare configurations across runs: summary metrics and paired differences."""
+    """Compare configurations across runs: summary metrics and paired differences.
+
+    Every difference is the configuration's figure minus the baseline's.
+    """
     from ..io.parquet import check_output_free
     from ..report.compare import check_metric, compare, write_comparison
 
@@ -94,7 +99,7 @@ def compare_command(
     target = out / COMPARISON_FILE
     check_output_free(target, force)
     frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
-    if not quiet:
+    if not no_table:
         print_comparison(frame, metrics=shown)
     out.mkdir(parents=True, exist_ok=True)
     write_comparison(frame, target)
@@ -148,6 +153,7 @@ def demo_command(
     shoes: Annotated[int, typer.Option(min=1, help="shoes to generate")] = DEMO_SHOES,
     seed: Annotated[int, typer.Option(min=0, help="seed of the shoes")] = DEMO_SEED,
     quiet: Quiet = False,
+    no_table: NoTable = False,
     force: Force = False,
 ) -> None:
     """Run the whole pipeline with no input: shoes, five systems, comparison, HTML report."""
@@ -168,7 +174,7 @@ def demo_command(
         result = run_demo(out, shoes=shoes, seed=seed, force=force, command=_command(),
                           backtest_progress=advance,
                           report_progress=_report_progress(progress, report_task))
-    if not quiet:
+    if not no_table:
         print_comparison(result.comparison, title=f"Demo: {shoes:,} shoes, seed {seed}, "
                                                   f"bankroll 1,000, base stake 10")
     done(f"wrote {result.run} (run), {result.comparison_path} and {result.report} "

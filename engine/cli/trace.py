@@ -96,11 +96,12 @@ HEADINGS = {"outcome": "out", "big_road": "road", "big_eye_boy": "eye", "small_r
 
 
 def display_frame(ledger: pd.DataFrame) -> pd.DataFrame:
-    """The ledger as printed: cards and totals in one column each, the session and shoe
-    columns dropped (one shoe is traced), stakes on kinds never staked left out."""
+    """The ledger as printed: cards and totals in one column each; the session and shoe
+    (one shoe is traced) and the expected net (in --json) left out to fit a terminal, and
+    the stakes on kinds never staked."""
     from ..bets import BET_KINDS
 
-    shown = ledger.drop(columns=["session", "shoe"])
+    shown = ledger.drop(columns=["session", "shoe", "expected_net"], errors="ignore")
     if "player_cards" in shown:
         cards = shown["player_cards"] + " | " + shown["banker_cards"]
         shown = shown.drop(columns=["player_cards", "banker_cards"])
@@ -208,7 +209,8 @@ def trace(
         return
     where = (f"shoe {int(table.shoe[0])} of {coups}" if coups is not None
              else f"{len(table)} coups")
-    console.print(render(ledger, f"{strategy.spec()} over {where}, {rules.label()}, "
+    label = strategy.spec() or type(strategy).__name__
+    console.print(render(ledger, f"{label} over {where}, {rules.label()}, "
                                  f"bankroll {bankroll:,.2f}"), soft_wrap=True)
     net = float(ledger["net"].sum())
     end = float(ledger["bankroll"].iloc[-1]) if len(ledger) else bankroll

@@ -73,6 +73,7 @@ EXPECTED = ("an outcome column (outcome, winner or result), card columns (player
 #: The largest recorded coup number kept (coup numbers are stored as int32).
 MAX_COUP_NUMBER = 2**31 - 1
 _KEY_SEPARATOR = "/"
+_MAX_SLIPS = 1000  # slips described in full (the rest are counted)
 
 
 def normalise(name: str) -> str:
@@ -234,10 +235,14 @@ def table_records(table: RawTable,
             f"({', '.join(roles[r] for r in HAND_ROLES if r in roles)}); keep one"
         )
     if "sequence" in roles:
-        return _whole_shoes(table, roles)
+        sequences = _whole_shoes(table, roles)
+        sequences.mapping = dict(roles)
+        return sequences
     table, shoe, labels, number = _shoes(table, roles)
     if "card" in roles:
-        return _card_per_row(table, roles, shoe, labels)
+        sequences = _card_per_row(table, roles, shoe, labels)
+        sequences.mapping = dict(roles)
+        return sequences
     records = _coups(table, roles, shoe, labels)
     records.recorded_coup = number
     return records
@@ -265,16 +270,11 @@ def _shoes(table: RawTable, roles: dict[str, str]
     order of their first row; a coup number that falls back to 0 or 1 starts the key's
     next shoe. With no key, a coup number that does not go up starts a new shoe.
     """
-    keys = [text_array(_column(table, roles, r)) for r in ("shoe", "label") if r in roles]
-    if table.group is not None:
-        keys.append(table.group.astype(str))
+    composite = row_keys(table, roles)
     n = len(table)
-    number = (_coup_numbers(table, roles) if "coup" in roles
+    number = (coup_numbers(table, roles) if "coup" in roles
               else np.full(n, -1, dtype=np.int64))
-    if keys:
-        composite = keys[0].astype(object)
-        for key in keys[1:]:
-            composite = composite + "\x1f" + key.astype(object)
+    if composite is not None:
         key_id, _ = pd.factorize(composite)
         key_id = np.asarray(key_id, dtype=np.int64)
         segment = np.zeros(n, dtype=np.int64)
@@ -312,7 +312,21 @@ def _shoes(table: RawTable, roles: dict[str, str]
     return table, shoe, labels, number
 
 
-def _coup_numbers(table: RawTable, roles: dict[str, str]) -> np.ndarray:
+def row_keys(table: RawTable, roles: dict[str, str]) -> np.ndarray | None:
+    """Each row's shoe key (its shoe and label columns, and JSON shoe object), or None
+    when the table has none."""
+    keys = [text_array(_column(table, roles, r)) for r in ("shoe", "label") if r in roles]
+    if table.group is not None:
+        keys.append(table.group.astype(str))
+    if not keys:
+        return None
+    composite = keys[0].astype(object)
+    for key in keys[1:]:
+        composite = composite + "\x1f" + key.astype(object)
+    return np.asarray(composite, dtype=object)
+
+
+def coup_numbers(table: RawTable, roles: dict[str, str]) -> np.ndarray:
     """The recorded coup numbers (whole numbers up to ``MAX_COUP_NUMBER``; -1 blank)."""
     raw = _column(table, roles, "coup")
     text = np.char.strip(text_array(raw))
@@ -370,11 +384,17 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
     for j, role in enumerate(CARD_ROLES):
         if role in roles:
             cards[:, j] = parse_cards(_column(table, roles, role), lines, source)
+    slips: dict[int, str] = {}
     for j, role in enumerate(HAND_ROLES):
         if role in roles:
             hand = role.split("_")[0]
-            cards[:, 3 * j:3 * j + 3] = parse_hands(_column(table, roles, role), lines,
-                                                    source, hand)
+            values = _column(table, roles, role)
+            cards[:, 3 * j:3 * j + 3], counts = parse_hands(values, lines, source, hand)
+            for row in np.flatnonzero(counts > 3)[:_MAX_SLIPS].tolist():
+                slips.setdefault(row, f"the {hand} hand {clip(str(values[row]))!r} has "
+                                      f"{counts[row]} cards; a hand has 2 or 3")
+            for row in np.flatnonzero(counts > 3)[_MAX_SLIPS:].tolist():
+                slips.setdefault(row, f"the {hand} hand has {counts[row]} cards")
     missing = np.full(n, -1, dtype=np.int8)
     player_total = (parse_totals(_column(table, roles, "player_total"), lines, source,
                                  "player") if "player_total" in roles else missing.copy())
@@ -384,15 +404,10 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
                if "outcome" in roles else missing.copy())
     known = (cards >= 0).any(axis=1) | (outcome >= 0) | ((player_total >= 0)
                                                          & (banker_total >= 0))
-    if not known.all():
-        i = int(np.flatnonzero(~known)[0])
-        raise ImportDataError(
-            f"{source.at(int(lines[i]))}: a coup with no cards and no outcome; expected the "
-            f"winner (B, P, T) or the cards of both hands"
-        )
     return CoupRecords(source=source, line=lines.copy(), shoe=shoe, labels=labels,
                        cards=cards, player_total=player_total, banker_total=banker_total,
-                       outcome=outcome)
+                       outcome=outcome, slips=slips, no_outcome=~known,
+                       mapping={r: roles[r] for r in roles})
 
 
 def _card_per_row(table: RawTable, roles: dict[str, str], shoe: np.ndarray,

@@ -76,6 +76,12 @@ class CoupRecords:
     recorded_coup: np.ndarray | None = None
     #: what the reader skipped or decided, for the import's report (one line each)
     notes: list[str] = field(default_factory=list)
+    #: recorder slips found while reading (row -> what is wrong: a hand of four cards)
+    slips: dict[int, str] = field(default_factory=dict)
+    #: rows with neither an outcome, nor cards, nor both totals (None: none)
+    no_outcome: np.ndarray | None = None
+    #: which source column filled which role (for --dry-run)
+    mapping: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.line.shape[0])
@@ -92,6 +98,7 @@ class SequenceRecords:
     #: per shoe, the line (or row) of each card, for messages (None: all on the shoe's line)
     card_lines: list[np.ndarray] | None = None
     notes: list[str] = field(default_factory=list)
+    mapping: dict[str, str] = field(default_factory=dict)
 
 
 def runs(*keys: np.ndarray) -> np.ndarray:

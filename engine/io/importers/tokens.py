@@ -142,8 +142,9 @@ def parse_totals(values: np.ndarray | list[str | None], lines: np.ndarray, sourc
 
 
 def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source: Source,
-                hand: str) -> np.ndarray:
-    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, 3) codes.
+                hand: str) -> tuple[np.ndarray, np.ndarray]:
+    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, 3) codes,
+    and how many cards each string held (a hand of four is a slip the checks report).
 
     A blank cell is a hand without cards (an outcome-only coup). The strings are split by
     Arrow's compute kernels and only the distinct card spellings are parsed.
@@ -160,17 +161,18 @@ def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source
     tokens = flat.filter(pa.array(keep)).to_numpy(zero_copy_only=False)
     n = len(text)
     counts = np.bincount(parent, minlength=n)
-    if n and counts.max() > 3:
-        row = int(np.flatnonzero(counts > 3)[0])
-        raise ImportDataError(
-            f"{source.at(int(lines[row]))}: {hand} hand {str(np.asarray(values)[row])!r} has "
-            f"{counts[row]} "
-            f"cards; a hand has 2 or 3"
-        )
-    position = np.arange(parent.size) - (np.cumsum(counts) - counts)[parent]
+    extra = position_in_row(parent, counts) >= 3
+    if extra.any():  # a recorder's slip: the row is flagged, its first three cards kept
+        parent, tokens = parent[~extra], tokens[~extra]
+    position = position_in_row(parent, np.bincount(parent, minlength=n))
     table = np.full((n, 3), NO_CARD, dtype=np.int8)
     table[parent, position] = parse_cards(tokens, lines[parent], source)
-    return table
+    return table, counts
+
+
+def position_in_row(parent: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each item's position within its row, for items grouped by row (``parent``)."""
+    return np.arange(parent.size) - (np.cumsum(counts) - counts)[parent]
 
 
 def outcome_letters(token: str) -> str | None:
