@@ -127,7 +127,11 @@ def to_coups(coups: Any, shoe: int | None = None) -> Coups:
     elif isinstance(coups, str) and _is_outcomes(coups):
         table = _from_letters([coups])
     elif isinstance(coups, str | Path):
-        table = _read_dataset(Path(coups))
+        if not Path(coups).exists():
+            raise (PlayError(f"{coups!r} is neither outcome letters (B, P, T) nor an "
+                             f"existing coups file") if isinstance(coups, str)
+                   else FileNotFoundError(f"no coups file at {coups}"))
+        table = _read_dataset(Path(coups), shoe)
     elif isinstance(coups, Sequence) and all(isinstance(s, str) for s in coups):
         table = _from_letters(list(coups))
     else:
@@ -156,14 +160,24 @@ def _from_letters(shoes: list[str]) -> Coups:
         raise PlayError(f"outcomes: {exc}") from None
 
 
-def _read_dataset(path: Path) -> Coups:
-    from .io.parquet import read_coups
+def _read_dataset(path: Path, shoe: int | None = None) -> Coups:
+    """A coups Parquet file or folder, or only one shoe of it (the others are not read)."""
+    import pyarrow.parquet as pq
 
-    if not path.exists():
-        raise PlayError(f"{str(path)!r} is neither outcome letters (B, P, T) nor an existing "
-                        f"coups file")
-    table, _ = read_coups(path)
-    return table
+    from .io.parquet import check_complete, read_coups, read_metadata
+
+    if shoe is None:
+        table, _ = read_coups(path)
+        return table
+    check_complete(path)
+    coups = Coups.from_arrow(pq.read_table(path, filters=[("shoe", "=", shoe)]))
+    decks = (read_metadata(path).get("rules") or {}).get("decks")
+    coups.decks = int(decks) if decks else None
+    if not len(coups):
+        ids = np.unique(pq.read_table(path, columns=["shoe"]).column("shoe").to_numpy())
+        held = f"{ids[0]}..{ids[-1]} ({ids.size} shoes)" if ids.size else "none"
+        raise PlayError(f"no shoe {shoe} in {path}; shoe ids held: {held}")
+    return coups
 
 
 def _coups_from_frame(frame: pd.DataFrame) -> Coups:

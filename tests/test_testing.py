@@ -134,7 +134,8 @@ def test_a_coups_file_and_one_of_its_shoes(tmp_path: Path):
     path = write_coups(coups_from_outcomes(["PP", "BPB"]), tmp_path / "coups.parquet", None)
     ledger = play("flat", path, shoe=1)
     assert ledger["outcome"].tolist() == ["B", "P", "B"]
-    with pytest.raises(PlayError, match="no shoe 5 in the coups; shoe ids held: 0..1"):
+    with pytest.raises(PlayError, match=r"no shoe 5 in .*coups.parquet; shoe ids held: "
+                                        r"0..1 \(2 shoes\)"):
         play("flat", path, shoe=5)
 
 

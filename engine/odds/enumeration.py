@@ -282,7 +282,7 @@ def event_probabilities(
 ) -> np.ndarray:
     """Probabilities of :data:`EVENTS` for compositions (n, 10|13) -> (n, N_EVENTS) float64.
 
-    The compiled batch path (a few rows in a process that has not loaded numba are
+    The compiled batch path (a few rows in a process that has not loaded the kernel are
     enumerated by numpy instead, to the same integers: :mod:`engine.odds.direct`).
     ``validate=False`` skips the input checks for callers that
     validated already (every coup of a replay). ``parallel`` spreads the rows over numba's
@@ -294,7 +294,7 @@ def event_probabilities(
     values = np.ascontiguousarray(_as_values(arr), dtype=np.int64)
     from .direct import direct_tallies_batch, use_direct  # a few rows: no need for numba
 
-    if use_direct(values.shape[0]):
+    if use_direct(values.shape[0], _tally_rows):
         out = direct_tallies_batch(values)
     else:
         out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)
