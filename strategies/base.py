@@ -388,8 +388,9 @@ class Strategy(BaseModel):
 
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
-        if name in cls.__pydantic_fields__ or name in cls.__private_attributes__:
-            super().__setattr__(name, value)  # a parameter (validated) or declared private
+        if (name in cls.__pydantic_fields__ or name in cls.__private_attributes__
+                or name.startswith("__")):
+            super().__setattr__(name, value)  # a parameter (validated), private or Python's
             return
         declared = getattr(cls, name, None)
         if declared is not None and not hasattr(declared, "__set__"):

@@ -444,3 +444,75 @@ def test_a_strategy_error_in_a_resumed_run_keeps_it_resumable_and_says_so(
     forget_plugins(monkeypatch)
     backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out, resume=True)
     assert (out / "run.json").exists()
+
+
+# --------------------------------------------------------------------------- state
+
+STATEFUL_PLUGIN = textwrap.dedent('''
+    import numpy as np
+    from strategies.base import Strategy, Wager
+
+    class LossCounter(Strategy):
+        """Banker, doubling the stake per loss in a row (state kept as plain attributes)."""
+        name = "loss_counter"
+
+        def start(self, table):
+            self.losses = np.zeros(table.n, dtype=np.int64)
+            self.calls = 0
+
+        def wager(self, table):
+            self.calls += 1
+            if not hasattr(self, "first_seen"):
+                self.first_seen = table.step  # set lazily: must not survive into a next run
+            return Wager.on(banker=self.base * 2.0 ** self.losses)
+
+        def settle(self, table, result):
+            self.losses = np.where(result.lost, self.losses + 1,
+                                   np.where(result.won, 0, self.losses))
+''')
+
+
+def test_array_form_state_as_plain_attributes_just_works_and_never_leaks(tmp_path: Path):
+    from strategies.registry import expand_spec
+
+    path = tmp_path / "loss_counter.py"
+    path.write_text(STATEFUL_PLUGIN)
+    (strategy,) = expand_spec(f"{path}:LossCounter")
+    coups = coups_from_outcomes(["PPBPB"])
+    rules = TableRules()
+    _, (first,) = replay(coups, [strategy], rules)
+    # By hand: 10 lost, 20 lost, 40 won (+38), 10 lost, 20 won (+19).
+    assert first.net[0].tolist() == [-10, -20, 38, -10, 19]
+    assert strategy.calls == 5 and strategy.first_seen == 0
+    assert strategy.params() == {"base": 10.0}  # state is not a parameter
+    assert strategy.spec() == "loss_counter"
+    object.__setattr__(strategy, "first_seen", 99)  # left over from an earlier run
+    _, (second,) = replay(coups, [strategy], rules)
+    assert second.net[0].tolist() == first.net[0].tolist()
+    assert strategy.calls == 5 and strategy.first_seen == 0
+    # Through backtest (chunks, worker copies): the same ledger.
+    res = backtest(coups, [f"{path}:LossCounter"])
+    assert res.ledger["net"].tolist() == [-10, -20, 38, -10, 19]
+
+
+def test_state_under_a_method_or_setting_name_is_refused_in_one_line():
+    class Shadows(SimpleStrategy):
+        name = "shadows"
+
+        def reset(self) -> None:
+            self.bet = 10  # type: ignore[assignment, method-assign]
+
+    with pytest.raises(StrategyFault, match=r"^strategy 'shadows', session 0, before its first "
+                       r"coup: raised AttributeError in reset\(\) at .*: Shadows\.bet is a "
+                       r"method of the strategy, not state: keep the state under another name"):
+        backtest(coups_from_outcomes(["B"]), [Shadows()])
+
+    class Setting(Strategy):
+        name = "setting"
+
+        def start(self, table: Table) -> None:
+            self.needs_cards = True  # type: ignore[misc]
+
+    with pytest.raises(StrategyFault, match=r"Setting\.needs_cards is a class setting of the "
+                                            r"strategy, not state"):
+        backtest(coups_from_outcomes(["B"]), [Setting()])
