@@ -43,7 +43,15 @@ def banker_draws(banker_total: int, player_third_value: int) -> bool:
     return False
 
 
-@njit(cache=True)
+# The two kernels every dealer calls have one explicit signature each: numba would also
+# compile them for the literal 0 its callers start counting from, a second specialisation
+# that costs seconds on a first run and is never used.
+_ARRAY = "int8[::1]"
+_OUT = f"int8[:, ::1], {_ARRAY}, {_ARRAY}, {_ARRAY}"  # out_cards, out_pt, out_bt, out_outcome
+
+
+@njit(f"Tuple((int64, int64, boolean))({_ARRAY}, int64, int64, {_ARRAY}, int64, int64, int64, "
+      f"{_OUT}, int64)", cache=True)
 def _deal_run(cards, pos, n, values, cut_index, extra_coups, max_coups,
               out_cards, out_pt, out_bt, out_outcome, k):
     """Deal coups from ``cards[pos:n]`` into rows ``k, k + 1, ...`` by the drawing rules.
@@ -120,7 +128,8 @@ def _burn_length(cards, n, values, burn_mode, burn_count):
     return 0
 
 
-@njit(cache=True)
+@njit(f"UniTuple(int64, 2)({_ARRAY}, int64, {_ARRAY}, int64, int64, int64, boolean, {_OUT}, "
+      "int64)", cache=True)
 def _deal_shoe(cards, n, values, burn_mode, burn_count, cut_from_end, extra_coup,
                out_cards, out_pt, out_bt, out_outcome, k):
     """Deal one shoe into rows from ``k``; returns (rows written, status).

@@ -26,13 +26,13 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
-from numba import njit
 
 from .cards import NO_CARD, VALUE_OF_CODE, full_deck_codes
 from .coups import Coups
 from .deal import _BURN_CODES as BURN_CODES
 from .deal import _allocate, _deal_run, _deal_shoe, _trim, max_coups_per_shoe
 from .errors import BaccaratError
+from .jit import njit
 from .rules import TableRules
 from .shoe import _mix64, _next_bounded, shoe_stream_state, shuffle_into
 

@@ -192,7 +192,9 @@ def watched(config: Strategy, watch: _Watch, writes: bool = True) -> Strategy:
                  "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                  "__doc__": cls.__doc__}
     subclass: type[Strategy] = type(cls.__name__, (cls,), namespace)
-    return subclass.model_construct(**config.model_dump())
+    instance = copy.deepcopy(config)  # every field and private value as configured
+    instance.__class__ = subclass
+    return instance
 
 
 def _ledger(coups: Coups, config: Strategy, rules: TableRules, policy: SessionPolicy,

@@ -18,7 +18,9 @@ The ledger's columns, one row per coup a session played:
   ``player_total`` and ``banker_total``;
 - the stake on each kind: ``banker``, ``player`` and ``tie`` always, a side bet's column
   when the strategy staked on it;
-- ``net`` (what the strategy won or lost on the coup) and ``bankroll`` (after the coup);
+- ``net`` (what the strategy won or lost on the coup), ``expected_net`` (the exact
+  expected value of its stakes on the coup: from the full shoe, or from the cards left
+  for strategies that see the cards) and ``bankroll`` (after the coup);
 - for strategies that use the roads (``needs_roads``, or ``roads=True``), the roads'
   newest marks after the coup: ``big_road`` (the side and length of the current big road
   column, "B3"; "T" while only ties have been dealt) and ``big_eye_boy``, ``small_road``,
@@ -73,13 +75,25 @@ def play(strategy: Strategy | type[Strategy] | str, coups: Any, *,
     """
     config = make_one_strategy(strategy)
     table = to_coups(coups, shoe=shoe)
-    rules = rules or TableRules()
+    rules = _with_dataset_decks(rules, table)
     policy = SessionPolicy(bankroll=bankroll, when_short=when_short, stop_loss=stop_loss,
                            win_goal=win_goal, max_coups=max_coups,
                            session_shoes=session_shoes)
     grid, (ledger,) = replay(table, [config], rules, policy)
     with_roads = config.needs_roads if roads is None else roads
     return ledger_frame(grid, table, ledger, roads=with_roads)
+
+
+def _with_dataset_decks(rules: TableRules | None, coups: Coups) -> TableRules:
+    """The rules to play by: a coups file's deck count is its own (as in ``backtest``), and
+    rules that set another one explicitly are refused."""
+    rules = rules or TableRules()
+    if not coups.decks or rules.decks == coups.decks:
+        return rules
+    if "decks" in rules.model_fields_set:
+        raise PlayError(f"the coups were dealt from {coups.decks}-deck shoes, but the rules "
+                        f"say decks = {rules.decks}")
+    return rules.model_copy(update={"decks": coups.decks})
 
 
 def make_one_strategy(strategy: Strategy | type[Strategy] | str) -> Strategy:
@@ -113,7 +127,11 @@ def to_coups(coups: Any, shoe: int | None = None) -> Coups:
     elif isinstance(coups, str) and _is_outcomes(coups):
         table = _from_letters([coups])
     elif isinstance(coups, str | Path):
-        table = _read_dataset(Path(coups))
+        if not Path(coups).exists():
+            raise (PlayError(f"{coups!r} is neither outcome letters (B, P, T) nor an "
+                             f"existing coups file") if isinstance(coups, str)
+                   else FileNotFoundError(f"no coups file at {coups}"))
+        table = _read_dataset(Path(coups), shoe)
     elif isinstance(coups, Sequence) and all(isinstance(s, str) for s in coups):
         table = _from_letters(list(coups))
     else:
@@ -142,14 +160,24 @@ def _from_letters(shoes: list[str]) -> Coups:
         raise PlayError(f"outcomes: {exc}") from None
 
 
-def _read_dataset(path: Path) -> Coups:
-    from .io.parquet import read_coups
+def _read_dataset(path: Path, shoe: int | None = None) -> Coups:
+    """A coups Parquet file or folder, or only one shoe of it (the others are not read)."""
+    import pyarrow.parquet as pq
 
-    if not path.exists():
-        raise PlayError(f"{str(path)!r} is neither outcome letters (B, P, T) nor an existing "
-                        f"coups file")
-    table, _ = read_coups(path)
-    return table
+    from .io.parquet import check_complete, read_coups, read_metadata
+
+    if shoe is None:
+        table, _ = read_coups(path)
+        return table
+    check_complete(path)
+    coups = Coups.from_arrow(pq.read_table(path, filters=[("shoe", "=", shoe)]))
+    decks = (read_metadata(path).get("rules") or {}).get("decks")
+    coups.decks = int(decks) if decks else None
+    if not len(coups):
+        ids = np.unique(pq.read_table(path, columns=["shoe"]).column("shoe").to_numpy())
+        held = f"{ids[0]}..{ids[-1]} ({ids.size} shoes)" if ids.size else "none"
+        raise PlayError(f"no shoe {shoe} in {path}; shoe ids held: {held}")
+    return coups
 
 
 def _coups_from_frame(frame: pd.DataFrame) -> Coups:
@@ -166,6 +194,9 @@ def _coups_from_frame(frame: pd.DataFrame) -> Coups:
     if "coup" not in frame.columns:
         frame = frame.assign(coup=frame.groupby("shoe").cumcount() + 1)
     frame = frame.assign(outcome=frame["outcome"].astype(str).str.upper())
+    for name in CARD_COLUMNS:  # any spelling parse_card reads ("Th", "10h", "9♥")
+        if name in frame.columns:
+            frame[name] = _canonical_cards(frame[name], name)
     frame = frame.sort_values(["shoe", "coup"], kind="stable").reset_index(drop=True)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     for name in CARD_COLUMNS:
@@ -181,6 +212,22 @@ def _coups_from_frame(frame: pd.DataFrame) -> Coups:
         raise PlayError(f"DataFrame row {i} (shoe {coups.shoe[i]}, coup {coups.coup[i]}): "
                         f"outcome {frame['outcome'].iloc[i]!r} is not B, P or T")
     return coups
+
+
+def _canonical_cards(column: pd.Series, name: str) -> pd.Series:
+    """A card column with every card spelt as the coups table stores it ("TH" -> "10H")."""
+    from .cards import parse_card
+
+    values = column.astype(object)
+    present = values.notna() & (values.astype(str).str.strip() != "")
+    labels: dict[str, str] = {}
+    for position, text in zip(values.index[present], values[present].astype(str), strict=True):
+        if text not in labels:
+            try:
+                labels[text] = LABEL_OF_CODE[parse_card(text)]
+            except BaccaratError as exc:
+                raise PlayError(f"DataFrame row {position}, {name}: {exc}") from None
+    return values.where(present, None).map(lambda v: labels.get(str(v)) if v else None)
 
 
 def ledger_frame(grid: SessionGrid, coups: Coups, ledger: ConfigLedger,
@@ -210,6 +257,7 @@ def ledger_frame(grid: SessionGrid, coups: Coups, ledger: ConfigLedger,
         if stake is not None or kind in MAIN_BETS:
             frame[kind] = stake[session_index, step] if stake is not None else np.zeros(rows.size)
     frame["net"] = ledger.net[session_index, step]
+    frame["expected_net"] = ledger.expected_net()[session_index, step]
     frame["bankroll"] = ledger.bankroll[session_index, step]
     if roads:
         marks = road_marks(grid, coups)

@@ -103,6 +103,13 @@ class WritesTable(Strategy):
     def settle(self, table, result):
         table.active[table.bankroll > table.start_bankroll + 20] = False
 ''',
+    # A typo: self.bse for self.base.
+    "Typo": '''
+class Typo(SimpleStrategy):
+    """Flat Banker."""
+    def bet(self, view):
+        return {"banker": self.bse}
+''',
     "Dragon": '''
 class Dragon(SimpleStrategy):
     """Dragon 7 every coup."""
@@ -220,6 +227,13 @@ def test_a_stake_array_of_the_wrong_shape(plugins: Path):
     stakes = checks["stakes are finite, non-negative numbers"]
     assert stakes.passed is False
     assert "expected a number per session (8,)" in stakes.detail
+
+
+def test_a_plugin_that_raises_fails_the_first_check_and_the_rest_do_not_run(plugins: Path):
+    checks = checks_of(plugins, "Typo")
+    assert checks["plays without an error"].passed is False
+    assert "bse" in checks["plays without an error"].detail
+    assert [c.passed for c in checks.values()][1:] == [None] * 7
 
 
 def test_cli_exit_status_and_report(plugins: Path):

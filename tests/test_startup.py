@@ -86,3 +86,29 @@ def test_the_console_script_help_runs_light():
                     if line.startswith("import time:")}
         assert "engine.cli" in imported
         assert sorted(m for m in imported if m.split(".")[0] in HEAVY) == [], args
+
+
+def test_engine_modules_load_numba_only_when_a_kernel_runs():
+    """``baccarat strategies`` and the engine's imports pay nothing for numba; the first
+    kernel call loads it and deals the same shoes as ever."""
+    code = (
+        "import json, sys\n"
+        "import engine.backtest, engine.replay, engine.deal, engine.metrics, engine.odds\n"
+        "import engine.io.importers.checks, engine.shuffles\n"
+        "from strategies.registry import available_strategies\n"
+        "names = sorted(available_strategies())\n"
+        "before = 'numba' in sys.modules\n"
+        "import numpy as np\n"
+        "from engine.deal import generate_coups\n"
+        "from engine.rules import TableRules\n"
+        "coups = generate_coups(TableRules(), 7, np.arange(2))\n"
+        "print(json.dumps({'before': before, 'after': 'numba' in sys.modules,\n"
+        "                  'names': names, 'outcomes': coups.outcome[:12].tolist()}))\n")
+    result = _probe(code)
+    assert result["before"] is False and result["after"] is True
+    assert {"flat", "martingale", "counter"} <= set(result["names"])
+    import numpy as np
+
+    from engine.deal import generate_coups
+    from engine.rules import TableRules
+    assert result["outcomes"] == generate_coups(TableRules(), 7, np.arange(2)).outcome[:12].tolist()

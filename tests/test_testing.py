@@ -9,10 +9,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from engine.coups import coups_from_outcomes
+from engine.deal import generate_coups
 from engine.errors import BaccaratError
 from engine.io.parquet import write_coups
 from engine.rules import TableRules
@@ -36,6 +38,22 @@ def test_play_a_spec_over_letters_gives_the_hand_worked_ledger():
     for net, after in zip(MARTINGALE_NET, ledger["bankroll"], strict=True):
         bankroll += net
         assert after == pytest.approx(bankroll)
+
+
+def test_expected_net_is_the_stakes_times_the_exact_edge():
+    # Full-shoe EV of a unit Banker bet, 8 decks, 5% commission: -1.0579% (published 1.06%).
+    ledger = play("martingale", "BPPTB")
+    assert ledger["expected_net"].tolist() == pytest.approx(
+        [s * -0.010579 for s in (10, 10, 20, 40, 40)], rel=1e-4)
+
+
+def test_a_coups_file_plays_by_its_own_deck_count(tmp_path: Path):
+    six = TableRules(decks=6)
+    path = write_coups(generate_coups(six, 3, np.arange(1)), tmp_path / "six.parquet", six)
+    ledger = play("flat", path)  # the EV of a 6-deck shoe: Banker -1.0558%
+    assert ledger["expected_net"].iloc[0] == pytest.approx(-0.10558, rel=1e-3)
+    with pytest.raises(PlayError, match="dealt from 6-deck shoes, but the rules say decks = 8"):
+        play("flat", path, rules=TableRules(decks=8))
 
 
 def test_class_instance_and_spec_play_alike_and_the_instance_is_left_alone():
@@ -82,6 +100,17 @@ def test_cards_from_a_dataframe_show_in_the_ledger():
     assert ledger["net"].tolist() == [9.5, -10]
 
 
+def test_cards_spelt_as_recorded_are_read_and_a_bad_one_named():
+    coups = pd.DataFrame({"player_card1": ["Th"], "player_card2": ["9♥"],
+                          "banker_card1": ["as"], "banker_card2": ["8"],
+                          "player_total": [9], "banker_total": [9], "outcome": ["T"]})
+    ledger = play("flat", coups)
+    assert ledger["player_cards"].tolist() == ["10H 9H"]
+    assert ledger["banker_cards"].tolist() == ["AS 8"]
+    with pytest.raises(PlayError, match=r"DataFrame row 0, banker_card1: unknown card 'ZZ'"):
+        play("flat", coups.assign(banker_card1=["ZZ"]))
+
+
 def test_outcome_only_coups_have_no_card_columns():
     assert "player_cards" not in play("flat", "BP").columns
 
@@ -105,7 +134,8 @@ def test_a_coups_file_and_one_of_its_shoes(tmp_path: Path):
     path = write_coups(coups_from_outcomes(["PP", "BPB"]), tmp_path / "coups.parquet", None)
     ledger = play("flat", path, shoe=1)
     assert ledger["outcome"].tolist() == ["B", "P", "B"]
-    with pytest.raises(PlayError, match="no shoe 5 in the coups; shoe ids held: 0..1"):
+    with pytest.raises(PlayError, match=r"no shoe 5 in .*coups.parquet; shoe ids held: "
+                                        r"0..1 \(2 shoes\)"):
         play("flat", path, shoe=5)
 
 

@@ -8,12 +8,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import BaccaratError
-
-if TYPE_CHECKING:
-    from ..coups import Coups
-    from ..io.importers.importer import ImportReport
 from ..io.importers.formats import FIELD_NAMES, FORMATS
 from . import app
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..coups import Coups
+    from ..io.importers.importer import ImportReport
+    from ..io.importers.readers import ReadOptions
+    from ..rules import TableRules
+
 from .common import (
     Burn,
     Commission,
@@ -91,12 +96,11 @@ def import_command(
     force: Force = False,
 ) -> None:
     """Import recorded shoes into a coups table (see ``engine.io.importers.import_files``)."""
-    from ..io.importers import import_files, sequence_rules
+    from ..io.importers.dataset import import_dataset
     from ..io.importers.detect import check_format_name
     from ..io.importers.importer import ImportReport
     from ..io.importers.layout import parse_mapping
     from ..io.importers.readers import ReadOptions
-    from ..io.parquet import check_output_free, write_coups
 
     if list_formats:
         _print_formats()
@@ -110,28 +114,21 @@ def import_command(
                         commission=commission, tie_pays=tie_pays, variant=variant)
     if format is not None:
         check_format_name(format)
-    if not dry_run:
-        check_output_free(out, force)
-    formats: list[str] = []
     report = ImportReport()
     with progress_bar("import", len(files), "files", quiet or dry_run) as progress:
         task = progress.task_ids[0]
 
         def advance(path: Path, file_format: str) -> None:
-            formats.append(file_format)
             progress.update(task, advance=1, rate=path.name)
 
-        coups = import_files(files, format=format, rules=rules, keep_invalid=keep_invalid,
-                             on_file=advance, options=options, report=report)
-    invalid = int((~coups.valid).sum()) if coups.valid is not None else 0
-    if dry_run:
-        _print_dry_run(coups, report, out, invalid)
-        return
+        if dry_run:
+            _dry_run(files, format, rules, keep_invalid, advance, options, report, out)
+            return
+        document = import_dataset(files, out, format=format, rules=rules,
+                                  keep_invalid=keep_invalid, options=options, report=report,
+                                  force=force, on_file=advance)
     _print_warnings(report)
-    stored_rules, _ = sequence_rules(rules)
-    write_coups(coups, out, stored_rules, source="import",
-                files=[str(f) for f in files], formats=formats,
-                keep_invalid=keep_invalid, invalid_coups=invalid)
+    invalid = int(document["invalid_coups"])
     if invalid:
         err_console.print(
             f"[yellow]warning:[/] kept {_plural(invalid, 'invalid coup')} "
@@ -140,9 +137,8 @@ def import_command(
         err_console.print(
             f"[yellow]warning:[/] dropped {_plural(report.dropped, 'coup')} with no outcome, "
             f"no cards and not both totals", highlight=False, soft_wrap=True)
-    shoes = int(coups.shoe_ids().size)
-    done(f"imported {_plural(len(coups), 'coup')} from {_plural(shoes, 'shoe')} "
-         f"({_plural(len(files), 'file')}) to {out}")
+    done(f"imported {_plural(int(document['coups']), 'coup')} from "
+         f"{_plural(int(document['shoes']), 'shoe')} ({_plural(len(files), 'file')}) to {out}")
 
 
 def _print_formats() -> None:
@@ -174,7 +170,28 @@ def _flagged(report: ImportReport) -> str:
     return ", ".join(f"{count:,} {why}" for why, count in report.flagged.most_common())
 
 
-def _print_dry_run(coups: Coups, report: ImportReport, out: Path, invalid: int) -> None:
+def _dry_run(files: list[Path], format: str | None, rules: TableRules, keep_invalid: bool,
+             on_file: Callable[[Path, str], None], options: ReadOptions,
+             report: ImportReport, out: Path) -> None:
+    """Read and check everything, keep the first coups, print what would be written."""
+    from ..coups import Coups
+    from ..io.importers.importer import iter_checked
+
+    first: list[Coups] = []
+    coups = shoes = invalid = 0
+    for part in iter_checked(files, format, rules, keep_invalid, on_file, options, report):
+        coups += len(part)
+        shoes += int(part.shoe_ids().size)
+        invalid += int((~part.valid).sum()) if part.valid is not None else 0
+        if sum(len(h) for h in first) < 5:
+            first.append(part.take(slice(0, 5)))
+    if report.problems and not keep_invalid:
+        raise report.error()
+    _print_dry_run(Coups.concat(first).take(slice(0, 5)), coups, shoes, report, out, invalid)
+
+
+def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, out: Path,
+                   invalid: int) -> None:
     """What the import would write, without writing it."""
     import numpy as np
     import pandas as pd
@@ -189,8 +206,7 @@ def _print_dry_run(coups: Coups, report: ImportReport, out: Path, invalid: int) 
         console.print(f"{file.path}: format {file.format}; columns: {mapping or 'none'}; "
                       f"{_plural(file.shoes, 'shoe')}, {_plural(file.coups, 'coup')}",
                       highlight=False, soft_wrap=True, markup=False)
-    shoes = int(coups.shoe_ids().size)
-    console.print(f"would import {_plural(len(coups), 'coup')} from {_plural(shoes, 'shoe')} "
+    console.print(f"would import {_plural(coups, 'coup')} from {_plural(shoes, 'shoe')} "
                   f"({_plural(len(report.files), 'file')}) to {out}; nothing written",
                   highlight=False, soft_wrap=True, markup=False)
     if invalid:
@@ -204,7 +220,6 @@ def _print_dry_run(coups: Coups, report: ImportReport, out: Path, invalid: int) 
     if len(report.warnings) > _SHOWN_WARNINGS:
         console.print(f"warning: ... and {len(report.warnings) - _SHOWN_WARNINGS:,} more",
                       highlight=False, markup=False)
-    head = coups.take(slice(0, 5))
     spelled = card_text(head.cards)
     frame = pd.DataFrame({
         "shoe": head.shoe, "label": head.label, "coup": head.coup,

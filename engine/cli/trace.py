@@ -57,7 +57,6 @@ def parse_range(text: str) -> tuple[int, int | None]:
 
 def trace_coups(outcomes: str | None, coups: Path | None, shoe: int | None) -> Coups:
     """The one shoe to trace: letters given on the command line, or a shoe of a file."""
-    from ..io.parquet import read_coups
     from ..testing import to_coups
 
     if (outcomes is None) == (coups is None):
@@ -68,18 +67,27 @@ def trace_coups(outcomes: str | None, coups: Path | None, shoe: int | None) -> C
             raise TraceInputError("--shoe picks a shoe of --coups FILE; --outcomes is one shoe")
         return to_coups([outcomes])
     assert coups is not None
-    table, _ = read_coups(coups)
-    if shoe is None:
-        ids = table.shoe_ids()
+    if shoe is None:  # only the shoe column is read to see whether the file holds one shoe
+        ids = shoe_ids_in(coups)
         if ids.size != 1:
             raise TraceInputError(f"{coups} holds {ids.size} shoes: pick one with --shoe ID "
                                   f"(ids {ids.min()}..{ids.max()})" if ids.size
                                   else f"{coups} holds no coups")
         shoe = int(ids[0])
-    try:
-        return to_coups(table, shoe=shoe)
-    except BaccaratError as exc:
-        raise TraceInputError(f"{coups}: {exc}") from None
+    return to_coups(coups, shoe=shoe)
+
+
+def shoe_ids_in(path: Path) -> Any:
+    """The distinct shoe ids of a coups file, reading its shoe column only."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from ..io.parquet import check_complete
+
+    if not path.exists():
+        raise FileNotFoundError(f"no coups file at {path}")
+    check_complete(path)
+    return np.unique(pq.read_table(path, columns=["shoe"]).column("shoe").to_numpy())
 
 
 def _money(value: float, signed: bool = False) -> str:
@@ -96,11 +104,12 @@ HEADINGS = {"outcome": "out", "big_road": "road", "big_eye_boy": "eye", "small_r
 
 
 def display_frame(ledger: pd.DataFrame) -> pd.DataFrame:
-    """The ledger as printed: cards and totals in one column each, the session and shoe
-    columns dropped (one shoe is traced), stakes on kinds never staked left out."""
+    """The ledger as printed: cards and totals in one column each; the session and shoe
+    (one shoe is traced) and the expected net (in --json) left out to fit a terminal, and
+    the stakes on kinds never staked."""
     from ..bets import BET_KINDS
 
-    shown = ledger.drop(columns=["session", "shoe"])
+    shown = ledger.drop(columns=["session", "shoe", "expected_net"], errors="ignore")
     if "player_cards" in shown:
         cards = shown["player_cards"] + " | " + shown["banker_cards"]
         shown = shown.drop(columns=["player_cards", "banker_cards"])

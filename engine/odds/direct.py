@@ -11,18 +11,18 @@ event tallies are sums of those weights, so they are exact integers whose sum is
 N (N-1) ... (N-5), the convention of :func:`engine.odds.enumeration.outcome_combinations`.
 
 A different algorithm from the kernel's (no grouping, no unordered pairs), it also serves
-as an independent check of it. Some 30-60 ms a composition: for a handful of
-compositions in a process that has not loaded numba; batches go to the kernel.
+as an independent check of it. Some 10-30 ms a composition: for a handful of
+compositions in a process that has not loaded the kernel; batches go to the kernel.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 
 from ..deal import banker_draws
+from ..jit import is_loaded
 from .enumeration import (
     E_BANKER,
     E_DRAGON7,
@@ -120,19 +120,21 @@ def direct_tallies(counts: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-#: Seconds of direct enumeration a process spends before it loads the compiled kernel:
-#: about what loading numba and a cached kernel costs, so a command that evaluates a few
-#: compositions never pays for numba, and a long job pays for it once.
+#: Seconds of direct enumeration a process spends before it uses the compiled kernel:
+#: about what loading numba and the cached kernel costs (compiling it, several seconds),
+#: so a command that evaluates a few compositions never pays for it, and a long job
+#: pays for it once.
 DIRECT_BUDGET_S = 0.3
 #: Batches larger than this always go to the compiled kernel.
 DIRECT_MAX_ROWS = 4
 _spent = 0.0
 
 
-def use_direct(rows: int) -> bool:
-    """Whether ``rows`` compositions are best enumerated here rather than compiled: while
-    numba is not loaded and this process's direct enumeration stays within its budget."""
-    return rows <= DIRECT_MAX_ROWS and _spent < DIRECT_BUDGET_S and "numba" not in sys.modules
+def use_direct(rows: int, kernel: object) -> bool:
+    """Whether ``rows`` compositions are best enumerated here rather than by ``kernel``:
+    while the kernel is not loaded in this process and the direct enumeration stays
+    within its budget."""
+    return rows <= DIRECT_MAX_ROWS and _spent < DIRECT_BUDGET_S and not is_loaded(kernel)
 
 
 def direct_tallies_batch(values: np.ndarray) -> np.ndarray:

@@ -91,7 +91,25 @@ def _moments(c, m0, m1, p):
                 continue
             c[p2] = n2 - 1
             w2 = n1 * n2 * (1 if p2 == p1 else 2)
-            pt = (p1 + p2) % 10
+            pt = p1 + p2 - (10 if p1 + p2 >= 10 else 0)
+            a0 = m0[pt]
+            if pt >= 8:  # a natural: only the count of deals matters
+                for b1 in range(10):
+                    n3 = c[b1]
+                    if n3 == 0:
+                        continue
+                    c[b1] = n3 - 1
+                    w3 = w2 * n3
+                    a0[2 * b1 - (10 if b1 >= 5 else 0)] += w3 * c[b1]
+                    w3 += w3
+                    for b2 in range(b1 + 1, 10):
+                        a0[b1 + b2 - (10 if b1 + b2 >= 10 else 0)] += w3 * c[b2]
+                    c[b1] = n3
+                c[p2] = n2
+                continue
+            a1 = m1[pt]
+            both = pt <= 5
+            q = p[pt if both else 0]
             for b1 in range(10):
                 n3 = c[b1]
                 if n3 == 0:
@@ -102,22 +120,25 @@ def _moments(c, m0, m1, p):
                     n4 = c[b2]
                     if n4 == 0:
                         continue
-                    w = w3 * n4 * (1 if b2 == b1 else 2)
-                    bt = (b1 + b2) % 10
-                    m0[pt, bt] += w
-                    if pt < 8 and bt < 8:
-                        m1[pt, bt, p1] += w
-                        m1[pt, bt, p2] += w
-                        m1[pt, bt, b1] += w
-                        m1[pt, bt, b2] += w
-                        if pt <= 5 and bt <= 6:  # both can draw (Banker 7 stands)
-                            q = p[pt, bt]
-                            q[p1, p2] += w
-                            q[p1, b1] += w
-                            q[p1, b2] += w
-                            q[p2, b1] += w
-                            q[p2, b2] += w
-                            q[b1, b2] += w
+                    w = w3 * n4
+                    if b2 != b1:
+                        w += w
+                    bt = b1 + b2 - (10 if b1 + b2 >= 10 else 0)
+                    a0[bt] += w
+                    if bt < 8:
+                        r = a1[bt]
+                        r[p1] += w
+                        r[p2] += w
+                        r[b1] += w
+                        r[b2] += w
+                        if both and bt <= 6:  # both can draw (Banker 7 stands)
+                            qq = q[bt]
+                            qq[p1, p2] += w
+                            qq[p1, b1] += w
+                            qq[p1, b2] += w
+                            qq[p2, b1] += w
+                            qq[p2, b2] += w
+                            qq[b1, b2] += w
                 c[b1] = n3
             c[p2] = n2
         c[p1] = n1
@@ -261,7 +282,7 @@ def event_probabilities(
 ) -> np.ndarray:
     """Probabilities of :data:`EVENTS` for compositions (n, 10|13) -> (n, N_EVENTS) float64.
 
-    The compiled batch path (a few rows in a process that has not loaded numba are
+    The compiled batch path (a few rows in a process that has not loaded the kernel are
     enumerated by numpy instead, to the same integers: :mod:`engine.odds.direct`).
     ``validate=False`` skips the input checks for callers that
     validated already (every coup of a replay). ``parallel`` spreads the rows over numba's
@@ -273,7 +294,7 @@ def event_probabilities(
     values = np.ascontiguousarray(_as_values(arr), dtype=np.int64)
     from .direct import direct_tallies_batch, use_direct  # a few rows: no need for numba
 
-    if use_direct(values.shape[0]):
+    if use_direct(values.shape[0], _tally_rows):
         out = direct_tallies_batch(values)
     else:
         out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)

@@ -7,7 +7,7 @@ caller asked to keep invalid coups, which are then flagged ``valid=False``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
 from .checks import KIND_NAMES, SLIP, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
+from .layout import table_records
 from .readers import ReadOptions, get_reader
 from .records import (
     CoupRecords,
@@ -27,6 +28,8 @@ from .records import (
     SequenceRecords,
     run_starts,
 )
+from .stream import ShoeHolder, _take, csv_blocks, parquet_blocks
+from .tables import RawTable
 
 KEEP_HINT = "pass --keep-invalid (keep_invalid=True) to import such coups flagged valid=False"
 
@@ -41,14 +44,37 @@ def read_records(path: str | Path, format: str,
     return reader.read(path, options or ReadOptions())
 
 
-def read_all(paths: list[Path], formats: list[str],
-             options: ReadOptions) -> list[CoupRecords | SequenceRecords]:
-    """Each file's records, in order; the files of a streaming reader (message logs) are
-    read together as one stream."""
+Records = CoupRecords | SequenceRecords
+
+
+def _streamed(path: Path, blocks: Iterator[RawTable],
+              mapping: dict[str, list[str]]) -> Iterator[Records]:
+    """The records of a file read block by block, in chunks of whole shoes."""
+    holder = ShoeHolder(mapping)
+    produced = False
+    last: RawTable | None = None
+    for table in blocks:
+        last = table
+        ready = holder.push(table)
+        if ready is not None:
+            produced = True
+            yield table_records(ready, mapping)
+    assert last is not None  # a file gives one block at least
+    rest = holder.push(_take(last, slice(0, 0)), final=True)
+    if rest is not None:
+        yield table_records(rest, mapping)
+    elif not produced:
+        yield table_records(_take(last, slice(0, 0)), mapping)  # "no rows"
+
+
+def iter_records(paths: list[Path], formats: list[str],
+                 options: ReadOptions) -> Iterator[tuple[int, Records]]:
+    """(file index, records) of every file in order, big files in chunks of whole shoes;
+    the files of a streaming reader (message logs) are read together as one stream."""
     for path in paths:
         if not path.is_file():
             raise ImportDataError(f"no such file: {path}")
-    out: list[CoupRecords | SequenceRecords | None] = [None] * len(paths)
+    together: dict[int, Records] = {}
     for name in dict.fromkeys(formats):
         reader = get_reader(name)
         if reader.read_many is None:
@@ -56,11 +82,28 @@ def read_all(paths: list[Path], formats: list[str],
         indices = [i for i, f in enumerate(formats) if f == name]
         for i, records in zip(indices, reader.read_files([paths[i] for i in indices], options),
                               strict=True):
-            out[i] = records
+            together[i] = records
     for i, path in enumerate(paths):
-        if out[i] is None:
-            out[i] = get_reader(formats[i]).read(path, options)
-    return [r for r in out if r is not None]
+        if i in together:
+            yield i, together.pop(i)
+            continue
+        if formats[i] == "csv":
+            blocks: Iterator[RawTable] | None = csv_blocks(path)
+        elif formats[i] == "parquet":
+            blocks = parquet_blocks(path)
+        else:
+            blocks = None
+        if blocks is None:
+            yield i, get_reader(formats[i]).read(path, options)
+        else:
+            for records in _streamed(path, blocks, options.columns):
+                yield i, records
+
+
+def read_all(paths: list[Path], formats: list[str], options: ReadOptions) -> list[Records]:
+    """Each file's records, whole (see ``iter_records``; chunks of a file are not joined,
+    so this is for files read in one piece)."""
+    return [records for _, records in iter_records(paths, formats, options)]
 
 
 def sequence_rules(rules: TableRules) -> tuple[TableRules, bool]:
@@ -311,10 +354,11 @@ def _sequence_part(records: SequenceRecords, rules: TableRules,
     return coups
 
 
-def fill_optional(parts: list[Coups]) -> list[Coups]:
-    """``parts`` with the import's optional columns present in all or none (a part without
-    recorded coup numbers gets nulls, without gaps none), so they concatenate."""
-    if any(p.recorded_coup is not None for p in parts):
+def fill_optional(parts: list[Coups], always: bool = False) -> list[Coups]:
+    """``parts`` with the import's optional columns present in all or none (``always``:
+    in all), a part without recorded coup numbers getting nulls and without gaps none, so
+    they concatenate and every part of a dataset has one schema."""
+    if always or any(p.recorded_coup is not None for p in parts):
         for p in parts:
             if p.recorded_coup is None:
                 p.recorded_coup = np.full(len(p), -1, dtype=np.int64)
@@ -329,6 +373,50 @@ def check_records(records: CoupRecords | SequenceRecords, rules: TableRules,
     if isinstance(records, SequenceRecords):
         return _sequence_part(records, rules, report)
     return _coup_part(records, rules.decks, keep_invalid, report)
+
+
+def iter_checked(
+    paths: Iterable[str | Path],
+    format: str | None = None,
+    rules: TableRules | None = None,
+    keep_invalid: bool = False,
+    on_file: Callable[[Path, str], None] | None = None,
+    options: ReadOptions | None = None,
+    report: ImportReport | None = None,
+) -> Iterator[Coups]:
+    """The checked coups of recorded files, chunk by chunk of whole shoes, shoe ids running
+    on across chunks and files (see ``import_files`` for the arguments). Problems are only
+    counted in ``report`` here: the caller decides what they mean once every chunk is read.
+    """
+    rules = rules if rules is not None else TableRules.model_validate({})
+    report = report if report is not None else ImportReport()
+    if format is not None:
+        check_format_name(format)
+    options = options or ReadOptions()
+    files = [Path(p) for p in paths]
+    if not files:
+        raise ImportDataError("no files to import")
+    formats = [format or detect_format(path) for path in files]
+    offset = 0
+    current = -1
+    for index, records in iter_records(files, formats, options):
+        if index != current:
+            if current >= 0 and on_file is not None:
+                on_file(files[current], formats[current])
+            report.files.append(FileReport(files[index], formats[index],
+                                           dict(records.mapping)))
+            current = index
+        report.warnings.extend(records.notes)
+        part = check_records(records, rules, keep_invalid, report)
+        shoes = int(part.shoe_ids().size)
+        report.files[-1].coups += len(part)
+        report.files[-1].shoes += shoes
+        part.shoe = part.shoe + offset
+        offset += len(records.labels) if isinstance(records, CoupRecords) else shoes
+        part.decks = rules.decks
+        yield fill_optional([part], always=True)[0]
+    if current >= 0 and on_file is not None:
+        on_file(files[current], formats[current])
 
 
 def import_files(
@@ -352,32 +440,13 @@ def import_files(
     ``valid=False`` and their recorded winner (and drops coups with no outcome at all,
     counted in ``report.dropped``). ``on_file(path, format)`` is called after each file is
     read (for progress); ``report`` collects what was done (see ``ImportReport``).
+    ``import_dataset`` writes the same coups to a folder of parts, chunk by chunk.
     """
     rules = rules if rules is not None else TableRules.model_validate({})
     report = report if report is not None else ImportReport()
-    if format is not None:
-        check_format_name(format)
-    options = options or ReadOptions()
-    files = [Path(p) for p in paths]
-    if not files:
-        raise ImportDataError("no files to import")
-    formats = [format or detect_format(path) for path in files]
-    parts: list[Coups] = []
-    offset = 0
-    for path, file_format, records in zip(files, formats, read_all(files, formats, options),
-                                          strict=True):
-        report.warnings.extend(records.notes)
-        part = check_records(records, rules, keep_invalid, report)
-        shoes = int(part.shoe_ids().size)
-        report.files.append(FileReport(path, file_format, dict(records.mapping),
-                                       len(part), shoes))
-        part.shoe = part.shoe + offset
-        offset += len(records.labels) if isinstance(records, CoupRecords) else shoes
-        parts.append(part)
-        if on_file is not None:
-            on_file(path, file_format)
+    parts = list(iter_checked(paths, format, rules, keep_invalid, on_file, options, report))
     if report.problems and not keep_invalid:
         raise report.error()
-    coups = Coups.concat(fill_optional(parts))
+    coups = Coups.concat(parts)
     coups.decks = rules.decks
     return coups

@@ -270,16 +270,11 @@ def _shoes(table: RawTable, roles: dict[str, str]
     order of their first row; a coup number that falls back to 0 or 1 starts the key's
     next shoe. With no key, a coup number that does not go up starts a new shoe.
     """
-    keys = [text_array(_column(table, roles, r)) for r in ("shoe", "label") if r in roles]
-    if table.group is not None:
-        keys.append(table.group.astype(str))
+    composite = row_keys(table, roles)
     n = len(table)
-    number = (_coup_numbers(table, roles) if "coup" in roles
+    number = (coup_numbers(table, roles) if "coup" in roles
               else np.full(n, -1, dtype=np.int64))
-    if keys:
-        composite = keys[0].astype(object)
-        for key in keys[1:]:
-            composite = composite + "\x1f" + key.astype(object)
+    if composite is not None:
         key_id, _ = pd.factorize(composite)
         key_id = np.asarray(key_id, dtype=np.int64)
         segment = np.zeros(n, dtype=np.int64)
@@ -317,7 +312,21 @@ def _shoes(table: RawTable, roles: dict[str, str]
     return table, shoe, labels, number
 
 
-def _coup_numbers(table: RawTable, roles: dict[str, str]) -> np.ndarray:
+def row_keys(table: RawTable, roles: dict[str, str]) -> np.ndarray | None:
+    """Each row's shoe key (its shoe and label columns, and JSON shoe object), or None
+    when the table has none."""
+    keys = [text_array(_column(table, roles, r)) for r in ("shoe", "label") if r in roles]
+    if table.group is not None:
+        keys.append(table.group.astype(str))
+    if not keys:
+        return None
+    composite = keys[0].astype(object)
+    for key in keys[1:]:
+        composite = composite + "\x1f" + key.astype(object)
+    return np.asarray(composite, dtype=object)
+
+
+def coup_numbers(table: RawTable, roles: dict[str, str]) -> np.ndarray:
     """The recorded coup numbers (whole numbers up to ``MAX_COUP_NUMBER``; -1 blank)."""
     raw = _column(table, roles, "coup")
     text = np.char.strip(text_array(raw))
