@@ -193,7 +193,7 @@ def watched(config: Strategy, watch: _Watch, writes: bool = True) -> Strategy:
                  "__doc__": cls.__doc__}
     subclass: type[Strategy] = type(cls.__name__, (cls,), namespace)
     instance = copy.deepcopy(config)  # every field and private value as configured
-    instance.__class__ = subclass
+    object.__setattr__(instance, "__class__", subclass)  # past the model's state guard
     return instance
 
 
