@@ -54,7 +54,7 @@ from . import __version__
 from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
-from .errors import BaccaratError
+from .errors import BaccaratError, StrategyFault
 from .io.parquet import (
     IncompleteOutputError,
     OutputExistsError,
@@ -618,9 +618,14 @@ def backtest(
             backend.run(_run_chunk, tasks, record)
         except ChunkFailed:
             raise
-        except BaccaratError:
+        except BaccaratError as exc:
             if state == "new":  # bad input: leave nothing behind
                 shutil.rmtree(folder, ignore_errors=True)
+            if isinstance(exc, StrategyFault) and out is not None:
+                kept = (f"nothing was left at {folder}" if state == "new" else
+                        f"{folder} keeps its finished chunks: fix the strategy and finish "
+                        f"the run with --resume")
+                raise StrategyFault(f"{exc}; {kept}", exc.detail) from None
             raise
         staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
         sessions = sum(s["sessions"] for s in stats.values())

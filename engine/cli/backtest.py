@@ -16,6 +16,7 @@ from ..errors import BaccaratError
 from . import app
 from .common import (
     Commission,
+    Debug,
     Decks,
     Force,
     NoTable,
@@ -108,6 +109,7 @@ def backtest(
         "--skip-invalid-shoes",
         help="leave out every shoe of the dataset holding a coup flagged valid=False (kept "
              "by import --keep-invalid)")] = False,
+    debug: Debug = False,
 ) -> None:
     """Play strategies over a dataset and write the ledger, sessions, summary and run.json.
 
