@@ -259,7 +259,9 @@ class Backend:
                                     f"{self.scheduler!r}: {exc}") from None
         client = self._client
         stamp = f"{os.getpid()}-{time.monotonic_ns()}"
-        futures = {client.submit(func, task, retries=1, pure=False,
+        # Dask retries a task on any exception; bad input (a strategy's error above all)
+        # fails the same way every time, so it comes back as a value, never retried.
+        futures = {client.submit(_bad_input_returned, func, task, retries=1, pure=False,
                                  key=f"baccarat-{i}-{stamp}"): task
                    for i, task in enumerate(tasks)}
         try:
@@ -271,10 +273,26 @@ class Backend:
                     raise
                 except Exception as exc:
                     raise _failed(task, _cause(exc)) from exc
+                if isinstance(result, _BadInput):
+                    raise result.error
                 on_done(task, result)
         except BaseException:
             client.cancel(list(futures))
             raise
+
+
+@dataclass(frozen=True)
+class _BadInput:
+    """A task's bad-input error, carried back as its result."""
+
+    error: BaccaratError
+
+
+def _bad_input_returned(func: Callable[[T], R], task: T) -> R | _BadInput:
+    try:
+        return func(task)
+    except BaccaratError as exc:
+        return _BadInput(exc)
 
 
 def run_tasks(func: Callable[[T], R], tasks: Sequence[T], *, workers: int = 1,

@@ -24,7 +24,7 @@ from engine.deal import generate_coups
 from engine.odds import event_probabilities, expected_values, expected_values_batch
 from engine.replay import SessionPolicy, StrategyFault, replay
 from engine.rules import TableRules
-from strategies.base import Result, Strategy, Table, Wager
+from strategies.base import Result, Strategy, Table, TableState, Wager
 from strategies.builtins.counter import (
     CompositionCache,
     Counter,
@@ -191,7 +191,8 @@ def test_every_configuration_sees_the_same_counts_and_none_can_change_them() -> 
             table.seen[0, 0] = 99
             return Wager.on()
 
-    with pytest.raises(StrategyFault, match="raised ValueError in wager.*read-only"):
+    with pytest.raises(StrategyFault,
+                       match="wrote into its table in wager.*table.seen is read-only"):
         replay(coups, [Tamper()], rules)
 
 
@@ -364,10 +365,9 @@ def test_composition_cache_enumerates_each_composition_once() -> None:
 def table_with(remaining: np.ndarray, rules: TableRules, bankroll: list[float]) -> Table:
     """A strategy view whose sessions have ``remaining`` cards left (by value)."""
     n = remaining.shape[0]
-    table = Table(n, rules, np.array(bankroll, dtype=float), max_coups=1)
-    table.remaining = remaining
-    table.seen = full_shoe(rules.decks)[None, :] - remaining
-    return table
+    state = TableState(n, rules, np.array(bankroll, dtype=float), max_coups=1)
+    state.attach_cards(full_shoe(rules.decks)[None, :] - remaining, remaining)
+    return state.table
 
 
 def test_kelly_stake_between_base_and_max_stake() -> None:

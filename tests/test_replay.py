@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -145,8 +147,13 @@ def test_impossible_stake_names_strategy_session_shoe_and_coup(value):
 
 
 def test_strategy_exception_is_reported_with_where():
-    with pytest.raises(StrategyFault, match=r"raises.*RuntimeError in wager\(\) at step 2"):
+    lines, first = inspect.getsourcelines(Raises.wager)
+    line = first + next(i for i, text in enumerate(lines) if "raise RuntimeError" in text)
+    with pytest.raises(StrategyFault) as err:
         backtest(coups_from_outcomes(["BBBB"]), [Raises()])
+    assert str(err.value).startswith(
+        f"strategy 'raises', session 0, shoe 0, coup 2: raised RuntimeError in wager() at "
+        f"tests/test_replay.py:{line}: boom")
 
 
 def test_side_bet_on_outcome_only_data_is_refused():

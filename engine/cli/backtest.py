@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +16,7 @@ from ..errors import BaccaratError
 from . import app
 from .common import (
     Commission,
+    Debug,
     Decks,
     Force,
     NoTable,
@@ -28,9 +31,31 @@ from .common import (
     build_rules,
     console,
     done,
+    err_console,
     progress_bar,
     reports_errors,
 )
+
+
+def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Path:
+    """Say once that the dataset holds flagged coups; with ``skip``, the dataset without
+    their shoes (in a temporary folder that lives as long as ``stack``)."""
+    from ..io.importers.flagged import flagged_shoes, without_shoes
+
+    count, bad = flagged_shoes(coups)
+    if not count:
+        return coups
+    what = (f"{count:,} flagged coup{'s' if count > 1 else ''} (valid=False) in "
+            f"{bad.size:,} shoe{'s' if bad.size > 1 else ''}")
+    if not skip:
+        err_console.print(f"[yellow]notice:[/] {coups} holds {what}; they are played as "
+                          f"recorded (--skip-invalid-shoes leaves those shoes out)",
+                          highlight=False, soft_wrap=True)
+        return coups
+    err_console.print(f"[yellow]notice:[/] {coups} holds {what}; leaving those shoes out "
+                      f"(--skip-invalid-shoes)", highlight=False, soft_wrap=True)
+    folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="baccarat-valid-"))
+    return without_shoes(coups, bad, folder)
 
 
 @app.command()
@@ -80,6 +105,11 @@ def backtest(
     quiet: Quiet = False,
     no_table: NoTable = False,
     force: Force = False,
+    skip_invalid_shoes: Annotated[bool, typer.Option(
+        "--skip-invalid-shoes",
+        help="leave out every shoe of the dataset holding a coup flagged valid=False (kept "
+             "by import --keep-invalid)")] = False,
+    debug: Debug = False,
 ) -> None:
     """Play strategies over a dataset and write the ledger, sessions, summary and run.json.
 
@@ -99,7 +129,10 @@ def backtest(
     rule_sets = [build_rules(path, **flags) for path in files]
     rules = rule_sets[0]
     started = time.perf_counter()
-    with progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
+    stack = contextlib.ExitStack()
+    if coups is not None and coups.exists():
+        coups = _flagged_notice(coups, skip_invalid_shoes, stack)
+    with stack, progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
         task = progress.task_ids[0]
         coups_done = 0
 

@@ -20,7 +20,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import BaccaratError
+from ..errors import BaccaratError, debug_requested, full_traceback
 
 if TYPE_CHECKING:
     from ..rules import TableRules
@@ -44,6 +44,9 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (the
 NoTable = Annotated[bool, typer.Option("--no-table", help="do not print the results table "
                                        "(the closing line still says what was written)")]
 Force = Annotated[bool, typer.Option("--force", help="overwrite an existing output")]
+Debug = Annotated[bool, typer.Option(
+    "--debug", help="on an error, print the full traceback (a strategy's included) instead "
+    "of one line; BACCARAT_DEBUG=1 does the same for every command")]
 Workers = Annotated[int | None, typer.Option(
     "--workers", min=1, help="worker processes running chunks (default: all cores, or "
     "this process alone for fewer than 10,000 shoes)")]
@@ -69,13 +72,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def reports_errors(func: F) -> F:
-    """Turn bad-input errors into one red line on stderr and exit code 2."""
+    """Turn bad-input errors into one red line on stderr and exit code 2.
+
+    With ``--debug`` (a ``debug`` parameter of the command) or ``BACCARAT_DEBUG=1`` the
+    full traceback is printed first: for a strategy's error, the strategy's own.
+    """
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except (BaccaratError, FileNotFoundError) as exc:
+            if kwargs.get("debug") or debug_requested():
+                err_console.print(full_traceback(exc), highlight=False, soft_wrap=True,
+                                  markup=False)
             err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
 

@@ -92,9 +92,15 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def loads(text: str, unique_keys: bool = False) -> Any:
-    """``json.loads`` with huge integers kept as text (see ``_MAX_INT_DIGITS``)."""
-    return json.loads(text, parse_int=_parse_int,
-                      object_pairs_hook=_unique_keys if unique_keys else None)
+    """``json.loads``, with integers too long for Python to convert (thousands of digits)
+    kept as text (see ``_MAX_INT_DIGITS``) rather than failing."""
+    hook = _unique_keys if unique_keys else None
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_parse_int, object_pairs_hook=hook)
 
 
 def decode(source: Source, text: str, unique_keys: bool = False) -> list[Any]:

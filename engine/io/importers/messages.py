@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from .jsonrecords import (
     loads,
 )
 from .layout import COUP_ROLES, FIELDS, find_column, table_records
-from .lines import iter_lines
+from .lines import numbered_lines
 from .records import CoupRecords, ImportDataError, SequenceRecords, Source
 from .tables import RawTable
 from .tokens import is_missing, outcome_code
@@ -42,6 +43,16 @@ from .tokens import is_missing, outcome_code
 _STREAM_KEYS = {"table", "tableid", "tablename", "tableno", "tablenumber", "shoe", "shoeid",
                 "shoeno", "shoenumber", "label", "shoelabel"}
 _SAMPLE_LINES = 20
+_RECENT = 4  # finished shoes per table compared with a new one
+
+
+def _at(message: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = message
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 def message_of(line: str) -> dict[str, Any] | None:
@@ -110,15 +121,23 @@ def _is_coup(roles: dict[str, str | None]) -> bool:
                for r in ("player_hand", "banker_hand", "player_card1", "banker_card1"))
 
 
-def _stream_key(message: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """The table a message is about: its table, shoe and label fields, wherever they sit."""
-    flat = flatten(message)
-    key = []
-    for name, value in flat.items():
-        tail = "".join(c for c in name.rsplit(".", 1)[-1].lower() if c.isalnum())
-        if tail in _STREAM_KEYS and value is not None:
-            key.append((name, value))
+def _stream_key(message: dict[str, Any], prefix: str = "",
+                depth: int = 0) -> tuple[tuple[str, str], ...]:
+    """The table a message is about: its table, shoe and label fields, in any nested
+    object (lists, such as the shoe state itself, are not looked into)."""
+    key: list[tuple[str, str]] = []
+    for name, value in message.items():
+        if isinstance(value, dict):
+            if depth < MAX_DEPTH:
+                key.extend(_stream_key(value, f"{prefix}{name}.", depth + 1))
+        elif not isinstance(value, list) and value is not None and _is_stream_key(name):
+            key.append((f"{prefix}{name}", str(value)))
     return tuple(sorted(key))
+
+
+@lru_cache(maxsize=4096)
+def _is_stream_key(name: str) -> bool:
+    return "".join(c for c in name.lower() if c.isalnum()) in _STREAM_KEYS
 
 
 @dataclass
@@ -153,6 +172,8 @@ class MessageStream:
     singles: dict[int, list[tuple[int, dict[str, str | None]]]] = field(default_factory=dict)
     counts: dict[int, _Counts] = field(default_factory=dict)
     _state_paths: dict[tuple[str, ...], str | None] = field(default_factory=dict)
+    _last_path: tuple[str, ...] | None = None
+    _recent: dict[tuple[tuple[str, str], ...], list[_Shoe]] = field(default_factory=dict)
 
     def feed(self, file: int, line: int, message: dict[str, Any]) -> None:
         """Take one message of file ``file`` at ``line``."""
@@ -170,7 +191,15 @@ class MessageStream:
             counts.other += 1
 
     def _state(self, message: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """The shoe state a message holds (its one list of coup records), or None."""
+        """The shoe state a message holds (its one list of coup records), or None.
+
+        The path where the last state was found is tried first: a stream repeats the same
+        few kinds of message, and walking each one would cost more than decoding it.
+        """
+        if self._last_path is not None:
+            value = _at(message, self._last_path)
+            if isinstance(value, list) and value and isinstance(value[0], dict):
+                return value
         found = candidates([message])
         paths = tuple(sorted(found))
         if not paths:
@@ -182,7 +211,10 @@ class MessageStream:
             coups = [p for p, c in found.items() if coup_like(c.lists[0])]
             self._state_paths[paths] = coups[0] if len(coups) == 1 else None
         path = self._state_paths[paths]
-        return None if path is None else found[path].lists[0]
+        if path is None:
+            return None
+        self._last_path = tuple(path.split("."))
+        return found[path].lists[0]
 
     def _extend(self, key: tuple[tuple[str, str], ...], state: list[dict[str, Any]],
                 file: int, line: int) -> None:
@@ -198,11 +230,16 @@ class MessageStream:
         self.live[key] = _Shoe(key, state, file, line, file, line)
 
     def _finish(self, shoe: _Shoe) -> None:
-        for other in self.shoes:
-            if other.key == shoe.key and len(other.records) >= len(shoe.records) and \
+        """Keep a finished shoe, unless it repeats one of the last few of its table (the
+        same shoe seen again in an overlapping log)."""
+        recent = self._recent.setdefault(shoe.key, [])
+        for other in recent:
+            if len(other.records) >= len(shoe.records) and \
                     other.records[:len(shoe.records)] == shoe.records:
                 self.counts.setdefault(shoe.file, _Counts()).repeated_shoes += 1
                 return
+        recent.append(shoe)
+        del recent[:-_RECENT]
         self.shoes.append(shoe)
 
     def close(self) -> None:
@@ -264,7 +301,7 @@ def _too_deep(path: Path, number: int) -> ImportDataError:
 
 
 def _messages(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
-    for number, line in iter_lines(path):
+    for number, line in numbered_lines(path):
         if not line.strip():
             continue
         start = line.find("{")

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .layout import assign_roles, coup_numbers, row_keys
-from .lines import iter_lines
+from .lines import numbered_lines
 from .records import ImportDataError, Source
 from .tables import (
     RawTable,
@@ -176,12 +176,12 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
     """A CSV file as tables of at most ``rows`` rows each (blank and '#' lines skipped)."""
     rows = rows or CHUNK_ROWS
     source = Source(path)
-    lines = iter_lines(path)
+    lines = numbered_lines(path)
     header, delimiter, _ = _header(path, lines)
     block: list[tuple[int, str]] = []
     produced = False
     for number, text in lines:
-        if not text.strip() or text.lstrip().startswith("#"):
+        if not text or text.isspace() or text.lstrip()[:1] == "#":
             continue
         block.append((number, text))
         if len(block) >= rows:
