@@ -14,14 +14,17 @@ from rich.table import Table as RichTable
 from strategies.registry import available_strategies, describe
 
 from ..backtest import backtest as run_backtest
+from ..parallel import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT
 from . import app
 from .common import (
     Commission,
     Decks,
     Force,
+    NoWorkersTimeout,
     Quiet,
     Resume,
     Scheduler,
+    SchedulerTimeout,
     TableMax,
     TableMin,
     TiePays,
@@ -30,6 +33,7 @@ from .common import (
     build_rules,
     console,
     done,
+    local_workers,
     progress_bar,
     reports_errors,
 )
@@ -71,6 +75,8 @@ def backtest(
         "many configurations, or the interrupted run's with --resume)")] = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
+    scheduler_timeout: SchedulerTimeout = CONNECT_TIMEOUT,
+    no_workers_timeout: NoWorkersTimeout = NO_WORKERS_TIMEOUT,
     resume: Resume = False,
     quiet: Quiet = False,
     force: Force = False,
@@ -110,8 +116,11 @@ def backtest(
             stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
             ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
-            progress=advance, workers=workers, scheduler=scheduler, resume=resume,
-            on_start=begin, rule_sets=rule_sets if len(rule_sets) > 1 else None,
+            progress=advance, workers=local_workers(workers, scheduler), scheduler=scheduler,
+            resume=resume, on_start=begin,
+            rule_sets=rule_sets if len(rule_sets) > 1 else None,
+            backend_options={"connect_timeout": scheduler_timeout,
+                             "no_workers_timeout": no_workers_timeout},
         )
     if not quiet:
         title = rules.label() if len(rule_sets) == 1 else f"{len(rule_sets)} rule sets"

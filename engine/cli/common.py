@@ -20,7 +20,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import BaccaratError
+from ..errors import BaccaratError, DiskFullError
+from ..parallel import cap_workers, stop_on_sigterm
 from ..rules import TableRules, load_rules, rules_from_mapping
 
 console = Console()
@@ -45,6 +46,11 @@ Workers = Annotated[int | None, typer.Option(
 Scheduler = Annotated[str | None, typer.Option(
     "--scheduler", help="run the chunks on the Dask cluster at this address "
     "(tcp://host:8786); needs the dask extra and a folder every worker can write")]
+SchedulerTimeout = Annotated[float, typer.Option(
+    "--scheduler-timeout", min=0.1, help="seconds to wait for the --scheduler to answer")]
+NoWorkersTimeout = Annotated[float, typer.Option(
+    "--no-workers-timeout", min=0.1, help="seconds a --scheduler cluster may have no "
+    "workers before the run stops (resumable)")]
 Resume = Annotated[bool, typer.Option(
     "--resume", help="finish an interrupted run into the same --out: only missing chunks "
     "are run, and the files are those an uninterrupted run writes")]
@@ -62,17 +68,34 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def reports_errors(func: F) -> F:
-    """Turn bad-input errors into one red line on stderr and exit code 2."""
+    """Turn bad-input errors and a full disk into one red line on stderr and exit code 2,
+    and an interruption (Ctrl-C, SIGTERM) into one line saying what was kept, exit 130."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        stop_on_sigterm()
         try:
             return func(*args, **kwargs)
-        except (BaccaratError, FileNotFoundError) as exc:
+        except (BaccaratError, FileNotFoundError, DiskFullError) as exc:
             err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
+        except KeyboardInterrupt as exc:
+            message = str(exc) if str(exc) and str(exc) != "SIGTERM" else "interrupted"
+            err_console.print(f"[bold yellow]{message}[/]", highlight=False, soft_wrap=True)
+            raise typer.Exit(code=130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def local_workers(workers: int | None, scheduler: str | None) -> int | None:
+    """``--workers`` capped at this machine's cores (with a note) unless a Dask
+    ``--scheduler`` runs the chunks."""
+    if workers is None or scheduler:
+        return workers
+    capped, note = cap_workers(workers)
+    if note:
+        err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+    return capped
 
 
 def show_progress(quiet: bool) -> bool:

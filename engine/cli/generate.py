@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..parallel import default_workers, generate_dataset
+from ..parallel import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT, default_workers, generate_dataset
 from . import app
 from .common import (
     Burn,
@@ -16,15 +16,18 @@ from .common import (
     CutCard,
     Decks,
     Force,
+    NoWorkersTimeout,
     Quiet,
     Resume,
     RulesFile,
     Scheduler,
+    SchedulerTimeout,
     TiePays,
     VariantOpt,
     Workers,
     build_rules,
     done,
+    local_workers,
     progress_bar,
     reports_errors,
 )
@@ -51,6 +54,8 @@ def generate(
         "interrupted run's with --resume)")] = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
+    scheduler_timeout: SchedulerTimeout = CONNECT_TIMEOUT,
+    no_workers_timeout: NoWorkersTimeout = NO_WORKERS_TIMEOUT,
     resume: Resume = False,
     quiet: Quiet = False,
     force: Force = False,
@@ -76,8 +81,10 @@ def generate(
 
         document = generate_dataset(
             out, shoes=shoes, seed=seed, rules=rules, chunk_shoes=chunk,
-            workers=workers or default_workers(), scheduler=scheduler, force=force,
-            resume=resume, progress=advance)
+            workers=local_workers(workers, scheduler) or default_workers(),
+            scheduler=scheduler, force=force, resume=resume, progress=advance,
+            backend_options={"connect_timeout": scheduler_timeout,
+                             "no_workers_timeout": no_workers_timeout})
     elapsed = time.perf_counter() - started
     resumed = document.get("resumed_chunks", 0)
     note = f" (resumed: {resumed} of {document['chunks']} chunks were already done)" \
