@@ -1,6 +1,7 @@
 """Benchmark of the card counter: exact EV per call and per coup, and the screen's safety.
 
-Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M]``. Prints
+Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M] [--cli-shoes S]``.
+Prints
 
 1. the cost of :func:`strategies.builtins.counter.exact_ev` per composition: enumerated
    (cache misses) and looked up (cache hits);
@@ -12,12 +13,22 @@ Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M]``. Prin
    where the screen applies (EXACT_BELOW cards left or more; the screen must stay above
    it: a composition is skipped when its estimate is more than ``screen`` such units below
    the threshold), the share of coups enumerated at threshold 0, and how many positive-EV
-   compositions the default screen would have skipped (must be 0).
+   compositions the default screen would have skipped (must be 0);
+4. with ``--cli-shoes S``: the whole command ``baccarat backtest --strategy counter --shoes S
+   --ledger none --workers 1`` (the default counter: Tie by exact EV) in a fresh process on
+   one thread, ``--cli-repeats`` times: median wall time and CPU time. The CPU time is the
+   steadier figure on a loaded machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -70,16 +81,19 @@ def bench_calls(rules: TableRules) -> None:
     cache = CompositionCache()
     exact_ev(remaining[:10], rules, "tie", cache=cache)  # compile / load
     cache.clear()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     exact_ev(remaining, rules, "tie", cache=cache)
-    cold = time.perf_counter() - start
+    cold, cold_cpu = time.perf_counter() - start, time.process_time() - cpu
     distinct = cache.misses
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     exact_ev(remaining, rules, "tie", cache=cache)
-    warm = time.perf_counter() - start
-    print(f"exact_ev over {remaining.shape[0]:,} compositions ({distinct:,} distinct):")
-    print(f"  enumerated: {cold / distinct * 1e3:.3f} ms per composition")
-    print(f"  cached:     {warm / remaining.shape[0] * 1e6:.2f} us per composition")
+    warm, warm_cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(f"exact_ev over {remaining.shape[0]:,} compositions ({distinct:,} distinct), "
+          f"wall / CPU:")
+    print(f"  enumerated: {cold / distinct * 1e6:.1f} / {cold_cpu / distinct * 1e6:.1f} us "
+          f"per composition")
+    print(f"  cached:     {warm / remaining.shape[0] * 1e6:.2f} / "
+          f"{warm_cpu / remaining.shape[0] * 1e6:.2f} us per composition")
 
 
 def bench_replay(shoes: int) -> None:
@@ -99,26 +113,26 @@ def bench_replay(shoes: int) -> None:
     exact_ev(shoe_counts(8)[None, :], rules, "tie", cache=CompositionCache())  # compile
     n_coups = len(coups)
     print(f"\nreplay of {shoes:,} generated 8-deck EZ shoes ({n_coups:,} coups), one "
-          f"configuration at a time, cold cache each:")
+          f"configuration at a time, cold cache each (wall / CPU):")
     from strategies.builtins import counter as counter_module
 
     for label, strategy in configs:
         counter_module.CACHE.clear()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         replay(coups, [strategy], rules)  # type: ignore[list-item]
-        elapsed = time.perf_counter() - start
+        elapsed, used = time.perf_counter() - start, time.process_time() - cpu
         enumerated = counter_module.CACHE.misses
-        print(f"  {label:36s} {elapsed / n_coups * 1e6:8.1f} us per coup, "
-              f"{enumerated / n_coups:6.1%} of coups enumerated")
+        print(f"  {label:36s} {elapsed / n_coups * 1e6:6.1f} / {used / n_coups * 1e6:6.1f} us "
+              f"per coup, {enumerated / n_coups:6.1%} of coups enumerated")
     counter_module.CACHE.clear()
     grid = [Counter(bet="dragon7", threshold=t, kelly=k)
             for t in (0.0, 0.05, 0.1) for k in (0.0, 0.5)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     replay(coups, grid, rules)  # type: ignore[arg-type]
-    elapsed = time.perf_counter() - start
-    print(f"  grid of {len(grid)} counters in one replay  {elapsed / n_coups * 1e6:8.1f} us per "
-          f"coup for all ({counter_module.CACHE.hits:,} cache hits, "
-          f"{counter_module.CACHE.misses:,} misses)")
+    elapsed, used = time.perf_counter() - start, time.process_time() - cpu
+    print(f"  grid of {len(grid)} counters in one replay  {elapsed / n_coups * 1e6:6.1f} / "
+          f"{used / n_coups * 1e6:6.1f} us per coup for all "
+          f"({counter_module.CACHE.hits:,} cache hits, {counter_module.CACHE.misses:,} misses)")
 
 
 def bench_screen(shoes: int) -> None:
@@ -153,14 +167,45 @@ def bench_screen(shoes: int) -> None:
     print(f"  worst ratio {worst:.2f} against a default screen of {DEFAULT_SCREEN:g}")
 
 
+def bench_cli(shoes: int, repeats: int) -> None:
+    """Wall and CPU time of the whole counter command over ``shoes`` generated shoes."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "engine.cli", "backtest", "--strategy", "counter",
+               "--shoes", str(shoes), "--ledger", "none", "--workers", "1"]
+    walls, cpus = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as folder:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([*command, "--out", os.path.join(folder, "run")], env=env,
+                           check=True, stdout=subprocess.DEVNULL)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    print(f"\nbaccarat backtest --strategy counter --shoes {shoes:,} --ledger none --workers 1 "
+          f"(one thread), median of {repeats}: {statistics.median(walls):.1f} s wall, "
+          f"{statistics.median(cpus):.1f} s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shoes", type=int, default=300)
     parser.add_argument("--safety-shoes", type=int, default=300)
+    parser.add_argument("--cli-shoes", type=int, default=0,
+                        help="also time the whole counter command over this many shoes")
+    parser.add_argument("--cli-repeats", type=int, default=3)
+    parser.add_argument("--skip", default="", help="comma-separated parts not to run: "
+                        "calls, replay, screen")
     args = parser.parse_args()
-    bench_calls(TableRules(variant="ez"))
-    bench_replay(args.shoes)
-    bench_screen(args.safety_shoes)
+    skip = set(args.skip.split(","))
+    if "calls" not in skip:
+        bench_calls(TableRules(variant="ez"))
+    if "replay" not in skip:
+        bench_replay(args.shoes)
+    if "screen" not in skip:
+        bench_screen(args.safety_shoes)
+    if args.cli_shoes:
+        bench_cli(args.cli_shoes, args.cli_repeats)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ from . import __version__
 from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
-from .errors import BaccaratError
+from .errors import BaccaratError, StrategyFault
 from .io.parquet import (
     METADATA_KEY,
     IncompleteOutputError,
@@ -90,7 +90,7 @@ from .parallel import (
     plan_chunks,
     resolve_workers,
 )
-from .replay import SessionPolicy, replay
+from .replay import EXPECTED_MODES, SessionPolicy, replay
 from .rules import TableRules
 
 LEDGER_FILE = "ledger.parquet"
@@ -105,7 +105,7 @@ CHUNK_CONFIG_SHOES = 150_000
 
 #: The session columns the summary metrics read (others are read only if a metric needs them).
 SUMMARY_INPUTS = ("net", "start_bankroll", "wagered", "ruined", "max_drawdown", "coups",
-                  "limit_hits")
+                  "limit_hits", "expected_net", "busted")
 
 #: Every stake kind has its column in every part, so all parts of a run share one schema.
 KINDS = list(BET_KINDS)
@@ -379,8 +379,8 @@ def check_run_parts(folder: str | Path, info: dict[str, Any]) -> None:
 
 
 def _file_metadata(info: dict[str, Any]) -> dict[str, Any]:
-    return {k: info[k] for k in ("version", "rules", "configs", "dataset", "policy")
-            if k in info}
+    return {k: info[k] for k in ("version", "rules", "configs", "dataset", "policy",
+                                 "expected") if k in info}
 
 
 # --- The chunk task --------------------------------------------------------------------------
@@ -401,6 +401,7 @@ class _Job:
     configs_blob: bytes | None = None                 # elsewhere: pickled
     plugins: tuple[tuple[str, str], ...] = ()         # plugin modules loaded from files
     fault: str | None = None                          # the resilience tests' hook
+    expected: str = "auto"                            # how coups' expected net is priced
     config_rules: tuple[TableRules, ...] | None = None  # rules per configuration, if several
     run_id: str = ""                                  # the run that planned the chunks
 
@@ -435,7 +436,8 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     policy = job.policy
     grid, ledgers = replay(coups, configs, job.rules, policy,
                            first_session=chunk.first_shoe // policy.session_shoes,
-                           config_rules=job.config_rules)
+                           config_rules=job.config_rules,
+                           expected=job.expected)  # type: ignore[arg-type]
     folder = Path(job.folder)
     staked = sorted({kind for config_ledger in ledgers for kind, stake in
                      config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
@@ -561,6 +563,7 @@ def backtest(
     resume: bool = False,
     on_start: Callable[[int], None] | None = None,
     rule_sets: Sequence[TableRules] | None = None,
+    expected: str = "auto",
     backend_options: dict[str, float] | None = None,
 ) -> BacktestResult:
     """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
@@ -576,6 +579,11 @@ def backtest(
     ``on_start(shoes)`` is called once the number of shoes is known, ``progress(coups,
     sessions)`` as chunks finish. ``rule_sets`` plays every strategy under each rule set
     (payout variants side by side over the same shoes: one configuration per pair).
+    ``expected`` prices each coup's stakes for ``expected_net``: ``"auto"`` from the cards
+    left in the shoe for strategies that see the cards and from the full shoe for the
+    others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
+    coup bet on is then enumerated, which is slower).
+
     ``backend_options`` go to the ``Backend`` (the Dask timeouts).
 
     The run folder belongs to this run while it runs (an OS lock: another run, --force or
@@ -590,27 +598,35 @@ def backtest(
         configs = [_fresh(c) for _ in rule_sets for c in configs]
     rules = rules or TableRules()
     dataset = dataset_from(coups, shoes, seed, rules)
-    if dataset.path is not None:
-        rules = _dataset_rules(dataset.path, rules)
+    stored = _stored_rules(dataset)
+    if stored:
+        rules = _dataset_rules(stored, rules, dataset.description)
         if config_rules is not None:
-            config_rules = tuple(_dataset_rules(dataset.path, r) for r in config_rules)
+            config_rules = tuple(_dataset_rules(stored, r, dataset.description)
+                                 for r in config_rules)
     policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
                            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
                            session_shoes=session_shoes)
-    _check_policy(policy)
+    _check_policy(policy, config_rules or (rules,))
     if workers is not None and workers < 1:
         raise BaccaratError(f"--workers must be at least 1, got {workers}")
     if resume and out is None:
         raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
     if chunk_shoes is None and resume and out is not None:
-        stored = read_plan(out) if Path(out).is_dir() else None
-        chunk_shoes = (stored or {}).get("chunk_shoes")
+        interrupted = read_plan(out) if Path(out).is_dir() else None
+        chunk_shoes = (interrupted or {}).get("chunk_shoes")
     per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
     chunks, rows = dataset.plan(per_chunk)
     if not chunks:
         raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
+    if session_shoes > dataset.n_shoes:
+        raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
+                            f"{dataset.n_shoes:,} shoes; expected 1 to {dataset.n_shoes:,}")
     workers = resolve_workers(workers, dataset.n_shoes, scheduler)
+    if expected not in EXPECTED_MODES:
+        raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
     info = _run_info(configs, rules, dataset, policy, command, config_rules)
+    info["expected"] = expected
     plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
             "chunk_shoes": per_chunk, "chunks": len(chunks)}
 
@@ -624,7 +640,8 @@ def backtest(
                 return BacktestResult.load(folder)
             summary = _play(output, backend, info, dataset, configs, rules, policy, chunks,
                             rows, per_chunk, progress, on_start, fault=fault_spec(),
-                            config_rules=config_rules, ledger=bool(ledger))
+                            config_rules=config_rules, ledger=bool(ledger),
+                            expected=expected, saved=out is not None)
     return BacktestResult(summary, info, Path(out) if out is not None else None,
                           folder=folder, temp=temp)
 
@@ -635,7 +652,8 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
           rows: list[tuple[int, int] | None], per_chunk: int,
           progress: Callable[[int, int], None] | None,
           on_start: Callable[[int], None] | None, *, fault: str | None,
-          config_rules: tuple[TableRules, ...] | None, ledger: bool) -> pd.DataFrame:
+          config_rules: tuple[TableRules, ...] | None, ledger: bool, expected: str,
+          saved: bool) -> pd.DataFrame:
     """Run the chunks not done yet into the run folder ``output`` owns, then its summary and
     ``run.json`` (``info``, completed); returns the summary."""
     folder, state = output.folder, output.state
@@ -647,7 +665,8 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
     job = _Job(str(folder.absolute()), rules, policy, ledger, _file_metadata(info),
                dataset.seed,
                str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
-               fault=fault, config_rules=config_rules, run_id=output.run_id)
+               fault=fault, config_rules=config_rules, expected=expected,
+               run_id=output.run_id)
     done = _finished_chunks(folder, ledger) if state == "resume" else set()
     for name in (SESSIONS_FILE, LEDGER_FILE) if ledger else (SESSIONS_FILE,):
         (folder / name).mkdir(exist_ok=True)  # workers write into it, never make it
@@ -674,9 +693,14 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
         backend.run(_run_chunk, tasks, record)
     except ChunkFailed:
         raise
-    except BaccaratError:
+    except BaccaratError as exc:
         if state == "new":  # bad input: leave nothing behind
             shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(exc, StrategyFault) and saved:
+            kept = (f"nothing was left at {folder}" if state == "new" else
+                    f"{folder} keeps its finished chunks: fix the strategy and finish "
+                    f"the run with --resume")
+            raise StrategyFault(f"{exc}; {kept}", exc.detail) from None
         raise
     staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
     sessions = sum(s["sessions"] for s in stats.values())
@@ -740,23 +764,89 @@ def _dealing_rules(rule_sets: Sequence[TableRules]) -> TableRules:
     return first
 
 
-def _dataset_rules(path: Path, rules: TableRules) -> TableRules:
-    """The rules of a dataset's deal (decks) with the run's payouts and limits."""
-    from .io.parquet import read_metadata
+def _dataset_rules(stored: dict[str, Any], rules: TableRules, source: str) -> TableRules:
+    """``rules`` with the shoe rules (``DEALING_RULES``) the dataset was dealt by.
 
-    stored = read_metadata(path).get("rules") or {}
-    if "decks" in stored and stored["decks"] != rules.decks:
-        return rules.model_copy(update={"decks": stored["decks"]})
-    return rules
+    The shoe rules of a stored dataset are the dataset's: a rule given explicitly (a flag,
+    a rules file, a ``TableRules`` field set by hand) that contradicts them is an error
+    naming both values. Payouts and limits come from ``rules`` whatever the dataset.
+    """
+    given = rules.model_fields_set
+    update: dict[str, Any] = {}
+    for name in DEALING_RULES:
+        if name not in stored or stored[name] is None:
+            continue
+        if name in given and getattr(rules, name) != stored[name]:
+            raise BaccaratError(
+                f"{source} was dealt with {name} = {stored[name]!r}, but the rules given "
+                f"say {name} = {getattr(rules, name)!r}; the shoe rules of a dataset are "
+                f"its own: drop that flag or rules-file entry (payout rules apply to any "
+                f"dataset)")
+        update[name] = stored[name]
+    return rules.model_copy(update=update) if update else rules
 
 
-def _check_policy(policy: SessionPolicy) -> None:
-    if not (policy.bankroll > 0 and math.isfinite(policy.bankroll)):
-        raise BaccaratError(f"bankroll must be a positive number, got {policy.bankroll}")
+def _dataset_shuffle(dataset: Dataset) -> dict[str, Any] | None:
+    """The shuffle model a dataset's shoes were dealt from (``generate --shuffle``).
+
+    Shoes generated by the run itself are uniform; a file says so in its metadata (files
+    from before the shuffle models, and recorded shoes, say nothing: None).
+    """
+    if dataset.path is not None:
+        from .io.parquet import read_metadata
+
+        stored = read_metadata(dataset.path)
+        if stored.get("shuffle"):
+            return dict(stored["shuffle"])
+        return {"model": "uniform"} if stored.get("source") == "generated" else None
+    return {"model": "uniform"} if dataset.seed is not None and dataset.coups is None else None
+
+
+def _stored_rules(dataset: Dataset) -> dict[str, Any]:
+    """The shoe rules a stored dataset records (its metadata; a table its deck count)."""
+    if dataset.path is not None:
+        from .io.parquet import read_metadata
+
+        return dict(read_metadata(dataset.path).get("rules") or {})
+    if dataset.coups is not None and dataset.coups.decks:
+        return {"decks": int(dataset.coups.decks)}
+    return {}
+
+
+def _check_number(value: float | None, flag: str, what: str) -> None:
+    """A stop amount: None (no such stop) or a positive finite number."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or value <= 0:
+        raise BaccaratError(f"{flag} {value!r}: {what}; expected a positive amount "
+                            f"(greater than 0)")
+
+
+def _check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> None:
+    """Every session parameter, before anything runs: one line naming value and range."""
+    bankroll = policy.bankroll
+    if isinstance(bankroll, bool) or not isinstance(bankroll, int | float) \
+            or not math.isfinite(bankroll) or bankroll <= 0:
+        raise BaccaratError(f"--bankroll {bankroll!r}: expected a positive amount")
+    minimum = max(r.table_min for r in rule_sets)
+    if bankroll < minimum:
+        raise BaccaratError(f"--bankroll {bankroll:g} is below the table minimum "
+                            f"{minimum:g}: no bet could be placed; expected at least "
+                            f"{minimum:g}")
     if policy.when_short not in ("stop", "reduce"):
-        raise BaccaratError(f"--when-short must be stop or reduce, got {policy.when_short!r}")
-    if policy.session_shoes < 1:
-        raise BaccaratError("--session-shoes must be at least 1")
+        raise BaccaratError(f"--when-short {policy.when_short!r}: expected stop or reduce")
+    _check_number(policy.stop_loss, "--stop-loss", "the loss at which a session stops")
+    _check_number(policy.win_goal, "--win-goal", "the gain at which a session stops")
+    max_coups = policy.max_coups
+    if max_coups is not None and (isinstance(max_coups, bool) or not isinstance(
+            max_coups, int | np.integer) or max_coups < 1):
+        raise BaccaratError(f"--max-coups {max_coups!r}: expected a whole number of coups, "
+                            f"at least 1")
+    shoes = policy.session_shoes
+    if isinstance(shoes, bool) or not isinstance(shoes, int | np.integer) or shoes < 1:
+        raise BaccaratError(f"--session-shoes {shoes!r}: expected a whole number of shoes, "
+                            f"at least 1")
 
 
 # --- The summary, from the session parts ------------------------------------------------------
@@ -950,7 +1040,8 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
                     for i, (s, r) in enumerate(zip(configs, each, strict=True))],
         "dataset": {"path": str(dataset.path) if dataset.path else None,
                     "fingerprint": dataset.fingerprint, "description": dataset.description,
-                    "seed": dataset.seed, "shoes": dataset.n_shoes},
+                    "seed": dataset.seed, "shoes": dataset.n_shoes,
+                    "shuffle": _dataset_shuffle(dataset)},
         "policy": {"bankroll": policy.bankroll, "when_short": policy.when_short,
                    "stop_loss": policy.stop_loss, "win_goal": policy.win_goal,
                    "max_coups": policy.max_coups, "session_shoes": policy.session_shoes},

@@ -8,10 +8,10 @@ the class and the rules, so settlement is one table lookup per coup for all bets
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .cards import RANK_OF_CODE
 from .coups import BANKER, PLAYER, TIE, Coups
+from .jit import njit
 from .rules import TableRules
 
 #: Every bet a strategy can stake on, in the order of stake columns everywhere.

@@ -8,19 +8,29 @@ reads naturally in pandas or DuckDB and stays small.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from .cards import LABEL_OF_CODE, N_CODES, NO_CARD
+
+if TYPE_CHECKING:  # pyarrow is imported by the storage conversions only (it is slow to load)
+    import pyarrow as pa
 
 BANKER, PLAYER, TIE = 0, 1, 2
 OUTCOME_LABELS = ("B", "P", "T")
 CARD_COLUMNS = ("player_card1", "player_card2", "player_card3",
                 "banker_card1", "banker_card2", "banker_card3")
 
-_CARD_DICTIONARY = pa.array(LABEL_OF_CODE, type=pa.string())
-_OUTCOME_DICTIONARY = pa.array(OUTCOME_LABELS, type=pa.string())
+
+
+@cache
+def _dictionary(labels: tuple[str, ...]) -> pa.Array:
+    """The string dictionary of a dictionary-encoded column (built once per label set)."""
+    import pyarrow as pa
+
+    return pa.array(labels, type=pa.string())
 
 
 @dataclass
@@ -31,6 +41,9 @@ class Coups:
     (every card absent for outcome-only sources). ``burn_shown`` is the burn card shown
     face up at the start of the row's shoe, ``NO_CARD`` if none. ``label`` keeps a recorded
     source's own shoe labels; ``valid`` is False for recorded coups kept despite a problem.
+    ``recorded_coup`` is the coup number a recorded source gave (-1: none), and
+    ``after_gap`` marks a coup whose recorded number skips one or more (imports only).
+    ``coup`` is stored as int32: shoes are refused long before it could wrap.
     """
 
     shoe: np.ndarray
@@ -43,6 +56,8 @@ class Coups:
     label: np.ndarray | None = None
     valid: np.ndarray | None = None
     decks: int | None = field(default=None)
+    recorded_coup: np.ndarray | None = None
+    after_gap: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.shoe.shape[0])
@@ -73,6 +88,7 @@ class Coups:
             player_total=self.player_total[rows], banker_total=self.banker_total[rows],
             outcome=self.outcome[rows], burn_shown=self.burn_shown[rows],
             label=pick(self.label), valid=pick(self.valid),
+            recorded_coup=pick(self.recorded_coup), after_gap=pick(self.after_gap),
         )
 
     @staticmethod
@@ -94,26 +110,36 @@ class Coups:
             outcome=np.concatenate([p.outcome for p in parts]),
             burn_shown=np.concatenate([p.burn_shown for p in parts]),
             label=cat("label"), valid=cat("valid"), decks=parts[0].decks,
+            recorded_coup=cat("recorded_coup"), after_gap=cat("after_gap"),
         )
 
     def to_arrow(self) -> pa.Table:
         """The table in its storage form (see ``COUPS_SCHEMA``)."""
+        import pyarrow as pa
+
         columns: dict[str, pa.Array] = {
             "shoe": pa.array(self.shoe, type=pa.int64()),
-            "coup": pa.array(self.coup.astype(np.int16), type=pa.int16()),
+            "coup": pa.array(self.coup.astype(np.int32), type=pa.int32()),
         }
         for i, name in enumerate(CARD_COLUMNS):
             columns[name] = _codes_to_dictionary(self.cards[:, i])
         columns["player_total"] = _nullable_int8(self.player_total)
         columns["banker_total"] = _nullable_int8(self.banker_total)
         columns["outcome"] = pa.DictionaryArray.from_arrays(
-            pa.array(self.outcome, type=pa.int8()), _OUTCOME_DICTIONARY
+            pa.array(self.outcome, type=pa.int8()), _dictionary(OUTCOME_LABELS)
         )
         columns["burn_shown"] = _codes_to_dictionary(self.burn_shown)
         if self.label is not None:
             columns["label"] = pa.array(self.label.astype(str), type=pa.string())
         if self.valid is not None:
             columns["valid"] = pa.array(self.valid, type=pa.bool_())
+        if self.recorded_coup is not None:
+            missing = self.recorded_coup < 0
+            columns["recorded_coup"] = pa.array(
+                np.where(missing, 0, self.recorded_coup).astype(np.int32), mask=missing,
+                type=pa.int32())
+        if self.after_gap is not None:
+            columns["after_gap"] = pa.array(self.after_gap, type=pa.bool_())
         return pa.table(columns)
 
     @staticmethod
@@ -126,7 +152,7 @@ class Coups:
                 else np.full(table.num_rows, NO_CARD, dtype=np.int8))
         return Coups(
             shoe=table.column("shoe").to_numpy().astype(np.int64, copy=False),
-            coup=table.column("coup").to_numpy().astype(np.int16, copy=False),
+            coup=table.column("coup").to_numpy().astype(np.int32, copy=False),
             cards=cards,
             player_total=_int8_with_missing(table.column("player_total")),
             banker_total=_int8_with_missing(table.column("banker_total")),
@@ -136,13 +162,17 @@ class Coups:
                    if "label" in names else None),
             valid=(table.column("valid").to_numpy(zero_copy_only=False).astype(bool)
                    if "valid" in names else None),
+            recorded_coup=(table.column("recorded_coup").fill_null(-1).to_numpy()
+                           .astype(np.int64) if "recorded_coup" in names else None),
+            after_gap=(table.column("after_gap").to_numpy(zero_copy_only=False).astype(bool)
+                       if "after_gap" in names else None),
         )
 
 
 def empty_coups() -> Coups:
     """A coups table with no rows."""
     return Coups(
-        shoe=np.empty(0, np.int64), coup=np.empty(0, np.int16),
+        shoe=np.empty(0, np.int64), coup=np.empty(0, np.int32),
         cards=np.empty((0, 6), np.int8), player_total=np.empty(0, np.int8),
         banker_total=np.empty(0, np.int8), outcome=np.empty(0, np.int8),
         burn_shown=np.empty(0, np.int8),
@@ -150,13 +180,17 @@ def empty_coups() -> Coups:
 
 
 def _codes_to_dictionary(codes: np.ndarray) -> pa.DictionaryArray:
+    import pyarrow as pa
+
     missing = codes < 0
     indices = pa.array(np.where(missing, 0, codes).astype(np.int8), mask=missing,
                        type=pa.int8())
-    return pa.DictionaryArray.from_arrays(indices, _CARD_DICTIONARY)
+    return pa.DictionaryArray.from_arrays(indices, _dictionary(LABEL_OF_CODE))
 
 
 def _labels_to_index(column: pa.ChunkedArray, labels: tuple[str, ...]) -> np.ndarray:
+    import pyarrow as pa
+
     lookup = {label: i for i, label in enumerate(labels)}
     values = column.combine_chunks()
     if pa.types.is_dictionary(values.type):
@@ -175,6 +209,8 @@ def _dictionary_to_codes(column: pa.ChunkedArray) -> np.ndarray:
 
 
 def _nullable_int8(values: np.ndarray) -> pa.Array:
+    import pyarrow as pa
+
     missing = values < 0
     return pa.array(np.where(missing, 0, values).astype(np.int8), mask=missing, type=pa.int8())
 
@@ -204,7 +240,7 @@ def coups_from_outcomes(shoes: list[str]) -> Coups:
             coup.append(c + 1)
     n = len(outcome)
     return Coups(
-        shoe=np.array(shoe, dtype=np.int64), coup=np.array(coup, dtype=np.int16),
+        shoe=np.array(shoe, dtype=np.int64), coup=np.array(coup, dtype=np.int32),
         cards=np.full((n, 6), NO_CARD, dtype=np.int8),
         player_total=np.full(n, -1, dtype=np.int8), banker_total=np.full(n, -1, dtype=np.int8),
         outcome=np.array(outcome, dtype=np.int8), burn_shown=np.full(n, NO_CARD, dtype=np.int8),

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from .cards import NO_CARD, VALUE_OF_CODE, full_deck_codes
 from .coups import BANKER, PLAYER, TIE, Coups
 from .errors import BaccaratError
+from .jit import njit
 from .rules import TableRules
 from .shoe import shuffle_into
 
@@ -43,7 +43,15 @@ def banker_draws(banker_total: int, player_third_value: int) -> bool:
     return False
 
 
-@njit(cache=True)
+# The two kernels every dealer calls have one explicit signature each: numba would also
+# compile them for the literal 0 its callers start counting from, a second specialisation
+# that costs seconds on a first run and is never used.
+_ARRAY = "int8[::1]"
+_OUT = f"int8[:, ::1], {_ARRAY}, {_ARRAY}, {_ARRAY}"  # out_cards, out_pt, out_bt, out_outcome
+
+
+@njit(f"Tuple((int64, int64, boolean))({_ARRAY}, int64, int64, {_ARRAY}, int64, int64, int64, "
+      f"{_OUT}, int64)", cache=True)
 def _deal_run(cards, pos, n, values, cut_index, extra_coups, max_coups,
               out_cards, out_pt, out_bt, out_outcome, k):
     """Deal coups from ``cards[pos:n]`` into rows ``k, k + 1, ...`` by the drawing rules.
@@ -120,7 +128,8 @@ def _burn_length(cards, n, values, burn_mode, burn_count):
     return 0
 
 
-@njit(cache=True)
+@njit(f"UniTuple(int64, 2)({_ARRAY}, int64, {_ARRAY}, int64, int64, int64, boolean, {_OUT}, "
+      "int64)", cache=True)
 def _deal_shoe(cards, n, values, burn_mode, burn_count, cut_from_end, extra_coup,
                out_cards, out_pt, out_bt, out_outcome, k):
     """Deal one shoe into rows from ``k``; returns (rows written, status).
@@ -182,8 +191,13 @@ def _trim(columns: tuple[np.ndarray, ...], rows: int) -> tuple[np.ndarray, ...]:
     return tuple(column[:rows] for column in columns)
 
 
-def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray) -> Coups:
-    """Shuffle and deal the generated shoes ``shoe_ids`` under ``rules`` into coups."""
+def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray, *,
+                   deal_to_end: bool = False) -> Coups:
+    """Shuffle and deal the generated shoes ``shoe_ids`` under ``rules`` into coups.
+
+    ``deal_to_end`` ignores the cut card and deals every whole coup the cards hold (the
+    analysis takes each reference shoe's first coups up to an observed shoe's length).
+    """
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     if ids.size and ids.min() < 0:
         raise ValueError("shoe ids must be non-negative")
@@ -194,8 +208,8 @@ def generate_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray) -> Coups:
     counts = np.empty(ids.size, dtype=np.int64)
     rows = _generate_kernel(
         template, np.uint64(seed), ids, VALUE_OF_CODE, _BURN_CODES[rules.burn], rules.burn_count,
-        rules.cut_card, rules.extra_coup_after_cut, cards, pt, bt, outcome, shoe, coup,
-        burn_shown, counts,
+        -1 if deal_to_end else rules.cut_card, rules.extra_coup_after_cut, cards, pt, bt,
+        outcome, shoe, coup, burn_shown, counts,
     )
     cards, pt, bt, outcome, shoe, coup = _trim(columns, rows)
     return Coups(

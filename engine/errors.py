@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import errno
+import os
+import traceback
+from pathlib import Path
+from types import TracebackType
 
 
 class BaccaratError(ValueError):
@@ -37,3 +41,61 @@ def is_disk_full(exc: BaseException) -> bool:
 
 class Interrupted(KeyboardInterrupt):
     """A run stopped by SIGINT or SIGTERM; the message says what was kept and how to finish."""
+
+
+class StrategyFault(BaccaratError):
+    """A strategy that raised, wrote into its table or returned an impossible stake.
+
+    The message is one line naming the strategy, its file and line, the method and the
+    session, shoe and coup. ``detail`` keeps the full traceback (as text, so it survives
+    the trip back from a worker process) for ``--debug`` / ``BACCARAT_DEBUG=1``. It is
+    deterministic: the same chunk fails the same way, so it is never retried.
+    """
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
+
+    def __reduce__(self) -> tuple[type[StrategyFault], tuple[str, str | None]]:
+        return (type(self), (str(self), self.detail))
+
+
+DEBUG_ENV = "BACCARAT_DEBUG"
+
+
+def debug_requested() -> bool:
+    """Whether ``BACCARAT_DEBUG`` asks for full tracebacks instead of one-line errors."""
+    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def full_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc`` with its causes, as Python prints it."""
+    detail = getattr(exc, "detail", None)
+    return detail if isinstance(detail, str) and detail else "".join(
+        traceback.format_exception(exc))
+
+
+def innermost_frame(tb: TracebackType | None, files: set[str]) -> tuple[str, int] | None:
+    """(file, line) of the innermost frame of ``tb`` that runs code from one of ``files``."""
+    found = None
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name in files or _resolved(name) in files:
+            found = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+def _resolved(name: str) -> str:
+    try:
+        return str(Path(name).resolve())
+    except (OSError, ValueError):
+        return name
+
+
+def shown_path(name: str) -> str:
+    """``name`` relative to the working folder when it is inside it, else as it is."""
+    try:
+        return str(Path(name).resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return name

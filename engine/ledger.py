@@ -37,6 +37,7 @@ def ledger_table(grid: SessionGrid, coups: Coups, ledger: ConfigLedger, config: 
         stake = ledger.stakes.get(kind)
         columns[kind] = pa.array(stake[played] if stake is not None else np.zeros(n))
     columns["net"] = pa.array(ledger.net[played])
+    columns["expected_net"] = pa.array(ledger.expected_net()[played])
     columns["bankroll"] = pa.array(ledger.bankroll[played])
     return pa.table(columns)
 

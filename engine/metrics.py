@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
-from .replay import STOP_REASONS, ConfigLedger
+from .jit import njit
+from .replay import BUSTED, STOP_REASONS, ConfigLedger
 
 Z95 = 1.959963984540054
 
@@ -31,6 +32,16 @@ class Metric:
     description: str = ""
 
 
+def format_metric(metric: Metric, value: object) -> str:
+    """A metric value as the tables print it ("-" when missing)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    try:
+        return metric.fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
 SESSION_METRICS: tuple[Metric, ...] = (
     Metric("start_bankroll", "Start bankroll", "units"),
     Metric("final_bankroll", "Final bankroll", "units"),
@@ -42,6 +53,10 @@ SESSION_METRICS: tuple[Metric, ...] = (
     Metric("pushes", "Pushes", "count", "{:,.0f}"),
     Metric("realized_edge", "Realized edge", "fraction", "{:+.4%}",
            "net / wagered (the player's return per unit staked)"),
+    Metric("expected_net", "Expected net", "units", "{:,.4f}",
+           "the exact expected net of the stakes placed, coup by coup"),
+    Metric("expected_edge", "Expected edge", "fraction", "{:+.4%}",
+           "expected net / wagered: what realized_edge estimates"),
     Metric("peak_bankroll", "Peak bankroll", "units"),
     Metric("trough_bankroll", "Trough bankroll", "units"),
     Metric("max_drawdown", "Max drawdown", "units"),
@@ -52,6 +67,8 @@ SESSION_METRICS: tuple[Metric, ...] = (
     Metric("limit_hits", "Table-limit hits", "count", "{:,.0f}"),
     Metric("ruined", "Ruined", "bool", "{}"),
     Metric("ruin_coup", "Coup of ruin", "coup", "{:,.0f}", "-1 when not ruined"),
+    Metric("busted", "Busted", "bool", "{}",
+           "the bankroll could not pay the stake asked for (stop_reason busted)"),
     Metric("coups", "Coups played", "count", "{:,.0f}"),
     Metric("stop_reason", "Stop reason", "", "{}"),
 )
@@ -118,8 +135,11 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
     path = _path_metrics(float(start), ledger.net, ledger.bankroll, ledger.played, total_stake)
     net = ledger.net.sum(axis=1)
     wagered = total_stake.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        edge = np.where(wagered > 0, net / np.where(wagered > 0, wagered, 1.0), np.nan)
+    expected = ledger.session_expected_net()
+    some = wagered > 0
+    per_unit = np.where(some, wagered, 1.0)
+    edge = np.where(some, net / per_unit, np.nan)
+    expected_edge = np.where(some, expected / per_unit, np.nan)
     columns = {
         "start_bankroll": np.full(net.shape, float(start)),
         "final_bankroll": start + net,
@@ -130,6 +150,8 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
         "losses": path[:, 7].astype(np.int64),
         "pushes": path[:, 8].astype(np.int64),
         "realized_edge": edge,
+        "expected_net": expected,
+        "expected_edge": expected_edge,
         "peak_bankroll": path[:, 0],
         "trough_bankroll": path[:, 1],
         "max_drawdown": path[:, 2],
@@ -140,6 +162,7 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
         "limit_hits": ledger.limit_hits,
         "ruined": ledger.ruined,
         "ruin_coup": ledger.ruin_coup,
+        "busted": ledger.stop_reason == BUSTED,
         "coups": ledger.played.sum(axis=1),
         "stop_reason": np.array(STOP_REASONS, dtype=object)[ledger.stop_reason],
     }
@@ -180,7 +203,7 @@ def ratio_interval(net: np.ndarray, wagered: np.ndarray,
 class SummaryMetric(Metric):
     """An aggregate over a configuration's sessions."""
 
-    compute: Callable[[pd.DataFrame], float] | None = None
+    compute: Callable[[pd.DataFrame], Any] | None = None
 
 
 def _quantile(q: float) -> Callable[[pd.DataFrame], float]:
@@ -191,10 +214,27 @@ def _var95(s: pd.DataFrame) -> float:
     return float(-np.quantile(s["net"], 0.05))
 
 
+def tail_mean(values: np.ndarray, fraction: float) -> float:
+    """The mean of the lowest ``fraction`` of ``values``, the boundary value weighted in part.
+
+    With n values the tail holds ``fraction * n`` of them: the lowest whole ones and, when
+    that is not a whole number, the share of the next one that completes it. Ties are
+    counted as many times as they occur, so a tail never takes more sessions than its share
+    (an average of everything at or below the quantile would, when values tie there).
+    """
+    x = np.sort(np.asarray(values, dtype=np.float64))
+    size = fraction * x.size
+    if size <= 0:
+        return math.nan
+    whole = int(math.floor(size))
+    total = float(x[:whole].sum())
+    if whole < x.size and size > whole:
+        total += (size - whole) * float(x[whole])
+    return total / size
+
+
 def _cvar95(s: pd.DataFrame) -> float:
-    cut = np.quantile(s["net"], 0.05)
-    tail = s["net"][s["net"] <= cut]
-    return float(-tail.mean())
+    return -tail_mean(s["net"].to_numpy(), 0.05)
 
 
 def _std(values: pd.Series) -> float:
@@ -214,12 +254,13 @@ def _sqn(s: pd.DataFrame) -> float:
     return float(math.sqrt(min(len(s), 100)) * s["net"].mean() / sd)
 
 
-def _ruin(part: int) -> Callable[[pd.DataFrame], float]:
+def _rate(column: str, part: int) -> Callable[[pd.DataFrame], float]:
+    """The share of sessions with ``column`` true (part 0), or its Wilson bounds (1, 2)."""
     def compute(s: pd.DataFrame) -> float:
-        ruined = int(s["ruined"].sum())
+        count = int(s[column].sum())
         if part == 0:
-            return ruined / len(s)
-        return wilson_interval(ruined, len(s))[part - 1]
+            return count / len(s)
+        return wilson_interval(count, len(s))[part - 1]
     return compute
 
 
@@ -227,9 +268,33 @@ def _edge(part: int) -> Callable[[pd.DataFrame], float]:
     return lambda s: ratio_interval(s["net"].to_numpy(), s["wagered"].to_numpy())[part]
 
 
+def _expected_edge(s: pd.DataFrame) -> float:
+    wagered = float(s["wagered"].sum())
+    return float(s["expected_net"].sum()) / wagered if wagered > 0 else math.nan
+
+
+#: The verdict's words: the realized edge's 95% interval holds the expected edge, or not.
+INSIDE, OUTSIDE = "inside", "outside"
+
+
+def edge_verdict(low: float, high: float, expected: float) -> str:
+    """``inside`` when [low, high] holds ``expected``, ``outside`` when not, "" unknown."""
+    if any(math.isnan(v) for v in (low, high, expected)):
+        return ""
+    return INSIDE if low <= expected <= high else OUTSIDE
+
+
+def _verdict(s: pd.DataFrame) -> str:
+    _, low, high = ratio_interval(s["net"].to_numpy(), s["wagered"].to_numpy())
+    return edge_verdict(low, high, _expected_edge(s))
+
+
 SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
     SummaryMetric("sessions", "Sessions", "count", "{:,.0f}", compute=len),
     SummaryMetric("mean_net", "Mean net", "units", compute=lambda s: float(s["net"].mean())),
+    SummaryMetric("expected_net", "Expected net", "units", "{:,.2f}",
+                  "mean over sessions of the exact expected net of the stakes placed",
+                  compute=lambda s: float(s["expected_net"].mean())),
     SummaryMetric("median_net", "Median net", "units",
                   compute=lambda s: float(s["net"].median())),
     SummaryMetric("std_net", "Std dev of net", "units", compute=lambda s: _std(s["net"])),
@@ -239,18 +304,37 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
     SummaryMetric("p95_net", "95% net", "units", compute=_quantile(0.95)),
     SummaryMetric("prob_profit", "P(ahead)", "fraction", "{:.2%}",
                   compute=lambda s: float((s["net"] > 0).mean())),
-    SummaryMetric("risk_of_ruin", "Risk of ruin", "fraction", "{:.2%}", compute=_ruin(0)),
-    SummaryMetric("risk_of_ruin_low", "Ruin 95% low", "fraction", "{:.2%}", compute=_ruin(1)),
+    SummaryMetric("risk_of_ruin", "Risk of ruin", "fraction", "{:.2%}",
+                  "share of sessions whose bankroll fell below the table minimum",
+                  compute=_rate("ruined", 0)),
+    SummaryMetric("risk_of_ruin_low", "Ruin 95% low", "fraction", "{:.2%}",
+                  compute=_rate("ruined", 1)),
     SummaryMetric("risk_of_ruin_high", "Ruin 95% high", "fraction", "{:.2%}",
-                  compute=_ruin(2)),
+                  compute=_rate("ruined", 2)),
+    SummaryMetric("bust_rate", "Busted", "fraction", "{:.2%}",
+                  "share of sessions stopped because the bankroll could not pay the stake "
+                  "asked for", compute=_rate("busted", 0)),
+    SummaryMetric("bust_rate_low", "Busted 95% low", "fraction", "{:.2%}",
+                  compute=_rate("busted", 1)),
+    SummaryMetric("bust_rate_high", "Busted 95% high", "fraction", "{:.2%}",
+                  compute=_rate("busted", 2)),
     SummaryMetric("realized_edge", "Realized edge", "fraction", "{:+.3%}",
                   "total net / total wagered", compute=_edge(0)),
     SummaryMetric("realized_edge_low", "Edge 95% low", "fraction", "{:+.3%}",
                   compute=_edge(1)),
     SummaryMetric("realized_edge_high", "Edge 95% high", "fraction", "{:+.3%}",
                   compute=_edge(2)),
-    SummaryMetric("house_edge", "Exact house edge", "fraction", "{:.3%}",
-                  "exact, for the bets made, weighted by amount wagered"),
+    SummaryMetric("expected_edge", "Expected edge", "fraction", "{:+.3%}",
+                  "total exact expected net / total wagered: what the realized edge "
+                  "estimates", compute=_expected_edge),
+    SummaryMetric("edge_verdict", "Expected in 95%?", "", "{}",
+                  "inside: the realized edge's 95% interval holds the expected edge",
+                  compute=_verdict),
+    SummaryMetric("house_edge", "Full-shoe house edge", "fraction", "{:.3%}",
+                  "exact on a full shoe, for the bets made, weighted by amount wagered"),
+    SummaryMetric("edge_gain", "Gain over full shoe", "fraction", "{:+.3%}",
+                  "expected edge + full-shoe house edge: what choosing when to bet gains "
+                  "(0 for a strategy that ignores the cards)"),
     SummaryMetric("mean_wagered", "Mean wagered", "units",
                   compute=lambda s: float(s["wagered"].mean())),
     SummaryMetric("mean_max_drawdown", "Mean max drawdown", "units",
@@ -268,12 +352,16 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
 )
 
 
-def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, float]:
+def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, Any]:
     """Every summary metric of one configuration's sessions."""
-    values: dict[str, float] = {}
+    values: dict[str, Any] = {}
     for metric in SUMMARY_METRICS:
         if metric.name == "house_edge":
             values[metric.name] = house_edge
+        elif metric.name == "edge_gain":
+            values[metric.name] = values["expected_edge"] + house_edge
+        elif metric.name == "edge_verdict" and len(sessions) == 0:
+            values[metric.name] = ""
         elif len(sessions) == 0:
             values[metric.name] = 0.0 if metric.name == "sessions" else math.nan
         else:

@@ -367,7 +367,9 @@ class Backend:
         self.connect()
         client = self._client
         stamp = f"{os.getpid()}-{time.monotonic_ns()}"
-        futures = {client.submit(func, task, retries=1, pure=False,
+        # Dask retries a task on any exception; bad input (a strategy's error above all)
+        # fails the same way every time, so it comes back as a value, never retried.
+        futures = {client.submit(_bad_input_returned, func, task, retries=1, pure=False,
                                  key=f"baccarat-{i}-{stamp}"): task
                    for i, task in enumerate(tasks)}
         pending = list(futures)
@@ -392,6 +394,8 @@ class Backend:
                         raise
                     except Exception as exc:
                         raise _failed(task, _cause(exc)) from exc
+                    if isinstance(result, _BadInput):
+                        raise result.error
                     on_done(task, result)
         except BaseException:
             client.cancel(list(futures))
@@ -450,23 +454,26 @@ def _probe_scheduler(address: str, timeout: float) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _BadInput:
+    """A task's bad-input error, carried back as its result."""
+
+    error: BaccaratError
+
+
+def _bad_input_returned(func: Callable[[T], R], task: T) -> R | _BadInput:
+    try:
+        return func(task)
+    except BaccaratError as exc:
+        return _BadInput(exc)
+
+
 def run_tasks(func: Callable[[T], R], tasks: Sequence[T], *, workers: int = 1,
               scheduler: str | None = None,
               on_done: Callable[[T, R], None] | None = None) -> None:
     """Run ``func`` over ``tasks`` on a ``Backend`` of its own (see ``Backend.run``)."""
     with Backend(workers, scheduler) as backend:
         backend.run(func, tasks, on_done)
-
-
-def stop_on_sigterm() -> None:
-    """Make SIGTERM stop this process as Ctrl-C does (``KeyboardInterrupt``), so a run
-    ended by ``kill`` stops its workers and says what it kept (the main thread only)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _sigterm)
-
-
-def _sigterm(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt("SIGTERM")
 
 
 def _failed(task: Task, cause: str) -> ChunkFailed:
@@ -510,6 +517,7 @@ class GenerateTask:
     seed: int
     metadata: dict[str, Any]
     fault: str | None = None
+    shuffle: Any = None  # an engine.shuffles.ShuffleModel; None: uniform
     run_id: str = ""      # the run that planned the chunk: its part is staged under this id
 
     def describe(self) -> str:
@@ -526,7 +534,11 @@ def generate_chunk(task: GenerateTask) -> tuple[int, str]:
     chunk = task.chunk
     inject_fault(chunk.index, task.fault)
     ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
-    coups = generate_coups(task.rules, task.seed, ids)
+    if task.shuffle is None:
+        coups = generate_coups(task.rules, task.seed, ids)
+    else:
+        from .shuffles import generate_model_coups
+        coups = generate_model_coups(task.rules, task.seed, ids, task.shuffle)
     staged = write_part([coups.to_arrow()], task.folder, chunk.index, task.metadata,
                         run_id=task.run_id or None)
     return len(coups), str(staged)
@@ -547,6 +559,7 @@ def generate_dataset(
     force: bool = False,
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    shuffle: Any = None,
     backend_options: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Generate ``shoes`` shoes from ``seed`` into the coups folder ``out``, chunk by chunk.
@@ -557,7 +570,9 @@ def generate_dataset(
     ``resume`` finishes an interrupted run (same arguments; the chunk size defaults to the
     one it started with). ``workers`` processes run the chunks (None: all cores for a big
     job), or the Dask cluster at ``scheduler``. ``progress(coups, shoes)`` is called as
-    chunks finish; ``backend_options`` go to the ``Backend`` (Dask timeouts). Returns the
+    chunks finish. ``shuffle`` (an :class:`engine.shuffles.ShuffleModel`) deals the shoes
+    from a real shuffle's model; None or uniform: the uniform shoes, unchanged.
+    ``backend_options`` go to the ``Backend`` (Dask timeouts). Returns the
     ``_dataset.json`` document.
     """
     from .io.parquet import (
@@ -580,10 +595,15 @@ def generate_dataset(
         stored = read_plan(folder) if resume and folder.is_dir() else None
         chunk_shoes = int((stored or {}).get("chunk_shoes") or DEFAULT_GENERATE_CHUNK)
     chunks = plan_chunks(shoes, chunk_shoes)
-    metadata = coups_metadata(rules, source="generated", seed=seed, shoes=shoes)
+    if shuffle is not None and shuffle.kind == "uniform":
+        shuffle = None
+    model = {} if shuffle is None else {"shuffle": shuffle.to_dict(),
+                                        "table_shoes": shuffle.table_shoes
+                                        if shuffle.kind == "riffle" else None}
+    metadata = coups_metadata(rules, source="generated", seed=seed, shoes=shoes, **model)
     plan = {"job": "generate", "version": __version__, "kind": "coups",
             "rules": rules.model_dump(), "seed": seed, "shoes": shoes,
-            "chunk_shoes": chunk_shoes, "chunks": len(chunks)}
+            "chunk_shoes": chunk_shoes, "chunks": len(chunks), **model}
     with Backend(workers, scheduler, **(backend_options or {})) as backend:
         backend.connect()  # a scheduler out of reach stops the run before anything is made
         with owned_output(folder, plan, force=force, resume=resume,
@@ -601,7 +621,7 @@ def generate_dataset(
                         progress(coups_by_chunk[chunk.index], chunk.shoes)
             fault = fault_spec()
             tasks = [GenerateTask(c, str(folder.absolute()), rules, seed, metadata, fault,
-                                  output.run_id)
+                                  shuffle, output.run_id)
                      for c in chunks if c.index not in done]
 
             def record(task: GenerateTask, result: tuple[int, str]) -> None:
@@ -622,4 +642,4 @@ def generate_dataset(
 __all__ = ["Backend", "CONNECT_TIMEOUT", "Chunk", "ChunkFailed", "FAULT_ENV", "GenerateTask",
            "NO_WORKERS_TIMEOUT", "SMALL_JOB_SHOES", "cap_workers", "default_workers",
            "fault_spec", "generate_chunk", "generate_dataset", "inject_fault", "plan_chunks",
-           "resolve_workers", "run_tasks", "stop_on_sigterm"]
+           "resolve_workers", "run_tasks"]

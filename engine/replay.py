@@ -10,29 +10,48 @@ per session.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import numpy as np
-from numba import njit
 
-from strategies.base import Dealt, Result, Strategy, Table, Wager
+from strategies.base import (
+    Dealt,
+    Result,
+    SessionFault,
+    SimpleStrategy,
+    Strategy,
+    TableState,
+    Wager,
+    describe_value,
+)
+from strategies.readonly import ReadOnlyError
+from strategies.registry import StrategyError
 
 from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
-from .errors import BaccaratError
-from .odds import bets_offered
+from .errors import BaccaratError, StrategyFault, innermost_frame, shown_path
+from .jit import njit
+from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
+from .odds.composition import MIN_CARDS
 from .rules import TableRules
 
 WhenShort = Literal["stop", "reduce"]
-STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups")
-END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS = range(5)
-
-
-class StrategyFault(BaccaratError):
-    """A strategy that raised or returned an impossible stake, with where it happened."""
+#: How a coup's expected net is priced: ``auto`` from the cards left in the shoe for
+#: strategies that see the cards (``needs_cards``), from the full shoe for the others;
+#: ``exact`` from the cards left for every strategy (card-level datasets only).
+ExpectedMode = Literal["auto", "exact"]
+EXPECTED_MODES = ("auto", "exact")
+#: Why a session ended. ``ruin``: its bankroll fell below the table minimum; ``busted``:
+#: the bankroll could not pay the stake the strategy asked for (a progression's next step)
+#: although it still covered the table minimum.
+STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups", "busted")
+END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED = range(6)
 
 
 @dataclass(frozen=True)
@@ -95,19 +114,48 @@ class ConfigLedger:
     stop_reason: np.ndarray         # (S,) index into STOP_REASONS
     start_bankroll: float = 0.0
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Full-shoe EV per unit staked of each bet kind under this configuration's rules.
+    shoe_ev: dict[str, float] = field(default_factory=dict)
+    #: (S, T) expected net of each coup's stakes from the cards left in the shoe, when the
+    #: configuration is priced that way (``priced_by == "remaining cards"``); else None and
+    #: the expected net is the stakes times ``shoe_ev``.
+    exact_expected: np.ndarray | None = None
+    priced_by: str = "full shoe"
+
+    def expected_net(self) -> np.ndarray:
+        """(S, T) exact expected net of the stakes placed on each coup (0 where none)."""
+        if self.exact_expected is not None:
+            return self.exact_expected
+        expected = np.zeros_like(self.net)
+        for kind, stake in self.stakes.items():
+            expected += stake * self.shoe_ev[kind]
+        return expected
+
+    def session_expected_net(self) -> np.ndarray:
+        """(S,) expected net of each session's stakes: the sum of its coups'."""
+        if self.exact_expected is not None:
+            return self.exact_expected.sum(axis=1)
+        total = np.zeros(self.net.shape[0])
+        for kind, stake in self.stakes.items():
+            total += stake.sum(axis=1) * self.shoe_ev[kind]
+        return total
 
 
 class _ConfigRun:
     """The per-configuration state of a replay in progress."""
 
     def __init__(self, strategy: Strategy, n: int, width: int, rules: TableRules,
-                 policy: SessionPolicy, history: np.ndarray, payouts: np.ndarray) -> None:
+                 policy: SessionPolicy, history: np.ndarray, payouts: np.ndarray,
+                 exact_ev: bool = False) -> None:
         self.strategy = strategy
+        # Expected net from the cards left, filled step by step (step-major like the rest).
+        self.exact_expected = np.zeros((width, n)) if exact_ev else None
         self.rules = rules
         self.payouts = payouts
         self.offered = frozenset(bets_offered(rules))
         self.policy = policy
-        self.table = Table(n, rules, np.full(n, float(policy.bankroll)), width, history)
+        self.state = TableState(n, rules, np.full(n, float(policy.bankroll)), width, history)
+        self.table = self.state.table
         # The ledger grids, step-major while playing, so that each step writes one
         # contiguous row; ``ledger()`` hands them over (sessions, steps) as documented.
         self.net = np.zeros((width, n))
@@ -133,8 +181,17 @@ class _ConfigRun:
             net=by_session(self.net), bankroll=by_session(self.bankroll),
             played=by_session(self.played), limit_hits=self.limit_hits, ruined=self.ruined,
             ruin_coup=self.ruin_coup, stop_reason=self.stop_reason,
-            start_bankroll=float(policy.bankroll),
+            start_bankroll=float(policy.bankroll), shoe_ev=full_shoe_ev(self.rules),
+            exact_expected=(by_session(self.exact_expected)
+                            if self.exact_expected is not None else None),
+            priced_by="remaining cards" if self.exact_expected is not None else "full shoe",
         )
+
+
+@functools.lru_cache(maxsize=64)
+def full_shoe_ev(rules: TableRules) -> dict[str, float]:
+    """EV per unit staked of every bet kind on a full shoe of ``rules`` (pairs by rank)."""
+    return expected_values(shoe_rank_counts(rules.decks), rules)
 
 
 def replay(
@@ -144,15 +201,23 @@ def replay(
     policy: SessionPolicy | None = None,
     first_session: int = 0,
     config_rules: Sequence[TableRules] | None = None,
+    expected: ExpectedMode = "auto",
 ) -> tuple[SessionGrid, list[ConfigLedger]]:
     """Play every strategy configuration over the sessions of ``coups``.
 
     ``config_rules`` gives each configuration its own payouts and limits (rule variants
     side by side over the same shoes); by default every configuration plays ``rules``.
+    ``expected`` says how each coup's expected net is priced (see ``ExpectedMode``).
     Returns the session grid and, per configuration, its ledger grids and session ends.
     """
     policy = policy or SessionPolicy()
     _check_dataset(coups, strategies)
+    if expected not in EXPECTED_MODES:
+        raise BaccaratError(f"expected must be auto or exact, got {expected!r}")
+    if expected == "exact" and len(coups) and not coups.has_cards:
+        raise BaccaratError("--expected exact prices each coup from the cards left in the "
+                            "shoe, but the dataset records outcomes only; use a card-level "
+                            "dataset or --expected auto")
     grid = session_grid(coups, policy.session_shoes, first_session)
     n, width = grid.shape
     classes = classify_coups(coups)
@@ -161,12 +226,15 @@ def replay(
         raise ValueError("config_rules must give one rule set per strategy configuration")
     tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
-    runs = [_ConfigRun(s, n, width, r, policy, history, tables[r])
+    runs = [_ConfigRun(s, n, width, r, policy, history, tables[r],
+                       exact_ev=coups.has_cards and (expected == "exact" or s.needs_cards))
             for s, r in zip(strategies, per_config, strict=True)]
-    shared = _SharedView(coups, grid, rules, strategies)
+    shared = _SharedView(coups, grid, rules, strategies,
+                         count_cards=any(run.exact_expected is not None for run in runs))
     for run in runs:
-        shared.attach(run.table)
-        _call(run, grid, coups, 0, "start", lambda r=run: r.strategy.start(r.table))
+        shared.attach(run.state)
+        run.strategy.clear_state()  # per-run state starts empty: nothing from an earlier run
+        _call(run, grid, coups, -1, "start", lambda r=run: r.strategy.start(r.table))
 
     steps = _StepMajor(coups, grid, classes)
     for t in range(width):
@@ -183,10 +251,12 @@ def replay(
         shared.before_step(t, safe_rows, new_shoe, dealt)
         for run in runs:
             _play_step(run, t, rows, dealt, step_classes, new_shoe, coups, grid, policy)
+            if run.exact_expected is not None:
+                _price_step(run, t, shared)
         shared.after_step(safe_rows, outcome, dealt)
         history[:, t] = np.where(dealt, outcome, -1)
         for run in runs:
-            run.table.advance(outcome, dealt)
+            run.state.advance(outcome, dealt)
             _learn(run, t, dealt, dealt_coup, grid, coups)
     ledgers = []
     for run in runs:  # hand each configuration's grids over, freeing the step-major ones
@@ -256,7 +326,7 @@ class _SharedView:
     """What every configuration's table shares: roads and card counts, advanced per step."""
 
     def __init__(self, coups: Coups, grid: SessionGrid, rules: TableRules,
-                 strategies: list[Strategy]) -> None:
+                 strategies: list[Strategy], count_cards: bool = False) -> None:
         n = grid.shape[0]
         self.coups = coups
         self.roads = None
@@ -265,20 +335,23 @@ class _SharedView:
 
             self.roads = RoadState(n)
         self.seen: np.ndarray | None = None
+        self.remaining = np.empty((0, 10), dtype=np.int64)  # filled when cards are counted
         self.full = None
         self.needs_cards = any(s.needs_cards for s in strategies)
-        if self.needs_cards:
-            decks = coups.decks or rules.decks
+        self.decks = coups.decks or rules.decks
+        if self.needs_cards or count_cards:
+            decks = self.decks
             self.full = np.array([16 * decks] + [4 * decks] * 9, dtype=np.int64)
             self.seen = np.zeros((n, 10), dtype=np.int64)
             self.remaining = np.tile(self.full, (n, 1))
 
-    def attach(self, table: Table) -> None:
-        table.roads = self.roads
-        if self.seen is not None:
-            # Read-only views: every configuration reads the same counts, none may change them.
-            table.seen = _read_only(self.seen)
-            table.remaining = _read_only(self.remaining)
+    def attach(self, state: TableState) -> None:
+        # The table shows read-only views: every configuration reads the same roads and
+        # counts, none may change them.
+        if self.roads is not None:
+            state.attach_roads(self.roads)
+        if self.seen is not None and self.needs_cards:
+            state.attach_cards(self.seen, self.remaining)
 
     def before_step(self, t: int, rows: np.ndarray, new_shoe: np.ndarray,
                     dealt: np.ndarray) -> None:
@@ -303,28 +376,86 @@ class _SharedView:
             self.remaining[:] = self.full - self.seen
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """A view of ``array`` that follows its in-place updates but cannot be written through."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
-
-
 def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, fn):  # type: ignore[no-untyped-def]
+    """Call the strategy; whatever it raises becomes a ``StrategyFault`` saying where."""
     try:
         return fn()
-    except BaccaratError:
+    except (StrategyFault, StrategyError):  # already one line saying what is wrong
         raise
     except Exception as exc:
-        raise StrategyFault(
-            f"strategy {run.strategy.spec()!r} raised {type(exc).__name__} in {what}() "
-            f"at step {t + 1} of sessions {grid.session_ids[0]}-{grid.session_ids[-1]}: {exc}"
-        ) from exc
+        raise _fault(run, grid, coups, t, what, exc) from None
+
+
+_DEBUG_HINT = " (--debug or BACCARAT_DEBUG=1 prints the full traceback)"
+
+
+def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
+           exc: Exception) -> StrategyFault:
+    """The one-line report of a strategy's failure: strategy, file:line, method, where."""
+    session = None
+    cause: BaseException = exc
+    if isinstance(exc, SessionFault):  # the simple form says which session, in which method
+        session, what = exc.session, exc.method
+        if exc.message:
+            return StrategyFault(f"{_at(run, grid, coups, t, session)}: {exc.message}")
+        cause = exc.__cause__ or exc
+    if isinstance(cause, StrategyFault):
+        return cause
+    at = _at(run, grid, coups, t, session)
+    line = _plugin_line(cause, type(run.strategy))
+    if isinstance(cause, ReadOnlyError) or (
+            isinstance(cause, ValueError) and "read-only" in str(cause)):
+        text = f"wrote into its table in {what}(){line}: {cause}"
+    else:
+        text = f"raised {type(cause).__name__} in {what}(){line}: {cause}"
+    return StrategyFault(f"{at}: {text}{_DEBUG_HINT}",
+                         detail="".join(traceback.format_exception(cause)))
+
+
+def _plugin_line(exc: BaseException, cls: type[Strategy]) -> str:
+    """" at file.py:LINE" for the innermost frame in the strategy's own source files."""
+    files = set()
+    for klass in cls.__mro__:
+        if klass.__module__.startswith(("strategies.base", "pydantic")) or klass is object:
+            continue
+        try:
+            files.add(inspect.getfile(klass))
+        except (TypeError, OSError):
+            continue
+    found = innermost_frame(exc.__traceback__, files)
+    if found is None:
+        return ""
+    return f" at {shown_path(found[0])}:{found[1]}"
+
+
+def _at(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int,
+        session: int | None = None) -> str:
+    """Which strategy, session, shoe and coup (or sessions, for the array form)."""
+    who = f"strategy {run.strategy.spec()!r}"
+    n, width = grid.shape
+    if session is None and n == 1:
+        session = 0
+    if t < 0 or width == 0:
+        if session is not None:
+            return f"{who}, session {grid.session_ids[session]}, before its first coup"
+        return f"{who}, sessions {grid.session_ids[0]}-{grid.session_ids[-1]}, before the " \
+               f"first coup"
+    rows = grid.rows[:, min(t, width - 1)]
+    if session is not None:
+        return _where(run, grid, coups, rows, session)
+    playing = np.flatnonzero(rows >= 0)
+    first = int(playing[0]) if playing.size else 0
+    row = rows[first]
+    return (f"{who}, sessions {grid.session_ids[0]}-{grid.session_ids[-1]} at their coup "
+            f"{t + 1} (session {grid.session_ids[first]}: shoe {coups.shoe[row]}, coup "
+            f"{coups.coup[row]})")
 
 
 def _where(run: _ConfigRun, grid: SessionGrid, coups: Coups, rows: np.ndarray,
            session: int) -> str:
     row = rows[session]
+    if row < 0:
+        return f"strategy {run.strategy.spec()!r}, session {grid.session_ids[session]}"
     return (f"strategy {run.strategy.spec()!r}, session {grid.session_ids[session]}, "
             f"shoe {coups.shoe[row]}, coup {coups.coup[row]}")
 
@@ -415,20 +546,13 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
 def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
                classes: np.ndarray, new_shoe: np.ndarray, coups: Coups, grid: SessionGrid,
                policy: SessionPolicy) -> None:
-    table = run.table
+    state = run.state
     rules = run.rules
-    n = table.n
-    table.active &= dealt
-    table.new_shoe = new_shoe
-    table.shoe_coup = np.where(new_shoe, 0, table.shoe_coup)
-    wager = _call(run, grid, coups, t, "wager", lambda: run.strategy.wager(table))
-    if not isinstance(wager, Wager):
-        raise StrategyFault(f"strategy {run.strategy.spec()!r}: wager() returned "
-                            f"{type(wager).__name__}, expected a Wager")
-    names = tuple(wager.stakes)
-    stakes = np.empty((len(names), n))
-    for k, stake in enumerate(wager.stakes.values()):
-        stakes[k] = stake
+    n = state.n
+    state.set(active=state.active & dealt, new_shoe=new_shoe,
+              shoe_coup=np.where(new_shoe, 0, state.shoe_coup))
+    wager = _call(run, grid, coups, t, "wager", lambda: run.strategy.wager(run.table))
+    names, stakes = _stake_matrix(run, wager, n, grid, coups, t)
     kinds = _kind_columns(names)
     _check_offered(run, names, stakes, grid, coups, rows)
     net = np.empty(n)
@@ -436,14 +560,18 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     any_stake = np.zeros(len(names), dtype=np.bool_)
     short_ruin = np.empty(n, dtype=np.bool_)
     problem, k, i, alike = _settle_kernel(
-        stakes, kinds, table.active, table.bankroll, classes, run.payouts,
+        stakes, kinds, state.active, state.bankroll, classes, run.payouts,
         float(rules.table_min), float(rules.table_max), policy.when_short == "reduce",
         run.limit_hits, net, total, any_stake, short_ruin)
     if problem:
         where = _where(run, grid, coups, rows, i)
         if problem == _NOT_A_STAKE:
-            message = (f"stake {stakes[k, i]!r} on {names[k]} is not a finite non-negative "
-                       f"number ({alike - 1} more sessions alike)")
+            more = f" ({alike - 1} more sessions alike)" if alike > 1 else ""
+            value = float(stakes[k, i])
+            said = (f"bet() returned {value!r} as the stake on {names[k]}"
+                    if isinstance(run.strategy, SimpleStrategy)
+                    else f"wager() staked {value!r} on {names[k]}")
+            message = f"{said}; expected a finite number >= 0{more}"
         elif problem == _BELOW_MINIMUM:
             message = (f"stake {stakes[k, i]:g} on {names[k]} is below the table minimum "
                        f"{rules.table_min:g}")
@@ -451,19 +579,73 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
             message = (f"a stake on {names[k]} cannot be settled: the dataset lacks the cards "
                        f"(or totals) that bet needs under these rules")
         raise StrategyFault(f"{where}: {message}")
-    if k:  # sessions ruined by a stake their bankroll could not cover
-        _end(run, short_ruin, RUIN, ruined=True)
-    playing = table.active
+    if k:  # sessions busted: the bankroll cannot pay the stake asked for
+        _end(run, short_ruin, BUSTED)
+    playing = state.active
     for k, name in enumerate(names):
         if any_stake[k]:
             if name not in run.stakes:
                 run.stakes[name] = np.zeros_like(run.net)
             run.stakes[name][t] = stakes[k]
-    table.bankroll = table.bankroll + net
+    state.set(bankroll=state.bankroll + net)
     run.net[t] = net
-    run.bankroll[t] = table.bankroll
+    run.bankroll[t] = state.bankroll
     run.played[t] = playing
     run.step_net, run.step_staked, run.step_played = net, total, playing
+
+
+def _stake_matrix(run: _ConfigRun, wager: object, n: int, grid: SessionGrid, coups: Coups,
+                  t: int) -> tuple[tuple[str, ...], np.ndarray]:
+    """The wager's stakes as a (kinds, n) float matrix; anything that is not a stake
+    (a string, None, an object, an array of another shape) is refused, saying what."""
+    if not isinstance(wager, Wager):
+        raise StrategyFault(f"{_at(run, grid, coups, t)}: wager() returned "
+                            f"{describe_value(wager)}; expected a Wager (e.g. "
+                            f"Wager.on(banker=stakes))")
+    if not isinstance(wager.stakes, dict):
+        raise StrategyFault(f"{_at(run, grid, coups, t)}: wager() returned a Wager whose "
+                            f"stakes are {describe_value(wager.stakes)}; expected a dict")
+    names = tuple(wager.stakes)
+    stakes = np.empty((len(names), n))
+    for k, (kind, stake) in enumerate(wager.stakes.items()):
+        value = stake if isinstance(stake, np.ndarray) else (
+            np.asarray(stake) if isinstance(stake, (int, float, np.number, list, tuple))
+            else None)
+        if (value is None or value.dtype.kind not in "iuf"
+                or value.shape not in ((), (n,))):
+            raise StrategyFault(
+                f"{_at(run, grid, coups, t)}: wager() returned {describe_value(stake)} as "
+                f"the stake on {kind}; expected a number or a numeric array of shape ({n},), "
+                f"one stake per session")
+        stakes[k] = value
+    return names, stakes
+
+
+def _price_step(run: _ConfigRun, t: int, shared: _SharedView) -> None:
+    """The exact expected net of this step's stakes, from the cards left in each shoe.
+
+    Only sessions that staked are enumerated. A composition with fewer than six cards
+    left (possible only after an extra coup past the cut card) cannot be enumerated as a
+    whole coup; such a coup is priced by the full shoe.
+    """
+    assert run.exact_expected is not None and shared.seen is not None
+    staking = np.flatnonzero(run.step_staked > 0)
+    if staking.size == 0:
+        return
+    remaining = shared.remaining[staking]
+    whole = (remaining.sum(axis=1) >= MIN_CARDS) & (remaining >= 0).all(axis=1)
+    ev = np.empty((staking.size, len(BET_KINDS)))
+    if whole.any():
+        ev[whole] = expected_values_batch(remaining[whole], run.rules.model_copy(
+            update={"decks": shared.decks}) if shared.decks != run.rules.decks else run.rules,
+            validate=False, parallel=False)
+    if not whole.all():
+        shoe = full_shoe_ev(run.rules)
+        ev[~whole] = [shoe[kind] for kind in BET_KINDS]
+    expected = np.zeros(staking.size)
+    for kind, grid in run.stakes.items():
+        expected += grid[t, staking] * ev[:, KIND_INDEX[kind]]
+    run.exact_expected[t, staking] = expected
 
 
 def _check_offered(run: _ConfigRun, names: tuple[str, ...], stakes: np.ndarray,
@@ -472,38 +654,38 @@ def _check_offered(run: _ConfigRun, names: tuple[str, ...], stakes: np.ndarray,
     for k, name in enumerate(names):
         if name in run.offered:
             continue
-        staking = run.table.active & (stakes[k] != 0)
+        staking = run.state.active & (stakes[k] != 0)
         if staking.any():
             i = int(np.flatnonzero(staking)[0])
             raise StrategyFault(
-                f"{_where(run, grid, coups, rows, i)}: {name} is not offered under "
-                f"{run.rules.label()}; offered: {', '.join(sorted(run.offered))}")
+                f"{_where(run, grid, coups, rows, i)}: wager() staked on {name}, but {name} "
+                f"is not offered under {run.rules.label()}; offered: "
+                f"{', '.join(sorted(run.offered))}")
 
 
 def _learn(run: _ConfigRun, t: int, dealt: np.ndarray, dealt_coup: Dealt, grid: SessionGrid,
            coups: Coups) -> None:
     net, total, playing = run.step_net, run.step_staked, run.step_played
-    table = run.table
+    state = run.state
     result = Result(dealt=dealt_coup, net=net, staked=total, played=playing)
-    table.coup = table.coup + playing
-    table.shoe_coup = table.shoe_coup + dealt
-    _call(run, grid, coups, t, "settle", lambda: run.strategy.settle(table, result))
+    state.set(coup=state.coup + playing, shoe_coup=state.shoe_coup + dealt)
+    _call(run, grid, coups, t, "settle", lambda: run.strategy.settle(run.table, result))
     _apply_stop_rules(run, playing)
 
 
 def _apply_stop_rules(run: _ConfigRun, playing: np.ndarray) -> None:
-    table = run.table
+    state = run.state
     policy = run.policy
-    active = table.active.copy()
+    active = state.active.copy()
     ended = _stop_kernel(
-        table.bankroll, table.start_bankroll, playing, active, table.coup,
-        table.rules.table_min - 1e-9,
+        state.bankroll, state.start_bankroll, playing, active, state.coup,
+        state.rules.table_min - 1e-9,
         -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf,
         policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf,
         policy.max_coups if policy.max_coups is not None else -1,
         run.stop_reason, run.ruined, run.ruin_coup)
     if ended:
-        table.active = active
+        state.set(active=active)
 
 
 @njit(cache=True)
@@ -549,14 +731,15 @@ def _kind_columns(names: tuple[str, ...]) -> np.ndarray:
 
 
 def _end(run: _ConfigRun, mask: np.ndarray, reason: int, ruined: bool = False) -> None:
-    mask = mask & run.table.active
+    state = run.state
+    mask = mask & state.active
     if not mask.any():
         return
     run.stop_reason[mask] = reason
     if ruined:
         run.ruined |= mask
-        run.ruin_coup[mask] = run.table.coup[mask]
-    run.table.active = run.table.active & ~mask
+        run.ruin_coup[mask] = state.coup[mask]
+    state.set(active=state.active & ~mask)
 
 
 __all__ = ["BET_KINDS", "ConfigLedger", "SessionGrid", "SessionPolicy", "StrategyFault",

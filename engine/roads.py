@@ -1,6 +1,6 @@
 """Asian scoreboards: the bead plate, the big road and the three derived roads.
 
-Two interfaces over the same rules (DESIGN.md, "Roads"):
+Two interfaces over the same rules (docs/architecture.md, "Roads"):
 
 - pure functions over one shoe's outcome codes (``BANKER``, ``PLAYER``, ``TIE`` from
   :mod:`engine.coups`): :func:`bead_plate`, :func:`big_road`, :func:`derived_road`,

@@ -7,9 +7,9 @@ so any chunking of shoe ids, in any process, produces the same shoes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .cards import full_deck_codes
+from .jit import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -10,18 +10,26 @@ dealt in each session, filled in by the engine after each coup is settled.
 
 from __future__ import annotations
 
+import functools
+import re
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.bets import BET_KINDS
 from engine.coups import Coups
 from engine.rules import TableRules
 
+from .readonly import ReadOnlyError, read_only, read_only_message
+
 if TYPE_CHECKING:
-    from engine.roads import RoadState
+    from engine.roads import BigRoad, RoadState
 
 
 class Table:
@@ -29,49 +37,188 @@ class Table:
 
     Attributes are arrays of shape (n,) unless said otherwise:
     ``coup`` (coups already played in the session), ``shoe_coup`` (coups already dealt
-    in the current shoe), ``new_shoe`` (this coup opens a shoe), ``bankroll``, ``active``
-    (the session is still playing), ``last_outcome`` (0 Banker, 1 Player, 2 Tie, -1 none
-    yet), ``history`` (n, coups so far: outcomes of the session, -1 padding), ``rules``.
-    ``roads`` (a ``RoadState``) is filled for strategies with ``needs_roads``; ``seen``
-    and ``remaining`` (n, 10: cards by value shown / not yet shown in the shoe) for
-    strategies with ``needs_cards``.
+    in the current shoe), ``new_shoe`` (this coup opens a shoe), ``bankroll``,
+    ``start_bankroll``, ``active`` (the session is still playing), ``last_outcome``
+    (0 Banker, 1 Player, 2 Tie, -1 none yet), ``history`` (n, coups so far: outcomes of
+    the session, -1 padding), ``n``, ``step`` (coups dealt so far) and ``rules``.
+    ``roads`` (a :class:`TableRoads`) is filled for strategies with ``needs_roads``;
+    ``seen`` and ``remaining`` (n, 10: cards by value shown / not yet shown in the shoe,
+    index 0 = tens and faces) for strategies with ``needs_cards``.
+
+    Everything here is read-only: assigning an attribute or writing into an array raises
+    :class:`~strategies.readonly.ReadOnlyError` naming it. The engine keeps the writable
+    originals (a :class:`TableState`) and shows fresh views after each coup, so an array
+    kept from an earlier coup still holds that coup's values.
     """
 
+    n: int
+    rules: TableRules
+    step: int
+    start_bankroll: np.ndarray
+    bankroll: np.ndarray
+    coup: np.ndarray
+    shoe_coup: np.ndarray
+    new_shoe: np.ndarray
+    active: np.ndarray
+    last_outcome: np.ndarray
+    roads: TableRoads | None
+    seen: np.ndarray | None
+    remaining: np.ndarray | None
+
     def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
-                 max_coups: int, history: np.ndarray | None = None) -> None:
+                 max_coups: int = 1, history: np.ndarray | None = None) -> None:
+        """A table before the first coup (the engine makes its own through ``TableState``)."""
+        TableState(n, rules, start_bankroll, max_coups, history, table=self)
+
+    @property
+    def history(self) -> np.ndarray:
+        """Outcomes of the coups already played, shape (n, steps so far); -1 = no coup."""
+        return self._history[:, : self.step]  # type: ignore[attr-defined, no-any-return]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyError(read_only_message(f"table.{name}"))
+
+    def __delattr__(self, name: str) -> None:
+        raise ReadOnlyError(read_only_message(f"table.{name}"))
+
+
+class TableState:
+    """The engine's writable originals behind a :class:`Table` (engine and test rigs only).
+
+    The engine changes a value with :meth:`set` (or changes an array in place and calls
+    :meth:`publish`); the table then shows a read-only view of it. Nothing reachable from
+    the table leads back here, so a strategy cannot change the engine's state.
+    """
+
+    ARRAYS = ("start_bankroll", "bankroll", "coup", "shoe_coup", "new_shoe", "active",
+              "last_outcome")
+
+    def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
+                 max_coups: int = 1, history: np.ndarray | None = None,
+                 table: Table | None = None) -> None:
         self.n = n
         self.rules = rules
-        self.start_bankroll = start_bankroll
-        self.bankroll = start_bankroll.copy()
+        self.start_bankroll = np.array(start_bankroll, dtype=np.float64)
+        self.bankroll = self.start_bankroll.copy()
         self.coup = np.zeros(n, dtype=np.int64)
         self.shoe_coup = np.zeros(n, dtype=np.int64)
         self.new_shoe = np.ones(n, dtype=bool)
         self.active = np.ones(n, dtype=bool)
         self.last_outcome = np.full(n, -1, dtype=np.int8)
         # The engine passes one history buffer shared by every configuration's table.
-        self._history = (history if history is not None
-                         else np.full((n, max(max_coups, 1)), -1, dtype=np.int8))
+        self.history = (history if history is not None
+                        else np.full((n, max(max_coups, 1)), -1, dtype=np.int8))
         self.step = 0
         self.roads: RoadState | None = None
         self.seen: np.ndarray | None = None
         self.remaining: np.ndarray | None = None
+        self.table = table if table is not None else Table.__new__(Table)
+        put = object.__setattr__
+        put(self.table, "n", n)
+        put(self.table, "rules", rules)
+        put(self.table, "step", 0)
+        put(self.table, "_history", read_only(self.history, "table.history"))
+        put(self.table, "roads", None)
+        put(self.table, "seen", None)
+        put(self.table, "remaining", None)
+        self.publish(*self.ARRAYS)
 
-    @property
-    def history(self) -> np.ndarray:
-        """Outcomes of the coups already played, shape (n, steps so far); -1 = no coup."""
-        return self._history[:, : self.step]
+    def set(self, **arrays: np.ndarray) -> None:
+        """Replace engine arrays (``active=...``) and show the table read-only views of them."""
+        for name, value in arrays.items():
+            setattr(self, name, value)
+        self.publish(*arrays)
+
+    def publish(self, *names: str) -> None:
+        """Show the table fresh read-only views of the named engine arrays."""
+        for name in names:
+            object.__setattr__(self.table, name, read_only(getattr(self, name), f"table.{name}"))
+
+    def attach_roads(self, roads: RoadState) -> None:
+        """Keep these roads for the sessions; the table shows them through ``TableRoads``."""
+        self.roads = roads
+        object.__setattr__(self.table, "roads", TableRoads(roads))
+
+    def attach_cards(self, seen: np.ndarray, remaining: np.ndarray) -> None:
+        """Show these card counts (updated in place by the engine) on the table."""
+        self.seen, self.remaining = seen, remaining
+        self.publish("seen", "remaining")
 
     def advance(self, outcome: np.ndarray, dealt: np.ndarray) -> None:
-        """Engine only: move past the coup just settled (its outcome is in ``history``)."""
-        self.last_outcome = np.where(dealt, outcome, self.last_outcome).astype(np.int8)
+        """Move past the coup just settled (its outcome is already in ``history``)."""
+        self.set(last_outcome=np.where(dealt, outcome, self.last_outcome).astype(np.int8))
         self.step += 1
+        object.__setattr__(self.table, "step", self.step)
+
+
+class TableRoads:
+    """The roads of every session, read-only: what ``table.roads`` shows a strategy.
+
+    The same queries as :class:`engine.roads.RoadState` (``last_colour(k)``,
+    ``colour_if(k, outcome)``, ``mark_count(k)``, ``side``, ``streak``, ``columns``,
+    ``ties``, ``leading_ties``), each answering with a read-only array of shape (n,).
+    ``k`` is 1 (big eye boy), 2 (small road) or 3 (cockroach pig); marks are 1 red,
+    -1 blue, 0 none. The engine resets them when a shoe starts.
+    """
+
+    __slots__ = ("_state",)
+    _state: RoadState
+
+    def __init__(self, state: RoadState) -> None:
+        object.__setattr__(self, "_state", state)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyError(read_only_message(f"table.roads.{name}"))
+
+    @property
+    def n_sessions(self) -> int:
+        """How many sessions the roads are kept for."""
+        return int(self._state.n_sessions)
+
+    def last_colour(self, k: int) -> np.ndarray:
+        """Latest mark of derived road ``k`` per session: 1 red, -1 blue, 0 none yet."""
+        return read_only(self._state.last_colour(k), "table.roads.last_colour()")
+
+    def colour_if(self, k: int, outcome: int | np.ndarray) -> np.ndarray:
+        """The mark ``outcome`` (0 Banker, 1 Player, 2 Tie) would add to derived road ``k``."""
+        return read_only(self._state.colour_if(k, outcome), "table.roads.colour_if()")
+
+    def mark_count(self, k: int) -> np.ndarray:
+        """How many marks derived road ``k`` holds per session."""
+        return read_only(self._state.mark_count(k), "table.roads.mark_count()")
+
+    @property
+    def side(self) -> np.ndarray:
+        """The current big road column's side (0 Banker, 1 Player), -1 before any."""
+        return read_only(self._state.side, "table.roads.side")
+
+    @property
+    def streak(self) -> np.ndarray:
+        """The current big road column's length (0 before any decision)."""
+        return read_only(self._state.streak, "table.roads.streak")
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The number of big road columns so far in the shoe."""
+        return read_only(self._state.columns, "table.roads.columns")
+
+    @property
+    def ties(self) -> np.ndarray:
+        """Ties counted on the latest big road cell."""
+        return read_only(self._state.ties, "table.roads.ties")
+
+    @property
+    def leading_ties(self) -> np.ndarray:
+        """Ties before the first decision of the shoe."""
+        return read_only(self._state.leading_ties, "table.roads.leading_ties")
 
 
 class Wager:
     """The stakes for the coup about to be dealt: one array of shape (n,) per bet kind.
 
-    Kinds not given are not bet. ``Wager.on(n, banker=stake_array)`` or
-    ``Wager.side(side, stake)`` build one.
+    Kinds not given are not bet. ``Wager.on(banker=stakes)`` (an array of shape (n,) or a
+    scalar per kind) or ``Wager.side(side, stake)`` build one. The engine refuses anything
+    else (a string, None, an array of another shape) at the coup it comes.
     """
 
     __slots__ = ("stakes",)
@@ -84,17 +231,17 @@ class Wager:
 
     @classmethod
     def on(cls, **stakes: np.ndarray | float) -> Wager:
-        """A wager from keyword stakes (arrays or scalars)."""
-        return cls({k: np.asarray(v, dtype=np.float64) for k, v in stakes.items()})
+        """A wager from keyword stakes (arrays or scalars of numbers; text is refused)."""
+        return cls({k: _stake_array(k, v) for k, v in stakes.items()})
 
     @classmethod
-    def side(cls, side: str | np.ndarray, stake: np.ndarray) -> Wager:
+    def side(cls, side: str | np.ndarray, stake: np.ndarray | float) -> Wager:
         """Stake ``stake`` on ``side``: one kind name for all sessions, or an array of names.
 
         With an array, each session's stake goes on its own side (e.g. pattern followers).
         """
         if isinstance(side, str):
-            return cls({side: np.asarray(stake, dtype=np.float64)})
+            return cls({side: np.asarray(stake)})
         stakes = {}
         for kind in np.unique(side):
             if kind:
@@ -102,21 +249,41 @@ class Wager:
         return cls(stakes)
 
 
+def _stake_array(kind: str, stake: object) -> np.ndarray:
+    """``stake`` as float64, refusing what is not a number ("10", None, True) rather than
+    letting numpy turn it into one."""
+    array = np.asarray(stake)
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"the stake on {kind} is {stake!r}, not a number (expected an int "
+                        f"or float, or an array of them)")
+    return array.astype(np.float64, copy=False)
+
+
 class Dealt:
     """The coup just dealt to each session, shared by every configuration.
 
-    It holds copies of this coup's values only, never the coups table, so nothing
-    reachable from a ``Result`` reveals a later coup. The cards are gathered only when
-    some strategy of the run declares ``needs_cards``.
+    It holds read-only copies of this coup's values only, never the coups table, so
+    nothing reachable from a ``Result`` reveals a later coup or can change what another
+    configuration sees. The cards are gathered only when some strategy of the run
+    declares ``needs_cards``.
     """
 
     __slots__ = ("outcome", "player_total", "banker_total", "_cards")
+    outcome: np.ndarray
+    player_total: np.ndarray
+    banker_total: np.ndarray
+    _cards: np.ndarray | None
 
     def __init__(self, coups: Coups, rows: np.ndarray, with_cards: bool) -> None:
-        self.outcome = coups.outcome[rows]
-        self.player_total = coups.player_total[rows]
-        self.banker_total = coups.banker_total[rows]
-        self._cards = np.take(coups.cards, rows, axis=0) if with_cards else None
+        put = object.__setattr__
+        put(self, "outcome", read_only(coups.outcome[rows], "result.outcome"))
+        put(self, "player_total", read_only(coups.player_total[rows], "result.player_total"))
+        put(self, "banker_total", read_only(coups.banker_total[rows], "result.banker_total"))
+        put(self, "_cards", read_only(np.take(coups.cards, rows, axis=0), "result.cards")
+            if with_cards else None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyError(read_only_message(f"result.{name}"))
 
     @property
     def cards(self) -> np.ndarray:
@@ -127,20 +294,31 @@ class Dealt:
         return self._cards
 
 
-@dataclass
 class Result:
     """What happened on the coup just dealt, per session, and what this strategy netted.
 
     ``outcome`` (0 B, 1 P, 2 T), ``player_total`` and ``banker_total`` (-1 unknown),
     ``cards`` (n, 6: player 1-3, banker 1-3 card codes, -1 absent), ``net`` (this
     strategy's result), ``staked`` (total staked), ``played`` (a coup was dealt to the
-    session and it was active).
+    session and it was active). Read-only, like the table.
     """
 
+    __slots__ = ("dealt", "net", "staked", "played")
     dealt: Dealt
     net: np.ndarray
     staked: np.ndarray
     played: np.ndarray
+
+    def __init__(self, dealt: Dealt, net: np.ndarray, staked: np.ndarray,
+                 played: np.ndarray) -> None:
+        put = object.__setattr__
+        put(self, "dealt", dealt)
+        put(self, "net", read_only(net, "result.net"))
+        put(self, "staked", read_only(staked, "result.staked"))
+        put(self, "played", read_only(played, "result.played"))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyError(read_only_message(f"result.{name}"))
 
     @property
     def outcome(self) -> np.ndarray:
@@ -165,17 +343,17 @@ class Result:
     @property
     def won(self) -> np.ndarray:
         """Sessions whose bets netted more than nothing."""
-        return self.played & (self.staked > 0) & (self.net > 0)
+        return read_only(self.played & (self.staked > 0) & (self.net > 0), "result.won")
 
     @property
     def lost(self) -> np.ndarray:
         """Sessions whose bets netted less than nothing."""
-        return self.played & (self.staked > 0) & (self.net < 0)
+        return read_only(self.played & (self.staked > 0) & (self.net < 0), "result.lost")
 
     @property
     def pushed(self) -> np.ndarray:
         """Sessions that staked and got their stake back (e.g. a tie on Banker/Player)."""
-        return self.played & (self.staked > 0) & (self.net == 0)
+        return read_only(self.played & (self.staked > 0) & (self.net == 0), "result.pushed")
 
 
 class Strategy(BaseModel):
@@ -184,6 +362,11 @@ class Strategy(BaseModel):
     Subclasses declare their parameters as pydantic fields and implement ``start``,
     ``wager`` and ``settle``. ``name`` is the registry name; the class docstring's first
     line is the one-line description shown by ``baccarat strategies``.
+
+    State: ``self.anything = value`` in ``start``, ``wager`` or ``settle`` keeps the
+    strategy's own per-run state (not a parameter: it is never validated, stored in the
+    outputs or shown in the SPEC). The engine clears it before each run calls ``start``,
+    so nothing leaks from one run or chunk into the next.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
@@ -193,6 +376,35 @@ class Strategy(BaseModel):
     needs_roads: ClassVar[bool] = False
 
     base: float = Field(10.0, gt=0, description="base stake in table units")
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__module__ == __name__:  # the contract's own base classes
+            return
+        if not cls.name:  # a plugin without a name is labelled by its class
+            cls.name = snake_case(cls.__name__)
+        _label_path_plugin(cls)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        cls = type(self)
+        if (name in cls.__pydantic_fields__ or name in cls.__private_attributes__
+                or name.startswith("__")):
+            super().__setattr__(name, value)  # a parameter (validated), private or Python's
+            return
+        declared = getattr(cls, name, None)
+        if declared is not None and not hasattr(declared, "__set__"):
+            what = ("a class setting" if name in cls.__class_vars__ else "a method")
+            raise AttributeError(
+                f"{cls.__name__}.{name} is {what} of the strategy, not state: keep the state "
+                f"under another name (e.g. self.{name.lstrip('_')}_state = ...)")
+        object.__setattr__(self, name, value)  # the strategy's own per-run state
+
+    def clear_state(self) -> None:
+        """Forget the per-run state (every attribute that is not a parameter)."""
+        fields = type(self).__pydantic_fields__
+        for key in [k for k in self.__dict__ if k not in fields]:
+            del self.__dict__[key]
 
     def start(self, table: Table) -> None:
         """Allocate per-session state for ``table.n`` sessions."""
@@ -217,8 +429,60 @@ class Strategy(BaseModel):
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
 
 
+def snake_case(name: str) -> str:
+    """``PlayerAfterBanker`` -> ``player_after_banker``, ``EVCounter`` -> ``ev_counter``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _label_path_plugin(cls: type[Strategy]) -> None:
+    """A strategy from a file loaded by path whose name a built-in already has is labelled
+    ``name@file.py``, so its outputs cannot be taken for the built-in's. It happens as the
+    class is made, so every process that loads the file gives it the same label."""
+    if not cls.__module__.startswith("baccarat_plugin_"):
+        return
+    from .registry import builtin_strategies
+
+    taken = builtin_strategies().get(cls.name)
+    if taken is not None and taken is not cls:
+        file = getattr(sys.modules.get(cls.__module__), "__file__", None) or "plugin"
+        cls.name = f"{cls.name}@{Path(file).name}"
+
+
 def _constructible(cls: type[BaseModel]) -> bool:
     return all(not f.is_required() for f in cls.model_fields.values())
+
+
+class SessionFault(Exception):
+    """Raised by the simple form's loop: which session (index in the table) went wrong in
+    which method, and why (``message``) or from which exception (``__cause__``)."""
+
+    def __init__(self, session: int, method: str, message: str = "") -> None:
+        super().__init__(message)
+        self.session = session
+        self.method = method
+        self.message = message
+
+
+_KINDS = frozenset(BET_KINDS)
+
+
+def describe_value(value: Any) -> str:
+    """A short description of what a strategy returned, for error messages."""
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return describe_value(value.item())
+        return f"an array of shape {value.shape} and dtype {value.dtype}"
+    if value is None or isinstance(value, (bool, int, float, np.number)):
+        return repr(value)
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    text = repr(value)
+    return f"{text if len(text) <= 60 else text[:57] + '...'} ({type(value).__name__})"
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float, np.integer, np.floating))
+            and not isinstance(value, (bool, np.bool_)))
 
 
 class SimpleStrategy(Strategy):
@@ -226,24 +490,11 @@ class SimpleStrategy(Strategy):
 
     Implement ``bet(view) -> dict[str, float]`` (kind -> stake; {} for no bet) and
     optionally ``reset()`` (called at the start of each session) and
-    ``learn(view, outcome, net)``. ``view`` is a ``SessionView`` with this session's
-    bankroll, outcome history (as letters "B", "P", "T") and last result. The engine
-    makes one copy per session and loops over them: slower than the array form.
+    ``learn(view, outcome, net)``. ``view`` is a ``SessionView``: this session's slice of
+    the same table the array form sees (bankroll, history, roads, cards and odds). The
+    engine makes one copy per session and loops over them: slower than the array form.
     Session state can be kept in plain attributes (``self.stake = ...``).
     """
-
-    model_config = ConfigDict(extra="allow", validate_assignment=False)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _only_declared_parameters(cls, values: Any) -> Any:
-        # Extra attributes are for session state set in reset(), not for parameters.
-        if isinstance(values, dict):
-            unknown = [k for k in values if k not in cls.model_fields]
-            if unknown:
-                raise ValueError(f"unknown parameter(s) {unknown}; "
-                                 f"parameters: {list(cls.model_fields)}")
-        return values
 
     def reset(self) -> None:
         """Start a new session (clear any state kept on ``self``)."""
@@ -259,26 +510,58 @@ class SimpleStrategy(Strategy):
     def start(self, table: Table) -> None:
         self._players: list[SimpleStrategy] = []  # a previous run's copies are not copied
         self._players = [self.model_copy(deep=True) for _ in range(table.n)]
-        for player in self._players:
-            player.reset()
+        for i, player in enumerate(self._players):
+            try:
+                player.reset()
+            except Exception as exc:
+                raise SessionFault(i, "reset") from exc
 
     def wager(self, table: Table) -> Wager:
+        n = table.n
         stakes: dict[str, np.ndarray] = {}
-        for i in np.flatnonzero(table.active):
-            for kind, stake in self._players[i].bet(SessionView(table, int(i))).items():
-                if kind not in stakes:
-                    stakes[kind] = np.zeros(table.n)
-                stakes[kind][i] = stake
+        players = self._players
+        for i in np.flatnonzero(table.active).tolist():
+            try:
+                bets = players[i].bet(SessionView(table, i))
+            except Exception as exc:
+                raise SessionFault(i, "bet") from exc
+            if type(bets) is not dict and not isinstance(bets, Mapping):
+                raise SessionFault(i, "bet", f"bet() returned {describe_value(bets)}; expected "
+                                   f"a dict of bet kind -> stake, {{}} for no bet")
+            for kind, stake in bets.items():
+                row = stakes.get(kind)
+                if row is None:
+                    if kind not in _KINDS:
+                        raise SessionFault(i, "bet", f"bet() returned a stake on {kind!r}, "
+                                           f"which is not a bet kind; known: "
+                                           f"{', '.join(BET_KINDS)}")
+                    row = stakes[kind] = np.zeros(n)
+                # NaN, infinite and negative stakes are the engine's to refuse (or a
+                # checker's to leave out), as they are for the array form.
+                if (type(stake) is not float and type(stake) is not int
+                        and not _is_number(stake)):
+                    raise SessionFault(i, "bet", f"bet() returned {describe_value(stake)} as "
+                                       f"the stake on {kind}; expected a finite number >= 0")
+                row[i] = stake
         return Wager(stakes)
 
     def settle(self, table: Table, result: Result) -> None:
-        for i in np.flatnonzero(result.played):
-            self._players[i].learn(SessionView(table, int(i)),
-                                   "BPT"[int(result.outcome[i])], float(result.net[i]))
+        players = self._players
+        outcome = result.outcome
+        net = result.net
+        for i in np.flatnonzero(result.played).tolist():
+            try:
+                players[i].learn(SessionView(table, i), "BPT"[outcome[i]], float(net[i]))
+            except Exception as exc:
+                raise SessionFault(i, "learn") from exc
 
 
 class SessionView:
-    """One session's slice of the table, in plain Python values, for ``SimpleStrategy``."""
+    """One session's slice of the table, in plain Python values, for ``SimpleStrategy``.
+
+    It reads the same read-only arrays as the array form's ``Table`` (at this session's
+    index), so the two forms see exactly the same thing.
+    """
 
     __slots__ = ("_table", "_i")
 
@@ -295,6 +578,11 @@ class SessionView:
     def coup(self) -> int:
         """Coups already played in this session."""
         return int(self._table.coup[self._i])
+
+    @property
+    def shoe_coup(self) -> int:
+        """Coups already dealt in the current shoe."""
+        return int(self._table.shoe_coup[self._i])
 
     @property
     def new_shoe(self) -> bool:
@@ -317,3 +605,163 @@ class SessionView:
     def rules(self) -> TableRules:
         """The table rules."""
         return self._table.rules
+
+    @property
+    def roads(self) -> SessionRoads:
+        """This session's roads (strategies with ``needs_roads = True``)."""
+        roads = self._table.roads
+        if roads is None:
+            raise AttributeError("view.roads is only kept for strategies that declare "
+                                 "`needs_roads = True`")
+        return SessionRoads(roads, self._table, self._i)
+
+    @property
+    def seen(self) -> np.ndarray:
+        """Cards by value shown so far in this shoe (10 counts, index 0 = tens and faces),
+        the shown burn card included; read-only (strategies with ``needs_cards = True``)."""
+        return self._cards("seen")[self._i]
+
+    @property
+    def remaining(self) -> np.ndarray:
+        """Cards by value not yet shown in this shoe (10 counts, index 0 = tens and faces)."""
+        return self._cards("remaining")[self._i]
+
+    def odds(self) -> CardOdds:
+        """Exact odds of the next coup dealt from the cards remaining in this shoe.
+
+        The probabilities of Banker, Player and Tie and the expected net per unit staked
+        of every bet the table offers, by exact enumeration (:mod:`engine.odds`) of the
+        ``remaining`` composition; computed once per composition and kept.
+        """
+        remaining = self.remaining
+        decks = max(int(remaining.sum() + self.seen.sum()) // 52, 1)
+        return card_odds(tuple(int(c) for c in remaining), self._table.rules, decks)
+
+    def _cards(self, name: str) -> np.ndarray:
+        counts = getattr(self._table, name)
+        if counts is None:
+            raise AttributeError(f"view.{name} is only kept for strategies that declare "
+                                 f"`needs_cards = True`, on datasets with the cards")
+        return counts  # type: ignore[no-any-return]
+
+
+_COLOURS = {1: "red", -1: "blue"}
+_SIDE_CODES = {"B": 0, "P": 1, "T": 2}
+
+
+class SessionRoads:
+    """One session's roads, with the same meaning as ``table.roads`` at its index.
+
+    Sides are "B"/"P", marks "red"/"blue" (None: no mark yet). The derived roads are
+    ``k`` = 1 big eye boy, 2 small road, 3 cockroach pig; ``bead_plate`` and
+    ``big_road`` draw this shoe's roads in full (:mod:`engine.roads`).
+    """
+
+    __slots__ = ("_roads", "_table", "_i")
+
+    def __init__(self, roads: TableRoads, table: Table, i: int) -> None:
+        self._roads = roads
+        self._table = table
+        self._i = i
+
+    @property
+    def _state(self) -> RoadState:
+        return self._roads._state
+
+    @property
+    def side(self) -> str | None:
+        """The current big road column's side ("B" or "P"), None before any decision."""
+        side = int(self._state._side[self._i])
+        return None if side < 0 else "BPT"[side]
+
+    @property
+    def streak(self) -> int:
+        """The current big road column's length (0 before any decision)."""
+        return int(self._state._lengths[self._i, 0])
+
+    @property
+    def columns(self) -> int:
+        """The number of big road columns so far in the shoe."""
+        return int(self._state._columns[self._i])
+
+    @property
+    def ties(self) -> int:
+        """Ties counted on the latest big road cell."""
+        return int(self._state._ties[self._i])
+
+    @property
+    def leading_ties(self) -> int:
+        """Ties before the first decision of the shoe."""
+        return int(self._state._leading[self._i])
+
+    def last_colour(self, k: int) -> str | None:
+        """Latest mark of derived road ``k``: "red", "blue" or None."""
+        return _COLOURS.get(int(self._state.last_colour(k)[self._i]))
+
+    def colour_if(self, k: int, outcome: str) -> str | None:
+        """The mark ``outcome`` ("B", "P" or "T") would add to derived road ``k``."""
+        code = _SIDE_CODES.get(outcome)
+        if code is None:
+            raise ValueError(f"outcome must be 'B', 'P' or 'T', got {outcome!r}")
+        return _COLOURS.get(int(self._state.colour_if(k, code)[self._i]))
+
+    def mark_count(self, k: int) -> int:
+        """How many marks derived road ``k`` holds."""
+        return int(self._state.mark_count(k)[self._i])
+
+    @property
+    def big_eye_boy(self) -> str | None:
+        """Latest big eye boy mark ("red", "blue" or None)."""
+        return self.last_colour(1)
+
+    @property
+    def small_road(self) -> str | None:
+        """Latest small road mark ("red", "blue" or None)."""
+        return self.last_colour(2)
+
+    @property
+    def cockroach_pig(self) -> str | None:
+        """Latest cockroach pig mark ("red", "blue" or None)."""
+        return self.last_colour(3)
+
+    @property
+    def bead_plate(self) -> str:
+        """This shoe's outcomes so far as letters, ties included (the bead plate's order)."""
+        table = self._table
+        row = table.history[self._i]
+        shoe = row[len(row) - int(table.shoe_coup[self._i]):] if table.step else row[:0]
+        return "".join("BPT"[o] for o in shoe[shoe >= 0])
+
+    @property
+    def big_road(self) -> BigRoad:
+        """This shoe's big road (columns, ties and the six-row display)."""
+        from engine.roads import big_road, outcomes_from_labels
+
+        return big_road(outcomes_from_labels(self.bead_plate))
+
+
+@dataclass(frozen=True)
+class CardOdds:
+    """Exact odds of the next coup from a shoe's remaining cards.
+
+    ``banker``, ``player``, ``tie``: probabilities of the outcome; ``ev``: expected net
+    per unit staked of each bet kind the table offers (e.g. ``ev["banker"]``).
+    """
+
+    banker: float
+    player: float
+    tie: float
+    ev: Mapping[str, float]
+
+
+@functools.lru_cache(maxsize=4096)
+def card_odds(remaining: tuple[int, ...], rules: TableRules, decks: int) -> CardOdds:
+    """The exact odds of a composition of 10 counts by value, in a shoe of ``decks``."""
+    from engine.odds import bets_offered, expected_values, outcome_probabilities
+
+    shoe_rules = rules if rules.decks == decks else rules.model_copy(update={"decks": decks})
+    probs = outcome_probabilities(remaining, decks)
+    ev = expected_values(remaining, shoe_rules)
+    offered = bets_offered(shoe_rules)
+    return CardOdds(probs.banker, probs.player, probs.tie,
+                    MappingProxyType({kind: ev[kind] for kind in offered}))

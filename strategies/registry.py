@@ -14,6 +14,8 @@ import importlib.util
 import itertools
 import json
 import sys
+import types
+import typing
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -54,20 +56,61 @@ def builtin_strategies() -> dict[str, type[Strategy]]:
 
 
 def plugin_strategies() -> dict[str, type[Strategy]]:
-    """Strategies installed by other packages under the ``baccarat.strategies`` entry points."""
+    """Strategies installed by other packages under the ``baccarat.strategies`` entry points.
+
+    Two plugins under one name, or a plugin under a built-in's name, are refused with both
+    sources named: a name must say which strategy it is.
+    """
     found: dict[str, type[Strategy]] = {}
+    sources: dict[str, str] = {}
+    builtins = builtin_strategies()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        source = _entry_point_source(ep)
+        if ep.name in sources and sources[ep.name] != source:
+            raise StrategyError(f"two installed plugins are named {ep.name!r}: "
+                                f"{sources[ep.name]} and {source}; uninstall or rename one")
+        if ep.name in builtins:
+            raise StrategyError(f"the installed plugin {source} is named {ep.name!r}, which is "
+                                f"the built-in {_source(builtins[ep.name])}; rename the "
+                                f"plugin's entry point")
         try:
             cls = ep.load()
         except Exception as exc:  # a broken plugin should not hide the others
             raise StrategyError(f"plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
         found[ep.name] = _checked_class(cls, f"plugin {ep.name!r}")
+        sources[ep.name] = source
     return found
+
+
+def _entry_point_source(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    name = getattr(dist, "name", None) or getattr(getattr(dist, "metadata", {}), "get",
+                                                   lambda key: None)("Name")
+    return f"{ep.value} (package {name})" if name else ep.value
+
+
+def _source(cls: type[Strategy]) -> str:
+    """Where a strategy class comes from, for messages: module.Class (file)."""
+    module = sys.modules.get(cls.__module__)
+    file = getattr(module, "__file__", None)
+    if cls.__module__.startswith("baccarat_plugin_") and file:
+        return f"{file}:{cls.__qualname__}"
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def available_strategies() -> dict[str, type[Strategy]]:
     """Every strategy loadable by a plain name: built-ins and installed plugins."""
     return {**plugin_strategies(), **builtin_strategies()}
+
+
+def _check_name_free(cls: type[Strategy], reference: str) -> None:
+    """Refuse a strategy loaded as ``module:Class`` under a name another one has."""
+    taken = available_strategies().get(cls.name)
+    if taken is not None and taken is not cls:
+        raise StrategyError(
+            f"{reference} is named {cls.name!r}, which is already {_source(taken)}; give "
+            f"{cls.__qualname__} another `name = ...` (or load it by path, where its label "
+            f"carries the file name)")
 
 
 def load_class(reference: str) -> type[Strategy]:
@@ -81,7 +124,10 @@ def load_class(reference: str) -> type[Strategy]:
                 f"{target} has no class {class_name!r}{_hint(class_name, options)}; "
                 f"strategies there: {', '.join(options) or 'none'}"
             )
-        return _checked_class(getattr(module, class_name), reference)
+        cls = _checked_class(getattr(module, class_name), reference)
+        if not module.__name__.startswith("baccarat_plugin_"):
+            _check_name_free(cls, reference)
+        return cls
     known = available_strategies()
     if reference not in known:
         raise StrategyError(
@@ -142,7 +188,10 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 
 def parse_params(text: str, where: str = "") -> dict[str, Any]:
-    """Parse ``key=value,key=[1,2,3]`` into a dict; list values stay lists."""
+    """Parse ``key=value,key=[1,2,3]`` into a dict of texts; list values stay lists.
+
+    The values stay text: :func:`make_strategy` reads each by its field's type.
+    """
     params: dict[str, Any] = {}
     for item in _split_top_level(text):
         if not item.strip():
@@ -175,13 +224,49 @@ def _split_top_level(text: str) -> list[str]:
 def _parse_value(raw: str) -> Any:
     if raw.startswith("[") and raw.endswith("]"):
         return [_parse_value(v.strip()) for v in raw[1:-1].split(",") if v.strip()]
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
+    return raw
+
+
+_TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
+
+
+def field_value(annotation: Any, value: Any) -> Any:
+    """A SPEC value read by the field's type, the same for plugins and built-ins.
+
+    ``none``/``null`` is None where the field allows it; a bool field takes
+    ``true/false/yes/no/1/0/on/off``; a text field keeps the text as written; any other
+    field gets the value as JSON reads it (numbers), else the text, for pydantic to check.
+    """
+    if not isinstance(value, str):
+        return value
+    types = _field_types(annotation)
+    word = value.strip().lower()
+    if word in ("none", "null") and type(None) in types:
+        return None
+    if bool in types and (word in _TRUE or word in _FALSE):
+        return word in _TRUE
+    if str in types or not types:
+        return value
     try:
-        return json.loads(raw)
+        return json.loads(value)
     except json.JSONDecodeError:
-        return raw
+        return value
+
+
+def _field_types(annotation: Any) -> set[Any]:
+    """The plain types a field annotation allows (Optional/Union and Literal unpacked)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _field_types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_field_types(a) for a in typing.get_args(annotation)))
+    if origin is typing.Literal:
+        return {type(a) for a in typing.get_args(annotation)}
+    if annotation is None or annotation is type(None):
+        return {type(None)}
+    if annotation is typing.Any:
+        return set()
+    return {annotation}
 
 
 def make_strategy(cls: type[Strategy], params: dict[str, Any], spec: str = "") -> Strategy:
@@ -193,8 +278,10 @@ def make_strategy(cls: type[Strategy], params: dict[str, Any], spec: str = "") -
                 f"strategy {cls.name or cls.__name__!r} has no parameter {key!r}"
                 f"{_hint(key, fields)}; parameters: {', '.join(fields)}"
             )
+    values = {key: field_value(cls.model_fields[key].annotation, value)
+              for key, value in params.items()}
     try:
-        return cls(**params)
+        return cls(**values)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()

@@ -131,10 +131,10 @@ def test_many_configurations_get_smaller_chunks():
     [
         (["--workers", "0"], "Invalid value for '--workers'"),
         (["--chunk", "0"], "Invalid value for '--chunk'"),
-        (["--ledger", "some"], "--ledger must be full or none"),
+        (["--ledger", "some"], "--ledger some: expected full or none"),
         (["--strategy", "martingail"], "did you mean 'martingale'"),
         (["--resume", "--force"], "contradict"),
-        (["--bankroll", "-5"], "bankroll must be a positive number"),
+        (["--bankroll", "-5"], "--bankroll -5.0: expected a positive amount"),
         (["--coups", "nowhere.parquet"], "give either a coups dataset or --shoes"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -23,6 +24,11 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 NATURALS = "player,banker,winner\n" + "".join(
     f"{c},P\n" for c in ["4-5,A-7", "3-6,A-6", "2-7,A-5", "Q-8,A-3", "J-9,A-2"])
 BAD = "shoe,player,banker,winner\nS1,9-K,A-7,P\nS1,A-5,K-4,B\nS1,6-K,7-K,P\n"
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    """Every file of an output folder by name, byte for byte."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
 def run(*args: str | Path):  # noqa: ANN201 - click's Result
@@ -99,8 +105,10 @@ def test_invalid_coups_fail_and_write_nothing(tmp_path: Path) -> None:
     out = tmp_path / "coups.parquet"
     result = run(path, "--out", out)
     assert result.exit_code == 2
+    assert "2 problems in the recorded coups" in result.output
     assert f"{path}:3: shoe S1, coup 2: banker draws on 4 when player stands" in result.output
-    assert "(and 1 more problem)" in result.output
+    assert f"{path}:4: shoe S1, coup 3: recorded winner Player but the cards make player " \
+           f"6, banker 7: Banker" in result.output
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
@@ -108,24 +116,24 @@ def test_invalid_coups_fail_and_write_nothing(tmp_path: Path) -> None:
 def test_failed_import_leaves_an_existing_output_untouched(tmp_path: Path) -> None:
     out = tmp_path / "coups.parquet"
     assert run(DATA / "outcomes.csv", "--out", out).exit_code == 0
-    before = out.read_bytes()
+    before = contents(out)
     result = run(write(tmp_path, "bad.csv", BAD), "--out", out, "--force")
     assert result.exit_code == 2
-    assert out.read_bytes() == before
+    assert contents(out) == before
     result = run(write(tmp_path, "card.csv", "p1,p2,b1,b2\n9,K,A,1Z\n"), "--out", out,
                  "--force")
     assert result.exit_code == 2 and "unknown card '1Z'" in result.output
     assert "card.csv:2" in result.output
-    assert out.read_bytes() == before
+    assert contents(out) == before
 
 
 def test_existing_output_needs_force(tmp_path: Path) -> None:
     out = tmp_path / "coups.parquet"
     assert run(DATA / "scorecard.txt", "--out", out).exit_code == 0
-    before = out.read_bytes()
+    before = contents(out)
     result = run(DATA / "outcomes.csv", "--out", out)
     assert result.exit_code == 2 and "already exists" in result.output
-    assert out.read_bytes() == before
+    assert contents(out) == before
     result = run(DATA / "outcomes.csv", "--out", out, "--force")
     assert result.exit_code == 0
     coups, _ = read_coups(out)
@@ -141,7 +149,7 @@ def test_keep_invalid_keeps_flagged_coups(tmp_path: Path) -> None:
     coups, metadata = read_coups(out)
     assert list(coups.valid) == [True, False, False]
     assert "".join("BPT"[o] for o in coups.outcome) == "PBP"  # as recorded
-    assert metadata["invalid_coups"] == 2
+    assert json.loads((out / "_dataset.json").read_text())["invalid_coups"] == 2
 
 
 def test_decks_flag_and_rules_file_bound_the_rank_counts(tmp_path: Path) -> None:
@@ -194,4 +202,5 @@ def test_quiet_prints_the_closing_line_and_warnings_only(tmp_path: Path) -> None
     assert result.stdout.strip().splitlines() == [
         f"imported 3 coups from 1 shoe (1 file) to {out}"]
     assert result.stderr.strip().splitlines() == [
-        f"warning: kept 2 invalid coups (valid=False in {out})"]
+        f"warning: kept 2 invalid coups (valid=False in {out}: 1 banker's drawing rule, "
+        f"1 recorded winner)"]

@@ -24,12 +24,14 @@ def run_json(*args: str) -> dict:
 
 def test_json_default_is_the_published_eight_deck_table():
     data = run_json()
-    assert set(data) == {"decks", "probabilities", "house_edge"}
+    assert set(data) == {"decks", "probabilities", "pair_probability_one_hand", "house_edge"}
     assert data["decks"] == 8
     assert set(data["probabilities"]) == {"banker", "player", "tie"}
     assert set(data["house_edge"]) == {"banker", "player", "tie", "player_pair", "banker_pair"}
     probs = {k: round(v, 6) for k, v in data["probabilities"].items()}
     assert probs == {"banker": 0.458597, "player": 0.446247, "tie": 0.095156}
+    # one hand's first two cards of a rank, 8 decks: (13 * 32 * 31) / (416 * 415)
+    assert data["pair_probability_one_hand"] == pytest.approx(13 * 32 * 31 / (416 * 415))
     edges = {k: round(v, 6) for k, v in data["house_edge"].items()}
     assert edges["banker"] == 0.010579
     assert edges["player"] == 0.012351

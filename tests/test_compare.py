@@ -238,8 +238,8 @@ def test_the_printed_table_has_the_metric_titles_in_order(runs: dict[str, Path])
     titles = [m.title for m in SUMMARY_METRICS]
     assert headers[0] == "configuration"
     assert headers[1:1 + len(titles)] == titles
-    assert headers[1 + len(titles):] == ["Mean net - flat", "95% interval", "Significant",
-                                         "Pairing"]
+    assert headers[1 + len(titles):] == ["Mean net: configuration - flat", "95% interval",
+                                         "Significant", "Pairing"]
     assert [str(c) for c in wide.columns[0].cells] == frame["label"].tolist()
     # narrower: the same columns, in the same order, over several blocks that fit
     blocks = comparison_tables(frame, width=80)

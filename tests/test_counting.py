@@ -24,7 +24,7 @@ from engine.deal import generate_coups
 from engine.odds import event_probabilities, expected_values, expected_values_batch
 from engine.replay import SessionPolicy, StrategyFault, replay
 from engine.rules import TableRules
-from strategies.base import Result, Strategy, Table, Wager
+from strategies.base import Result, Strategy, Table, TableState, Wager
 from strategies.builtins.counter import (
     CompositionCache,
     Counter,
@@ -191,7 +191,8 @@ def test_every_configuration_sees_the_same_counts_and_none_can_change_them() -> 
             table.seen[0, 0] = 99
             return Wager.on()
 
-    with pytest.raises(StrategyFault, match="raised ValueError in wager.*read-only"):
+    with pytest.raises(StrategyFault,
+                       match="wrote into its table in wager.*table.seen is read-only"):
         replay(coups, [Tamper()], rules)
 
 
@@ -199,7 +200,7 @@ def test_every_configuration_sees_the_same_counts_and_none_can_change_them() -> 
 
 
 def _banker_draws(banker: int, third: int | None) -> bool:
-    """The printed Banker drawing rules (DESIGN.md), given Player's third card (None: stood)."""
+    """The printed Banker drawing rules (docs/architecture.md), given Player's third card."""
     if third is None:
         return banker <= 5
     return {0: True, 1: True, 2: True, 3: third != 8, 4: 2 <= third <= 7,
@@ -364,10 +365,9 @@ def test_composition_cache_enumerates_each_composition_once() -> None:
 def table_with(remaining: np.ndarray, rules: TableRules, bankroll: list[float]) -> Table:
     """A strategy view whose sessions have ``remaining`` cards left (by value)."""
     n = remaining.shape[0]
-    table = Table(n, rules, np.array(bankroll, dtype=float), max_coups=1)
-    table.remaining = remaining
-    table.seen = full_shoe(rules.decks)[None, :] - remaining
-    return table
+    state = TableState(n, rules, np.array(bankroll, dtype=float), max_coups=1)
+    state.attach_cards(full_shoe(rules.decks)[None, :] - remaining, remaining)
+    return state.table
 
 
 def test_kelly_stake_between_base_and_max_stake() -> None:
@@ -480,6 +480,16 @@ def test_counter_realizes_the_mean_exact_ev_of_its_bets() -> None:
     assert_within(row, mean_ev)
     assert row.realized_edge_high - row.realized_edge_low < 0.3
     assert row.house_edge == pytest.approx(0.0758, abs=1e-4)  # ... the full shoe's is -7.6%
+    # The run prices the same bets itself: its expected edge is that mean exact EV, the
+    # verdict judges the realized edge against it (not against minus the house edge, which
+    # the interval excludes), and the difference from the full shoe is the count's gain.
+    assert row.expected_edge == pytest.approx(mean_ev, rel=1e-9)
+    assert row.realized_edge_low <= row.expected_edge <= row.realized_edge_high
+    assert row.edge_verdict == "inside"
+    assert not row.realized_edge_low <= -row.house_edge <= row.realized_edge_high
+    assert row.edge_gain == pytest.approx(mean_ev + row.house_edge, rel=1e-9)
+    sessions = result.sessions
+    assert sessions["expected_net"].sum() == pytest.approx((stakes * evs).sum(), rel=1e-9)
 
 
 def test_counter_parameters_and_refusals() -> None:

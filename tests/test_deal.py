@@ -1,4 +1,4 @@
-"""The drawing rules, worked by hand from DESIGN.md ("The game"), and checked at scale.
+"""The drawing rules, worked by hand from docs/architecture.md ("The game"), and checked at scale.
 
 Every expected hand below was worked out by hand from the printed rules:
 - values: A = 1, 2-9 face value, 10/J/Q/K = 0; a total is the sum mod 10;
@@ -345,7 +345,7 @@ def test_deal_sequences_deals_every_card_in_order(sequences: list[list[int]]):
 
 # --- a million generated coups against the exact 8-deck probabilities ------------------
 
-EXACT_8_DECKS = {BANKER: 0.458597, PLAYER: 0.446247, TIE: 0.095156}  # DESIGN.md
+EXACT_8_DECKS = {BANKER: 0.458597, PLAYER: 0.446247, TIE: 0.095156}  # published
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Flat bets over many generated shoes realise the exact house edges (DESIGN.md figures)."""
+"""Flat bets over many generated shoes realise the exact house edges (published figures)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from engine.backtest import backtest
 
-# Published exact 8-deck house edges (DESIGN.md), as fractions of the stake per hand.
+# Published exact 8-deck house edges, as fractions of the stake per hand.
 PUBLISHED = {"banker": 0.0106, "player": 0.0124, "tie": 0.1436}
 
 

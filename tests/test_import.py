@@ -2,7 +2,7 @@
 
 Expected values come from dealing (``generate_coups``, the reference), from hand-written
 files whose outcomes and totals are worked out by hand, and from the printed drawing rules
-(DESIGN.md), never from the importer itself.
+(docs/architecture.md, "The game"), never from the importer itself.
 """
 
 from __future__ import annotations
@@ -349,10 +349,16 @@ def test_drawing_violation_names_file_line_coup_and_how_many_more(tmp_path: Path
     ]) + "\n")
     with pytest.raises(InvalidCoupError) as err:
         import_files([path])
-    message = str(err.value)
-    assert message.startswith(f"{path}:3: shoe S1, coup 2: banker draws on 4 when player "
-                              f"stands, but stood (player A-5, banker K-4)")
-    assert "(and 2 more problems)" in message and "--keep-invalid" in message
+    lines = str(err.value).splitlines()
+    assert lines[0].startswith("3 problems in the recorded coups; pass --keep-invalid")
+    assert lines[1:] == [
+        f"  {path}:3: shoe S1, coup 2: banker draws on 4 when player stands, but stood "
+        f"(player A-5, banker K-4)",
+        f"  {path}:5: shoe S1, coup 4: player stands on 6 but drew a third card (player "
+        f"6-K-2, banker 7-K)",
+        f"  {path}:6: shoe S2, coup 1: banker stands on 4 after player's third card A "
+        f"(value 1), but drew a third card (player 2-2-A, banker 2-2-5)",
+    ]
 
 
 def test_natural_and_player_messages(tmp_path: Path) -> None:
@@ -509,9 +515,11 @@ def test_table_structure_errors(tmp_path: Path) -> None:
         "cards and hands": ("p1,p2,player,banker\n9,K,9-K,A-7\n", "both card columns and hand"),
         "coup goes down": ("shoe,coup,winner\nA,1,B\nA,3,P\nA,2,T\n",
                            r"x\.csv:4: coup 2 follows coup 3"),
-        "nothing recorded": ("shoe,winner\nA,B\nA,\n", r"x\.csv:3: a coup with no cards"),
+        "nothing recorded": ("shoe,winner\nA,B\nA,\n", r"x\.csv:3: shoe A, coup 2: no "
+                                                        r"outcome, no cards"),
         "ragged": ("shoe,winner\nA,B,C,D\n", r"x\.csv:2: 4 fields"),
-        "four-card hand": ("player,banker\n9-K-2-3,A-7\n", "has 4 cards"),
+        "four-card hand": ("player,banker\n9-K-2-3,A-7\n", r"x\.csv:2: shoe x\.csv:2, coup 1: "
+                           r"the player hand '9-K-2-3' has 4 cards"),
         "empty": ("shoe,winner\n", "no rows"),
     }
     for text, expected in cases.values():

@@ -3,7 +3,7 @@
 Published figures come from Wizard of Odds (Michael Shackleford's baccarat, EZ Baccarat and
 Lucky 6 pages: combination counts over 416*415*...*411 ordered six-card sequences, 8 decks),
 Eliot Jacobson's "Card Counting the Super Six Baccarat Side Bet" (commission-free house
-edges) and the DESIGN.md table. The brute force deals every ordered six-card sequence of
+edges) and the published table. The brute force deals every ordered six-card sequence of
 a small hand-built shoe in pure Python with its own drawing rules and payouts.
 """
 

@@ -26,7 +26,7 @@ from engine.backtest import (
     read_run_table,
 )
 from engine.deal import generate_coups
-from engine.errors import BaccaratError
+from engine.errors import BaccaratError, StrategyFault
 from engine.io.parquet import read_coups, read_metadata
 from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from engine.rules import TableRules
@@ -101,7 +101,7 @@ def test_the_summary_from_the_parts_agrees_with_the_sessions(reference: Path):
         assert row["risk_of_ruin"] == pytest.approx(mine["ruined"].mean())
         assert row["realized_edge"] == pytest.approx(mine["net"].sum() / mine["wagered"].sum())
     flat = result.summary.iloc[0]
-    assert flat["house_edge"] == pytest.approx(0.0106, abs=5e-5)  # DESIGN.md: Banker 1.06%
+    assert flat["house_edge"] == pytest.approx(0.0106, abs=5e-5)  # published: Banker 1.06%
 
 
 def test_the_summary_is_the_same_read_one_configuration_at_a_time(reference: Path,
@@ -265,3 +265,36 @@ def test_read_run_table_reads_one_configuration(reference: Path):
     assert set(one.column("config").to_pylist()) == {1}
     whole = BacktestResult.load(reference).ledger
     assert one.num_rows == int((whole["config"] == 1).sum())
+
+
+WRONG_SHAPE_PLUGIN = '''
+import numpy as np
+from strategies.base import Strategy, Wager
+
+
+class WrongShape(Strategy):
+    """Counts its chunk starts in a file, then stakes an array one too long."""
+    name = "wrong_shape"
+    marker: str = ""
+
+    def start(self, table):
+        with open(self.marker, "a") as f:
+            f.write("x")
+
+    def wager(self, table):
+        return Wager.on(banker=np.full(table.n + 1, 10.0))
+'''
+
+
+def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, cluster):
+    path = tmp_path / "wrong_shape.py"
+    path.write_text(WRONG_SHAPE_PLUGIN)
+    marker = tmp_path / "starts"
+    out = tmp_path / "run"
+    with pytest.raises(StrategyFault, match=r"^strategy 'wrong_shape:marker=.*coup 1.*"
+                       r"wager\(\) returned an array of shape \(11,\)") as error:
+        backtest(shoes=20, seed=1, strategies=[f"{path}:WrongShape:marker={marker}"],
+                 chunk_shoes=10, out=out, scheduler=cluster.scheduler_address)
+    assert not isinstance(error.value, ChunkFailed)
+    assert 1 <= len(marker.read_text()) <= 2  # two chunks, each started once at most
+    assert not out.exists()

@@ -115,3 +115,139 @@ def test_simple_and_array_forms_give_identical_ledgers():
     b = backtest(coups, [simple]).ledger
     columns = ["session", "coup", "banker", "player", "net", "bankroll"]
     assert np.array_equal(a[columns].to_numpy(), b[columns].to_numpy())
+
+
+# --------------------------------------------------------------------------- names, parameters
+
+UNNAMED_SOURCE = textwrap.dedent('''
+    import numpy as np
+    from strategies.base import Strategy, Wager
+
+    class EVPlayerAfterBanker(Strategy):
+        """Bet Player after a Banker win (no name given)."""
+
+        def wager(self, table):
+            return Wager.on(player=np.where(table.last_outcome == 0, self.base, 0.0))
+''')
+
+FLAT_IMPOSTOR = textwrap.dedent('''
+    from strategies.base import SimpleStrategy
+
+    class MyFlat(SimpleStrategy):
+        """Flat on Player, under the built-in flat's name."""
+        name = "flat"
+
+        def bet(self, view):
+            return {"player": self.base}
+''')
+
+
+def test_a_plugin_without_a_name_is_labelled_by_its_class_in_snake_case(tmp_path: Path):
+    path = tmp_path / "unnamed.py"
+    path.write_text(UNNAMED_SOURCE)
+    res = backtest(coups_from_outcomes(OUTCOMES), [f"{path}:EVPlayerAfterBanker"])
+    assert res.summary["strategy"].tolist() == ["ev_player_after_banker"]
+    assert set(res.ledger["strategy"]) == {"ev_player_after_banker"}
+    assert res.ledger["net"].tolist() == EXPECTED_NET
+
+
+def test_a_module_plugin_under_a_builtin_name_is_refused_naming_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "impostor_mod.py").write_text(FLAT_IMPOSTOR)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(StrategyError, match=r"^impostor_mod:MyFlat is named 'flat', which is "
+                       r"already strategies\.builtins\.progressions\.Flat; give MyFlat another "
+                       r"`name = \.\.\.`"):
+        expand_spec("impostor_mod:MyFlat")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_path_plugin_under_a_builtin_name_is_labelled_with_its_file(tmp_path: Path,
+                                                                      workers: int):
+    path = tmp_path / "my_flat.py"
+    path.write_text(FLAT_IMPOSTOR)
+    res = backtest(strategies=[f"{path}:MyFlat", "flat"], shoes=20, seed=4, chunk_shoes=10,
+                   workers=workers)
+    assert res.summary["strategy"].tolist() == ["flat@my_flat.py", "flat"]
+    ledger = res.ledger
+    assert set(ledger[ledger["config"] == 0]["strategy"]) == {"flat@my_flat.py"}
+    assert (ledger[ledger["config"] == 0]["player"] > 0).all()  # its own bets, not flat's
+
+
+def _install(tmp_path: Path, package: str, entry_points_text: str) -> None:
+    info = tmp_path / f"{package}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[baccarat.strategies]\n{entry_points_text}\n")
+
+
+def test_installed_plugins_under_a_taken_name_are_refused_naming_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "ep_twice_mod.py").write_text(PLUGIN_SOURCE + UNNAMED_SOURCE)
+    _install(tmp_path, "first-plugin", "after = ep_twice_mod:PlayerAfterBanker")
+    _install(tmp_path, "second-plugin", "after = ep_twice_mod:EVPlayerAfterBanker")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(StrategyError, match=r"two installed plugins are named 'after': "
+                       r"ep_twice_mod:.* \(package .*-plugin\) and ep_twice_mod:.*-plugin\)"):
+        load_class("after")
+
+
+def test_an_installed_plugin_under_a_builtin_name_is_refused_naming_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "ep_builtin_mod.py").write_text(PLUGIN_SOURCE)
+    _install(tmp_path, "shadow-plugin", "martingale = ep_builtin_mod:PlayerAfterBanker")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(StrategyError, match=r"the installed plugin ep_builtin_mod:"
+                       r"PlayerAfterBanker \(package shadow-plugin\) is named 'martingale', "
+                       r"which is the built-in strategies\.builtins\.progressions\.Martingale"):
+        load_class("flat")
+
+
+TYPED_SOURCE = textwrap.dedent('''
+    from typing import Literal
+
+    from strategies.base import SimpleStrategy
+
+    class Typed(SimpleStrategy):
+        """Parameters of every kind."""
+        cap: float | None = 5.0
+        skip_ties: bool = False
+        tag: str = "x"
+        side: Literal["banker", "player"] = "banker"
+        every: int = 1
+
+        def bet(self, view):
+            return {self.side: self.base}
+''')
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("cap=none", {"cap": None}), ("cap=null", {"cap": None}), ("cap=None", {"cap": None}),
+    ("cap=2.5", {"cap": 2.5}), ("skip_ties=yes", {"skip_ties": True}),
+    ("skip_ties=no", {"skip_ties": False}), ("skip_ties=1", {"skip_ties": True}),
+    ("skip_ties=0", {"skip_ties": False}), ("skip_ties=TRUE", {"skip_ties": True}),
+    ("tag=10", {"tag": "10"}), ("tag=none", {"tag": "none"}), ("every=3", {"every": 3}),
+    ("side=player", {"side": "player"}),
+])
+def test_plugin_parameters_parse_by_their_field_types(tmp_path: Path, text: str,
+                                                     expected: dict):
+    path = tmp_path / "typed.py"
+    path.write_text(TYPED_SOURCE)
+    (config,) = expand_spec(f"{path}:Typed:{text}")
+    assert {key: getattr(config, key) for key in expected} == expected
+    assert type(config.every) is int and config.name == "typed"
+
+
+def test_plugin_grids_and_refusals_parse_like_builtins(tmp_path: Path):
+    path = tmp_path / "typed.py"
+    path.write_text(TYPED_SOURCE)
+    grid = expand_spec(f"{path}:Typed:cap=[none,2],skip_ties=[yes,no]")
+    assert [(c.cap, c.skip_ties) for c in grid] == [(None, True), (None, False), (2, True),
+                                                     (2, False)]
+    with pytest.raises(StrategyError, match=r"invalid parameters .*skip_ties"):
+        expand_spec(f"{path}:Typed:skip_ties=maybe")
+    with pytest.raises(StrategyError, match=r"invalid parameters .*every"):
+        expand_spec(f"{path}:Typed:every=none")
+    # The built-ins read the same words the same way.
+    (martingale,) = expand_spec("martingale:max_doublings=none")
+    assert martingale.max_doublings is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -64,13 +66,24 @@ def test_stake_below_table_minimum_is_refused():
         run(["BB"], [5, 5])
 
 
-def test_short_bankroll_stop_means_ruin_before_the_coup():
-    # bankroll 50: lose 10 (40), lose 20 (20), next stake 40 cannot be covered -> ruined
+def test_short_bankroll_stop_means_busted_not_ruined():
+    # bankroll 50: lose 10 (40), lose 20 (20), next stake 40 cannot be paid -> busted; the
+    # 20 left still covers the table minimum of 10, so the session is not ruined
     res = run(["PPPB"], [10, 20, 40, 80], bankroll=50)
     row = res.sessions.iloc[0]
     assert len(res.ledger) == 2
-    assert (row.ruined, row.ruin_coup, row.stop_reason, row.final_bankroll) == (
-        True, 2, "ruin", 20.0)
+    assert (row.busted, row.ruined, row.ruin_coup, row.stop_reason, row.final_bankroll) == (
+        True, False, -1, "busted", 20.0)
+
+
+def test_bankroll_below_the_table_minimum_is_ruin():
+    # bankroll 25: lose 10 (15), lose 10 (5): 5 is below the minimum of 10 -> ruined at 2
+    res = run(["PPPB"], [10, 10, 10, 10], bankroll=25)
+    row = res.sessions.iloc[0]
+    assert (row.ruined, row.busted, row.ruin_coup, row.stop_reason, row.final_bankroll) == (
+        True, False, 2, "ruin", 5.0)
+    assert res.summary.iloc[0].risk_of_ruin == 1.0
+    assert res.summary.iloc[0].bust_rate == 0.0
 
 
 def test_short_bankroll_reduce_bets_what_is_left():
@@ -134,8 +147,13 @@ def test_impossible_stake_names_strategy_session_shoe_and_coup(value):
 
 
 def test_strategy_exception_is_reported_with_where():
-    with pytest.raises(StrategyFault, match=r"raises.*RuntimeError in wager\(\) at step 2"):
+    lines, first = inspect.getsourcelines(Raises.wager)
+    line = first + next(i for i, text in enumerate(lines) if "raise RuntimeError" in text)
+    with pytest.raises(StrategyFault) as err:
         backtest(coups_from_outcomes(["BBBB"]), [Raises()])
+    assert str(err.value).startswith(
+        f"strategy 'raises', session 0, shoe 0, coup 2: raised RuntimeError in wager() at "
+        f"tests/test_replay.py:{line}: boom")
 
 
 def test_side_bet_on_outcome_only_data_is_refused():

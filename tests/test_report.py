@@ -185,11 +185,17 @@ def test_histogram_bins_are_whole_multiples_of_the_stake() -> None:
 
 def test_report_sections_figures_and_tables(report3: str) -> None:
     page = Page(report3)
-    for heading in ("Baccarat backtest report", "Rules, dataset and configurations",
-                    "Table rules", "Dataset and sessions", "Configurations", "Summary",
-                    "Realized edge beside the exact house edge", "Comparison",
-                    "Difference in mean net", "flat", "martingale", "follow"):
+    for heading in ("Baccarat backtest report", "Verdict", "Summary",
+                    "Rules, dataset and configurations", "Table rules",
+                    "Dataset and sessions", "Configurations", "flat", "martingale", "follow"):
         assert heading in page.headings, heading
+    # the verdict comes first, then the overlays, then the summary, then the setup
+    order = [report3.find(f'id="{name}"') for name in ("verdict", "overlays", "summary",
+                                                        "setup", "config-0")]
+    assert all(p > 0 for p in order) and order == sorted(order)
+    # the setup of one run is shown once: one rules table, one dataset table
+    assert report3.count("<h3>Table rules</h3>") == 1
+    assert report3.count("<h3>Dataset and sessions</h3>") == 1
     # per configuration: fan, final net, drawdown, ruin; plus two overlays
     assert page.tags.get("figure") == 3 * 4 + 2
     assert page.figures_with_svg == 3 * 4 + 2
@@ -306,3 +312,20 @@ def test_figures_keep_text_as_text(report3: str) -> None:
     # no glyph outlines embedded: labels are <text> drawn in the viewer's own sans-serif
     assert re.search(r"<text[^>]*>[^<]*coup in session", report3)
     assert "<font" not in report3 and "glyph" not in report3
+
+
+def test_runs_that_share_their_setup_show_it_once(tmp_path: Path) -> None:
+    folders = []
+    for i, spec in enumerate(["flat", "martingale", "paroli", "flat:side=player"]):
+        folders.append(tmp_path / f"r{i}")
+        backtest(strategies=[spec], shoes=40, seed=8, out=folders[-1], ledger=False)
+    text = render_report(folders)
+    assert text.count("<h3>Table rules</h3>") == 1
+    assert text.count("<h3>Dataset and sessions</h3>") == 1
+    assert "<h3>Run " not in text
+    # the verdict judges each realized edge against its own expected edge, beside the
+    # full-shoe house edge, and says whose difference it is
+    verdict = text[text.find('id="verdict"'):text.find('id="overlays"')]
+    assert "expected edge" in verdict and "full-shoe house edge" in verdict
+    assert "mean net: configuration - r0/flat" in verdict
+    assert "-1.058%" in verdict and "-1.235%" in verdict  # Banker and Player, expected

@@ -1,7 +1,7 @@
 """Roads: bead plate, big road with dragon tails, derived roads, and the vectorised state.
 
-Expected values below were worked out by hand from the rules in DESIGN.md; the working is
-in the comments next to each assertion.
+Expected values below were worked out by hand from the rules in docs/architecture.md
+("Roads"); the working is in the comments next to each assertion.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Side bets: settlement from hand-made coups, refusals, and realized vs exact house edges.
 
-Payouts are worked out by hand from the printed rules (DESIGN.md): pairs 11:1 on the
+Payouts are worked out by hand from the printed rules (docs/architecture.md): pairs 11:1 on the
 first two cards of a hand being the same *rank*; EZ: Dragon 7 (Banker wins with a
 three-card 7) 40:1 and the Banker bet pushes on it, Panda 8 (Player wins with a three-card
 8) 25:1; Super 6: the side bet pays 12:1 on a Banker win with 6, and the Banker bet pays

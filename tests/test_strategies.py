@@ -19,7 +19,15 @@ from engine.coups import BANKER, PLAYER, TIE, coups_from_outcomes
 from engine.roads import RoadState
 from engine.rules import TableRules
 from strategies import builtins  # noqa: F401  (registers the built-ins)
-from strategies.base import Dealt, Result, SessionView, SimpleStrategy, Strategy, Table
+from strategies.base import (
+    Dealt,
+    Result,
+    SessionView,
+    SimpleStrategy,
+    Strategy,
+    Table,
+    TableState,
+)
 from strategies.builtins.progressions import Martingale
 from strategies.registry import (
     StrategyError,
@@ -59,18 +67,19 @@ def drive(strategy: Strategy, sessions: list[str]) -> list[str]:
                 position += 1
         new_shoe_at.append(marks | {0})
     n = len(sessions)
-    table = Table(n, TableRules(), np.full(n, 1000.0), max_coups=width)
+    state = TableState(n, TableRules(), np.full(n, 1000.0), max_coups=width)
+    table = state.table
     if strategy.needs_roads:
-        table.roads = RoadState(n)
+        state.attach_roads(RoadState(n))
     strategy.start(table)
     shown: list[list[str]] = [[] for _ in range(n)]
     for t in range(width):
         chars = [s[t] for s in steps]
         played = np.array([c != "." for c in chars])
         outcome = np.array([CODE.get(c, PLAYER) for c in chars], dtype=np.int8)
-        table.new_shoe = np.array([t in marks for marks in new_shoe_at]) & played
-        if table.roads is not None and table.new_shoe.any():
-            table.roads.reset(table.new_shoe)
+        state.set(new_shoe=np.array([t in marks for marks in new_shoe_at]) & played)
+        if state.roads is not None and state.new_shoe.any():
+            state.roads.reset(state.new_shoe)
         wager = strategy.wager(table)
         net = np.zeros(n)
         staked = np.zeros(n)
@@ -84,13 +93,13 @@ def drive(strategy: Strategy, sessions: list[str]) -> list[str]:
                     net[i] += stake * UNIT_NET[kind][outcome[i]]
             if played[i]:
                 shown[i].append("+".join(sorted(bets)) or "-")
-        table.bankroll = table.bankroll + net
+        state.set(bankroll=state.bankroll + net)
         # What the replay engine does after a coup: roads, history, then settle.
-        if table.roads is not None:
-            table.roads.append(outcome, played)
-        table._history[:, t] = np.where(played, outcome, -1)
-        table.advance(outcome, played)
-        table.coup = table.coup + played
+        if state.roads is not None:
+            state.roads.append(outcome, played)
+        state.history[:, t] = np.where(played, outcome, -1)
+        state.advance(outcome, played)
+        state.set(coup=state.coup + played)
         dealt = Dealt(coups_from_outcomes(["".join("BPT"[o] for o in outcome)]), np.arange(n),
                       with_cards=False)
         strategy.settle(table, Result(dealt=dealt, net=net, staked=staked, played=played))
@@ -273,8 +282,9 @@ def test_road_picks_the_side_matching_the_last_colour(road: str, k: int) -> None
     stub = _StubRoads(last=[1, -1, 0, 1, 1], if_banker=[1, 1, 1, 0, -1],
                       if_player=[-1, -1, -1, 0, 1])
     (strategy,) = expand_spec(f"road:road={road},base=15")
-    table = Table(5, TableRules(), np.full(5, 1000.0), max_coups=1)
-    table.roads = stub  # type: ignore[assignment]
+    state = TableState(5, TableRules(), np.full(5, 1000.0), max_coups=1)
+    state.attach_roads(stub)  # type: ignore[arg-type]
+    table = state.table
     strategy.start(table)
     stakes = strategy.wager(table).stakes
     assert stub.asked == {k}
@@ -333,8 +343,9 @@ def test_unplayed_steps_change_nothing(spec: str) -> None:
 def test_stakes_are_returned_for_inactive_sessions() -> None:
     """Masking inactive sessions is the engine's job: the strategy still quotes a stake."""
     (strategy,) = expand_spec("martingale")
-    table = Table(3, TableRules(), np.full(3, 1000.0), max_coups=1)
-    table.active[1] = False
+    state = TableState(3, TableRules(), np.full(3, 1000.0), max_coups=1)
+    state.set(active=np.array([True, False, True]))
+    table = state.table
     strategy.start(table)
     assert strategy.wager(table).stakes["banker"].tolist() == [10, 10, 10]
 

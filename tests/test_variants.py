@@ -2,7 +2,7 @@
 
 ``engine.replay.replay(..., config_rules=[standard, ez, super6])`` plays the same shoes
 once, each configuration paid by its own table. The payouts are worked out by hand from
-the printed rules (DESIGN.md): standard Banker pays 0.95; EZ pays Banker 1:1 but pushes a
+the printed rules (docs/architecture.md): standard Banker pays 0.95; EZ pays Banker 1:1 but pushes a
 Banker win with a three-card 7; Super 6 pays Banker 1:1 but 1:2 on a Banker win with 6.
 """
 

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table as RichTable
 
-from strategies.registry import available_strategies, describe
-
-from ..backtest import backtest as run_backtest
-from ..parallel import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT
+from ..errors import BaccaratError
 from . import app
 from .common import (
+    CONNECT_TIMEOUT,
+    NO_WORKERS_TIMEOUT,
     Commission,
+    Debug,
     Decks,
     Force,
+    NoTable,
     NoWorkersTimeout,
     Quiet,
     Resume,
@@ -33,11 +35,32 @@ from .common import (
     build_rules,
     console,
     done,
+    err_console,
     local_workers,
     progress_bar,
     reports_errors,
 )
-from .tables import summary_tables
+
+
+def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Path:
+    """Say once that the dataset holds flagged coups; with ``skip``, the dataset without
+    their shoes (in a temporary folder that lives as long as ``stack``)."""
+    from ..io.importers.flagged import flagged_shoes, without_shoes
+
+    count, bad = flagged_shoes(coups)
+    if not count:
+        return coups
+    what = (f"{count:,} flagged coup{'s' if count > 1 else ''} (valid=False) in "
+            f"{bad.size:,} shoe{'s' if bad.size > 1 else ''}")
+    if not skip:
+        err_console.print(f"[yellow]notice:[/] {coups} holds {what}; they are played as "
+                          f"recorded (--skip-invalid-shoes leaves those shoes out)",
+                          highlight=False, soft_wrap=True)
+        return coups
+    err_console.print(f"[yellow]notice:[/] {coups} holds {what}; leaving those shoes out "
+                      f"(--skip-invalid-shoes)", highlight=False, soft_wrap=True)
+    folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="baccarat-valid-"))
+    return without_shoes(coups, bad, folder)
 
 
 @app.command()
@@ -51,16 +74,24 @@ def backtest(
     seed: Annotated[int, typer.Option(
         min=0, max=2**64 - 1, help="seed for generated shoes")] = 0,
     out: Annotated[Path, typer.Option(help="run folder to write")] = Path("run"),
-    bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
-    session_shoes: Annotated[int, typer.Option(min=1, help="shoes per session")] = 1,
+    bankroll: Annotated[float, typer.Option(
+        help="starting bankroll per session (at least the table minimum)")] = 1000.0,
+    session_shoes: Annotated[int, typer.Option(
+        min=1, help="shoes per session (at most the shoes in the dataset)")] = 1,
     when_short: Annotated[str, typer.Option(
-        help="when the bankroll cannot cover the stake: stop (ruin) or reduce")] = "stop",
+        help="when the bankroll cannot pay the stake asked for: stop (the session is "
+        "busted) or reduce (stake what is left)")] = "stop",
     stop_loss: Annotated[float | None, typer.Option(
-        help="stop a session after losing this")] = None,
+        help="stop a session once it has lost this much (a positive amount)")] = None,
     win_goal: Annotated[float | None, typer.Option(
-        help="stop a session after winning this")] = None,
-    max_coups: Annotated[int | None, typer.Option(help="stop a session after N coups")] = None,
+        help="stop a session once it has won this much (a positive amount)")] = None,
+    max_coups: Annotated[int | None, typer.Option(
+        help="stop a session after N coups (N at least 1)")] = None,
     ledger: Annotated[str, typer.Option(help="full (write ledger.parquet) or none")] = "full",
+    expected: Annotated[str, typer.Option(
+        help="how each coup's expected net is priced: auto (the cards left in the shoe for "
+        "strategies that see the cards, the full shoe for the others) or exact (the cards "
+        "left for every strategy; card-level datasets; slower)")] = "auto",
     rules_file: Annotated[list[Path] | None, typer.Option(
         "--rules", help="TOML or JSON rules file; repeat it to play every strategy under "
         "each rule set over the same shoes")] = None,
@@ -79,7 +110,13 @@ def backtest(
     no_workers_timeout: NoWorkersTimeout = NO_WORKERS_TIMEOUT,
     resume: Resume = False,
     quiet: Quiet = False,
+    no_table: NoTable = False,
     force: Force = False,
+    skip_invalid_shoes: Annotated[bool, typer.Option(
+        "--skip-invalid-shoes",
+        help="leave out every shoe of the dataset holding a coup flagged valid=False (kept "
+             "by import --keep-invalid)")] = False,
+    debug: Debug = False,
 ) -> None:
     """Play strategies over a dataset and write the ledger, sessions, summary and run.json.
 
@@ -88,15 +125,21 @@ def backtest(
     chunk. run.json is written last: an interrupted run keeps its finished chunks and
     --resume finishes it.
     """
+    from ..backtest import backtest as run_backtest
+    from .tables import summary_tables
+
     if ledger not in ("full", "none"):
-        raise typer.BadParameter("--ledger must be full or none")
+        raise BaccaratError(f"--ledger {ledger}: expected full or none")
     flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
              "variant": variant, "table_min": table_min, "table_max": table_max}
     files: list[Path | None] = list(rules_file) if rules_file else [None]
     rule_sets = [build_rules(path, **flags) for path in files]
     rules = rule_sets[0]
     started = time.perf_counter()
-    with progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
+    stack = contextlib.ExitStack()
+    if coups is not None and coups.exists():
+        coups = _flagged_notice(coups, skip_invalid_shoes, stack)
+    with stack, progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
         task = progress.task_ids[0]
         coups_done = 0
 
@@ -121,9 +164,11 @@ def backtest(
             rule_sets=rule_sets if len(rule_sets) > 1 else None,
             backend_options={"connect_timeout": scheduler_timeout,
                              "no_workers_timeout": no_workers_timeout},
+            expected=expected,
         )
-    if not quiet:
-        title = rules.label() if len(rule_sets) == 1 else f"{len(rule_sets)} rule sets"
+    if not no_table:
+        used = result.summary["rules"].unique()  # the rules played, the dataset's shoe rules
+        title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
         for table in summary_tables(result.summary, console.width, f"Backtest: {title}"):
             console.print(table)
     counts = result.info["counts"]
@@ -134,6 +179,10 @@ def backtest(
 @app.command()
 def strategies() -> None:
     """List the available strategies with their parameters, defaults and descriptions."""
+    from rich.table import Table as RichTable
+
+    from strategies.registry import available_strategies, describe
+
     table = RichTable(title="Strategies", header_style="bold", show_lines=True)
     table.add_column("name", style="bold")
     table.add_column("description")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -20,9 +22,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import BaccaratError, DiskFullError
-from ..parallel import cap_workers, stop_on_sigterm
-from ..rules import TableRules, load_rules, rules_from_mapping
+from ..errors import BaccaratError, DiskFullError, debug_requested, full_traceback
+
+if TYPE_CHECKING:
+    from ..rules import TableRules
 
 console = Console()
 err_console = Console(stderr=True)
@@ -38,14 +41,24 @@ CutCard = Annotated[int | None, typer.Option("--cut-card", help="cards behind th
 Burn = Annotated[str | None, typer.Option(help="burn procedure: standard, none or fixed")]
 TableMin = Annotated[float | None, typer.Option("--table-min", help="table minimum stake")]
 TableMax = Annotated[float | None, typer.Option("--table-max", help="table maximum stake")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (the results "
+                                     "are still printed; see --no-table)")]
+NoTable = Annotated[bool, typer.Option("--no-table", help="do not print the results table "
+                                       "(the closing line still says what was written)")]
 Force = Annotated[bool, typer.Option("--force", help="overwrite an existing output")]
+Debug = Annotated[bool, typer.Option(
+    "--debug", help="on an error, print the full traceback (a strategy's included) instead "
+    "of one line; BACCARAT_DEBUG=1 does the same for every command")]
 Workers = Annotated[int | None, typer.Option(
     "--workers", min=1, help="worker processes running chunks (default: all cores, or "
     "this process alone for fewer than 10,000 shoes)")]
 Scheduler = Annotated[str | None, typer.Option(
     "--scheduler", help="run the chunks on the Dask cluster at this address "
     "(tcp://host:8786); needs the dask extra and a folder every worker can write")]
+#: The defaults of the two Dask timeouts (``engine.parallel.CONNECT_TIMEOUT`` and
+#: ``NO_WORKERS_TIMEOUT``; not imported, to keep the command line quick to start).
+CONNECT_TIMEOUT = 5.0
+NO_WORKERS_TIMEOUT = 60.0
 SchedulerTimeout = Annotated[float, typer.Option(
     "--scheduler-timeout", min=0.1, help="seconds to wait for the --scheduler to answer")]
 NoWorkersTimeout = Annotated[float, typer.Option(
@@ -58,6 +71,8 @@ Resume = Annotated[bool, typer.Option(
 
 def build_rules(rules_file: Path | None = None, **flags: Any) -> TableRules:
     """Rules from an optional file, with the flags given on the command line on top."""
+    from ..rules import load_rules, rules_from_mapping
+
     overrides = {key: value for key, value in flags.items() if value is not None}
     if rules_file is not None:
         return load_rules(rules_file, overrides)
@@ -69,14 +84,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def reports_errors(func: F) -> F:
     """Turn bad-input errors and a full disk into one red line on stderr and exit code 2,
-    and an interruption (Ctrl-C, SIGTERM) into one line saying what was kept, exit 130."""
+    and an interruption (Ctrl-C, SIGTERM) into one line saying what was kept, exit 130.
+
+    With ``--debug`` (a ``debug`` parameter of the command) or ``BACCARAT_DEBUG=1`` the
+    full traceback is printed first: for a strategy's error, the strategy's own.
+    """
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        stop_on_sigterm()
+        _stop_on_sigterm()
         try:
             return func(*args, **kwargs)
         except (BaccaratError, FileNotFoundError, DiskFullError) as exc:
+            if kwargs.get("debug") or debug_requested():
+                err_console.print(full_traceback(exc), highlight=False, soft_wrap=True,
+                                  markup=False)
             err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
         except KeyboardInterrupt as exc:
@@ -87,11 +109,24 @@ def reports_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _stop_on_sigterm() -> None:
+    """Make SIGTERM stop the command as Ctrl-C does (``KeyboardInterrupt``), so a run ended
+    by ``kill`` stops its workers and says what it kept (from the main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _sigterm)
+
+
+def _sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def local_workers(workers: int | None, scheduler: str | None) -> int | None:
     """``--workers`` capped at this machine's cores (with a note) unless a Dask
     ``--scheduler`` runs the chunks."""
     if workers is None or scheduler:
         return workers
+    from ..parallel import cap_workers
+
     capped, note = cap_workers(workers)
     if note:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)

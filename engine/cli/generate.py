@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from ..parallel import CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT, default_workers, generate_dataset
 from . import app
 from .common import (
+    CONNECT_TIMEOUT,
+    NO_WORKERS_TIMEOUT,
     Burn,
     Commission,
     CutCard,
@@ -52,6 +53,15 @@ def generate(
     chunk: Annotated[int | None, typer.Option(
         min=1, help="shoes per chunk and part (bounds memory; default 50000, or the "
         "interrupted run's with --resume)")] = None,
+    shuffle: Annotated[str, typer.Option(
+        "--shuffle", help="shuffle model: uniform; riffle:K (also riffle:K:strip, "
+        "riffle:K:cut, riffle:K:strip:cut): each shoe is the previous shoe's discards after "
+        "K riffles; csm: a continuous shuffling machine")] = "uniform",
+    table_shoes: Annotated[int | None, typer.Option(
+        "--table-shoes", min=1, help="riffle: consecutive shoes per table, the first "
+        "shuffled uniformly (default 8)")] = None,
+    coups_per_shoe: Annotated[int | None, typer.Option(
+        "--coups-per-shoe", min=1, help="csm: coups per shoe (default 80)")] = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
     scheduler_timeout: SchedulerTimeout = CONNECT_TIMEOUT,
@@ -64,8 +74,13 @@ def generate(
 
     The dataset is written chunk by chunk into the folder OUT (part-00000.parquet, ...),
     which pandas, pyarrow, DuckDB and every baccarat command read as one table. An
-    interrupted run keeps its finished parts: --resume finishes it.
+    interrupted run keeps its finished parts: --resume finishes it. --shuffle deals
+    the shoes from a model of a real shuffle instead of a perfect one.
     """
+    from ..parallel import default_workers, generate_dataset
+    from ..shuffles import parse_shuffle
+
+    model = parse_shuffle(shuffle, table_shoes, coups_per_shoe)
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     started = time.perf_counter()
@@ -82,7 +97,7 @@ def generate(
         document = generate_dataset(
             out, shoes=shoes, seed=seed, rules=rules, chunk_shoes=chunk,
             workers=local_workers(workers, scheduler) or default_workers(),
-            scheduler=scheduler, force=force, resume=resume, progress=advance,
+            scheduler=scheduler, force=force, resume=resume, progress=advance, shuffle=model,
             backend_options={"connect_timeout": scheduler_timeout,
                              "no_workers_timeout": no_workers_timeout})
     elapsed = time.perf_counter() - started

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..io.importers import FORMATS, import_files, sequence_rules
-from ..io.importers.detect import check_format_name
-from ..io.parquet import check_output_free, write_coups
+from ..errors import BaccaratError
+from ..io.importers.formats import FIELD_NAMES, FORMATS
 from . import app
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..coups import Coups
+    from ..io.importers.importer import ImportReport
+    from ..io.importers.readers import ReadOptions
+    from ..rules import TableRules
+
 from .common import (
     Burn,
     Commission,
@@ -22,6 +30,7 @@ from .common import (
     TiePays,
     VariantOpt,
     build_rules,
+    console,
     done,
     err_console,
     progress_bar,
@@ -29,7 +38,11 @@ from .common import (
 )
 
 _FORMAT_HELP = ("force the format of every file: " + ", ".join(FORMATS)
-                + " (default: detected per file; see data/README.md)")
+                + " or an installed reader (default: detected per file; see --formats "
+                  "and data/README.md)")
+_COLUMN_HELP = ("map a field to a source column or dotted JSON name, e.g. "
+                "outcome='Winning Outcome', player_cards=playerHand.cards, shoe=tableId,shoe "
+                "(repeatable; fields: " + ", ".join(FIELD_NAMES) + ")")
 
 
 def _plural(count: int, word: str) -> str:
@@ -47,11 +60,27 @@ _HELP = (
 @app.command("import", help=_HELP)
 @reports_errors
 def import_command(
-    files: Annotated[list[Path], typer.Argument(
-        help="recorded files: scorecards, coup records (CSV, JSON, Parquet), card sequences",
-        metavar="FILE", show_default=False)],
+    files: Annotated[list[Path] | None, typer.Argument(
+        help="recorded files: scorecards, coup records (CSV, JSON, Parquet, xlsx, SQLite), "
+             "message logs, card sequences", metavar="FILE", show_default=False)] = None,
     out: Annotated[Path, typer.Option(help="output coups Parquet file")] = Path("coups.parquet"),
     format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
+    column: Annotated[list[str] | None, typer.Option(
+        "--column", metavar="FIELD=SOURCE", help=_COLUMN_HELP)] = None,
+    records: Annotated[str | None, typer.Option(
+        "--records", metavar="PATH",
+        help="dotted path of the list of coups in a JSON document or message "
+             "(e.g. data.results), when there are several")] = None,
+    sheet: Annotated[str | None, typer.Option(
+        help="sheet of an .xlsx workbook (default: the only one with known columns)")] = None,
+    table: Annotated[str | None, typer.Option(
+        help="table of a SQLite database (default: the only one with known columns)")] = None,
+    list_formats: Annotated[bool, typer.Option(
+        "--formats", help="list every reader, built-in and installed, and exit")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="print what the import would do (formats, column mapping, shoes, "
+                          "coups, flagged coups, warnings, the first coups) and write "
+                          "nothing")] = False,
     keep_invalid: Annotated[bool, typer.Option(
         "--keep-invalid",
         help="keep coups that break the drawing rules or disagree with their cards, "
@@ -67,30 +96,139 @@ def import_command(
     force: Force = False,
 ) -> None:
     """Import recorded shoes into a coups table (see ``engine.io.importers.import_files``)."""
+    from ..io.importers.dataset import import_dataset
+    from ..io.importers.detect import check_format_name
+    from ..io.importers.importer import ImportReport
+    from ..io.importers.layout import parse_mapping
+    from ..io.importers.readers import ReadOptions
+
+    if list_formats:
+        _print_formats()
+        return
+    if not files:
+        raise BaccaratError("no files to import (give FILE..., or --formats to list the "
+                            "readers)")
+    options = ReadOptions(columns=parse_mapping(column), records=records, sheet=sheet,
+                          table=table)
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     if format is not None:
         check_format_name(format)
-    check_output_free(out, force)
-    formats: list[str] = []
-    with progress_bar("import", len(files), "files", quiet) as progress:
+    report = ImportReport()
+    with progress_bar("import", len(files), "files", quiet or dry_run) as progress:
         task = progress.task_ids[0]
 
         def advance(path: Path, file_format: str) -> None:
-            formats.append(file_format)
             progress.update(task, advance=1, rate=path.name)
 
-        coups = import_files(files, format=format, rules=rules, keep_invalid=keep_invalid,
-                             on_file=advance)
-    invalid = int((~coups.valid).sum()) if coups.valid is not None else 0
-    stored_rules, _ = sequence_rules(rules)
-    write_coups(coups, out, stored_rules, source="import",
-                files=[str(f) for f in files], formats=formats,
-                keep_invalid=keep_invalid, invalid_coups=invalid)
+        if dry_run:
+            _dry_run(files, format, rules, keep_invalid, advance, options, report, out)
+            return
+        document = import_dataset(files, out, format=format, rules=rules,
+                                  keep_invalid=keep_invalid, options=options, report=report,
+                                  force=force, on_file=advance)
+    _print_warnings(report)
+    invalid = int(document["invalid_coups"])
     if invalid:
         err_console.print(
             f"[yellow]warning:[/] kept {_plural(invalid, 'invalid coup')} "
-            f"(valid=False in {out})", highlight=False, soft_wrap=True)
-    shoes = int(coups.shoe_ids().size)
-    done(f"imported {_plural(len(coups), 'coup')} from {_plural(shoes, 'shoe')} "
-         f"({_plural(len(files), 'file')}) to {out}")
+            f"(valid=False in {out}: {_flagged(report)})", highlight=False, soft_wrap=True)
+    if report.dropped:
+        err_console.print(
+            f"[yellow]warning:[/] dropped {_plural(report.dropped, 'coup')} with no outcome, "
+            f"no cards and not both totals", highlight=False, soft_wrap=True)
+    done(f"imported {_plural(int(document['coups']), 'coup')} from "
+         f"{_plural(int(document['shoes']), 'shoe')} ({_plural(len(files), 'file')}) to {out}")
+
+
+def _print_formats() -> None:
+    """One line per reader: its name, where it comes from, what it reads."""
+    from ..io.importers.readers import readers
+
+    for reader in readers().values():
+        origin = "" if reader.origin == "built-in" else f" [{reader.origin}]"
+        console.print(f"{reader.name:<10} {reader.description}{origin}", highlight=False,
+                      soft_wrap=True, markup=False)
+
+
+#: Warnings shown in full (the rest are counted).
+_SHOWN_WARNINGS = 20
+
+
+def _print_warnings(report: ImportReport) -> None:
+    """The import's warnings (gaps, skipped lines...) on stderr, the first twenty in full."""
+    for text in report.warnings[:_SHOWN_WARNINGS]:
+        err_console.print(f"[yellow]warning:[/] {text}", highlight=False, soft_wrap=True,
+                          markup=True)
+    rest = len(report.warnings) - _SHOWN_WARNINGS
+    if rest > 0:
+        err_console.print(f"[yellow]warning:[/] ... and {_plural(rest, 'more warning')}",
+                          highlight=False, soft_wrap=True)
+
+
+def _flagged(report: ImportReport) -> str:
+    return ", ".join(f"{count:,} {why}" for why, count in report.flagged.most_common())
+
+
+def _dry_run(files: list[Path], format: str | None, rules: TableRules, keep_invalid: bool,
+             on_file: Callable[[Path, str], None], options: ReadOptions,
+             report: ImportReport, out: Path) -> None:
+    """Read and check everything, keep the first coups, print what would be written."""
+    from ..coups import Coups
+    from ..io.importers.importer import iter_checked
+
+    first: list[Coups] = []
+    coups = shoes = invalid = 0
+    for part in iter_checked(files, format, rules, keep_invalid, on_file, options, report):
+        coups += len(part)
+        shoes += int(part.shoe_ids().size)
+        invalid += int((~part.valid).sum()) if part.valid is not None else 0
+        if sum(len(h) for h in first) < 5:
+            first.append(part.take(slice(0, 5)))
+    if report.problems and not keep_invalid:
+        raise report.error()
+    _print_dry_run(Coups.concat(first).take(slice(0, 5)), coups, shoes, report, out, invalid)
+
+
+def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, out: Path,
+                   invalid: int) -> None:
+    """What the import would write, without writing it."""
+    import numpy as np
+    import pandas as pd
+
+    from ..io.importers.layout import FIELDS
+    from ..io.importers.writers import card_text
+
+    field_of = {role: name for name, role in FIELDS.items()}
+    for file in report.files:
+        mapping = ", ".join(f"{field_of.get(role, role)} <- {column!r}"
+                            for role, column in file.mapping.items())
+        console.print(f"{file.path}: format {file.format}; columns: {mapping or 'none'}; "
+                      f"{_plural(file.shoes, 'shoe')}, {_plural(file.coups, 'coup')}",
+                      highlight=False, soft_wrap=True, markup=False)
+    console.print(f"would import {_plural(coups, 'coup')} from {_plural(shoes, 'shoe')} "
+                  f"({_plural(len(report.files), 'file')}) to {out}; nothing written",
+                  highlight=False, soft_wrap=True, markup=False)
+    if invalid:
+        console.print(f"flagged: {_plural(invalid, 'coup')} ({_flagged(report)})",
+                      highlight=False, soft_wrap=True, markup=False)
+    if report.dropped:
+        console.print(f"dropped: {_plural(report.dropped, 'coup')} with no outcome",
+                      highlight=False, markup=False)
+    for text in report.warnings[:_SHOWN_WARNINGS]:
+        console.print(f"warning: {text}", highlight=False, soft_wrap=True, markup=False)
+    if len(report.warnings) > _SHOWN_WARNINGS:
+        console.print(f"warning: ... and {len(report.warnings) - _SHOWN_WARNINGS:,} more",
+                      highlight=False, markup=False)
+    spelled = card_text(head.cards)
+    frame = pd.DataFrame({
+        "shoe": head.shoe, "label": head.label, "coup": head.coup,
+        **({"recorded_coup": head.recorded_coup} if head.recorded_coup is not None else {}),
+        "player": ["-".join(c for c in row[:3] if c) for row in spelled],
+        "banker": ["-".join(c for c in row[3:] if c) for row in spelled],
+        "player_total": head.player_total, "banker_total": head.banker_total,
+        "outcome": np.array(["B", "P", "T"])[head.outcome],
+        "valid": head.valid,
+    })
+    console.print(frame.to_string(index=False), highlight=False, markup=False,
+                  soft_wrap=True)

@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from ..odds import (
-    OddsError,
-    bets_offered,
-    check_counts,
-    house_edges,
-    outcome_probabilities,
-    shoe_rank_counts,
-)
-from ..odds.bets import SUPER6_BANKER_SIX_PAYS
-from ..odds.enumeration import OutcomeProbabilities
-from ..rules import TableRules, rules_from_mapping
 from . import app
 from .common import (
     Commission,
@@ -31,6 +20,10 @@ from .common import (
     console,
     reports_errors,
 )
+
+if TYPE_CHECKING:
+    from ..odds.enumeration import OutcomeProbabilities
+    from ..rules import TableRules
 
 #: The rule sets ``--compare`` puts side by side (on top of the pays given by the flags).
 COMPARE_RULES: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -64,6 +57,8 @@ Remaining = Annotated[
 
 def parse_remaining(text: str, decks: int) -> list[int]:
     """Parse ``--remaining`` into 10 counts by value; refuse what ``decks`` decks cannot hold."""
+    from ..odds import OddsError, check_counts
+
     parts = [part.strip() for part in text.split(",")]
     if len(parts) != 10:
         raise OddsError(
@@ -84,6 +79,8 @@ def parse_remaining(text: str, decks: int) -> list[int]:
 
 def _pays(kind: str, rules: TableRules) -> str:
     """The payout of ``kind`` as printed on the layout."""
+    from ..odds.bets import SUPER6_BANKER_SIX_PAYS
+
     if kind == "banker":
         if rules.variant == "ez":
             return "1:1, 3-card 7 pushes"
@@ -111,8 +108,9 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
                 remaining: list[int] | None) -> None:
     where = (f"{sum(remaining)} cards left of a {rules.decks}-deck shoe" if remaining
              else f"full shoe of {rules.decks} decks")
-    outcomes = Table(title=f"Exact probabilities, {where}", title_justify="left")
-    outcomes.add_column("Outcome")
+    outcomes = Table(title=f"Exact probabilities of the next coup, {where}",
+                     title_justify="left")
+    outcomes.add_column("Event (one coup)")
     outcomes.add_column("Probability", justify="right")
     for label, value in (
         ("Banker wins", probs.banker), ("Player wins", probs.player), ("Tie", probs.tie),
@@ -120,12 +118,13 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
         ("Player wins with a three-card 8", probs.player_three_card_8),
         ("Banker wins with a two-card 6", probs.banker_two_card_6),
         ("Banker wins with a three-card 6", probs.banker_three_card_6),
-        ("Pair (either hand's first two cards)", probs.pair),
+        ("Player pair: Player's first two cards of one rank", probs.pair),
+        ("Banker pair: Banker's first two cards of one rank", probs.pair),
     ):
         outcomes.add_row(label, f"{value:.6f}")
-    bets = Table(title=f"House edge, {rules.label()}", title_justify="left")
-    for column, justify in (("Bet", "left"), ("Pays", "left"), ("P(win)", "right"),
-                            ("House edge", "right")):
+    bets = Table(title=f"Each bet on one coup, {rules.label()}", title_justify="left")
+    for column, justify in (("Bet", "left"), ("Pays", "left"), ("P(bet wins)", "right"),
+                            ("House edge (loss per unit staked)", "right")):
         bets.add_column(column, justify=justify)  # type: ignore[arg-type]
     for kind, edge in edges.items():
         bets.add_row(_TITLES[kind], _pays(kind, rules), f"{_p_win(kind, probs):.6f}",
@@ -136,6 +135,9 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
 
 def compare_rows(base: TableRules) -> list[dict[str, Any]]:
     """House edges of every offered bet under each of :data:`COMPARE_RULES` and deck counts."""
+    from ..odds import house_edges
+    from ..rules import rules_from_mapping
+
     rows = []
     for name, update in COMPARE_RULES:
         for decks in COMPARE_DECKS:
@@ -196,6 +198,14 @@ def odds(
 
     House edges are expected losses per unit staked, ties included.
     """
+    from ..odds import (
+        OddsError,
+        bets_offered,
+        house_edges,
+        outcome_probabilities,
+        shoe_rank_counts,
+    )
+
     rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
                         variant=variant, pair_pays=pair_pays, dragon7_pays=dragon7_pays,
                         panda8_pays=panda8_pays, super6_pays=super6_pays)
@@ -218,6 +228,7 @@ def odds(
             "decks": rules.decks,
             "probabilities": {"banker": probs.banker, "player": probs.player,
                               "tie": probs.tie},
+            "pair_probability_one_hand": probs.pair,
             "house_edge": edges,
         }, indent=2))
     else:

@@ -8,22 +8,19 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
-from rich.progress import Progress, TaskID
-from rich.table import Table
 
-from ..io.parquet import check_output_free
-from ..report.compare import check_metric, compare, write_comparison
-from ..report.demo import DEMO_SEED, DEMO_SHOES, run_demo
-from ..report.html import figure_count, report_steps, write_report
-from ..report.runs import load_runs
+from ..report.demo import DEMO_SEED, DEMO_SHOES
 from . import app
-from .common import Force, Quiet, console, done, progress_bar, reports_errors
-from .tables import block_tables, metric_columns
+from .common import Force, NoTable, Quiet, console, done, progress_bar, reports_errors
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
 
 RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by baccarat backtest",
                                                show_default=False)]
@@ -45,10 +42,13 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
     table order (all, or those named in ``metrics``), then the difference from the
     baseline; split into blocks of columns that fit ``width``.
     """
+    from .tables import block_tables, metric_columns
+
     columns = metric_columns(frame, metrics)
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
     diffs = [_diff_cells(row) for _, row in frame.iterrows()]
-    diff_titles = [f"Mean net - {baseline}", "95% interval", "Significant", "Pairing"]
+    diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Significant",
+                   "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
     return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
@@ -81,10 +81,17 @@ def compare_command(
     )] = None,
     metrics: Annotated[str | None, typer.Option(
         help="print only these metrics, comma-separated (the file keeps them all)")] = None,
-    quiet: Quiet = False,
+    quiet: Quiet = False,  # compare shows no progress bar: accepted like every command's
+    no_table: NoTable = False,
     force: Force = False,
 ) -> None:
-    """Compare configurations across runs: summary metrics and paired differences."""
+    """Compare configurations across runs: summary metrics and paired differences.
+
+    Every difference is the configuration's figure minus the baseline's.
+    """
+    from ..io.parquet import check_output_free
+    from ..report.compare import check_metric, compare, write_comparison
+
     if sort is not None:
         check_metric(sort)
     shown = [check_metric(m.strip()) for m in metrics.split(",") if m.strip()] \
@@ -92,7 +99,7 @@ def compare_command(
     target = out / COMPARISON_FILE
     check_output_free(target, force)
     frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
-    if not quiet:
+    if not no_table:
         print_comparison(frame, metrics=shown)
     out.mkdir(parents=True, exist_ok=True)
     write_comparison(frame, target)
@@ -118,15 +125,26 @@ def report_command(
     out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
     samples: Annotated[int, typer.Option(
         min=0, max=50, help="sample sessions drawn over each bankroll fan chart")] = 5,
+    analysis: Annotated[Path | None, typer.Option(
+        "--analysis", help="add the section of a `baccarat analyze` folder: each "
+        "statistic's fair reference distribution with the observed value")] = None,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
+    from ..io.parquet import check_output_free
+    from ..report.html import figure_count, report_steps, write_report
+    from ..report.runs import load_runs
+
     started = time.perf_counter()
     check_output_free(out, force)
     opened = load_runs(runs)
+    sections = []
+    if analysis is not None:
+        from ..report.analysis_section import analysis_section
+        sections.append(analysis_section(analysis))
     with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
-        write_report(opened, out, force=force, samples=samples,
+        write_report(opened, out, force=force, samples=samples, sections=sections,
                      progress=_report_progress(progress, progress.task_ids[0]))
     text = out.read_text(encoding="utf-8")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
@@ -142,9 +160,12 @@ def demo_command(
     shoes: Annotated[int, typer.Option(min=1, help="shoes to generate")] = DEMO_SHOES,
     seed: Annotated[int, typer.Option(min=0, help="seed of the shoes")] = DEMO_SEED,
     quiet: Quiet = False,
+    no_table: NoTable = False,
     force: Force = False,
 ) -> None:
     """Run the whole pipeline with no input: shoes, five systems, comparison, HTML report."""
+    from ..report.demo import run_demo
+
     started = time.perf_counter()
     with progress_bar("backtest", shoes, "coups", quiet) as progress:
         task = progress.task_ids[0]
@@ -160,7 +181,7 @@ def demo_command(
         result = run_demo(out, shoes=shoes, seed=seed, force=force, command=_command(),
                           backtest_progress=advance,
                           report_progress=_report_progress(progress, report_task))
-    if not quiet:
+    if not no_table:
         print_comparison(result.comparison, title=f"Demo: {shoes:,} shoes, seed {seed}, "
                                                   f"bankroll 1,000, base stake 10")
     done(f"wrote {result.run} (run), {result.comparison_path} and {result.report} "

@@ -4,25 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich.text import Text
 
-from ..coups import OUTCOME_LABELS, Coups
 from ..errors import BaccaratError
-from ..io.parquet import read_coups
-from ..roads import BLUE, DERIVED_ROADS, RED, BigRoadCell, Roads, all_roads
 from . import app
 from .common import console, reports_errors
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..coups import Coups
+    from ..roads import BigRoadCell, Roads
+
 SIDE_STYLE = {0: "bold red", 1: "bold blue", 2: "bold green"}
-MARK_STYLE = {RED: "red", BLUE: "blue"}
 # The traditional drawing of each derived road's marks, used when colour shows them apart.
 MARK_SYMBOL = {1: "○", 2: "●", 3: "╱"}
-# Without colour, the letter says the colour.
-MARK_LETTER = {RED: "r", BLUE: "b"}
 SECTION = {1: "Big eye boy", 2: "Small road", 3: "Cockroach pig"}
 
 
@@ -32,6 +31,10 @@ class ShoeNotFoundError(BaccaratError):
 
 def shoe_outcomes(coups: Coups, shoe: int, path: Path) -> np.ndarray:
     """The outcome codes of ``shoe`` in coup order, or a clear error naming what exists."""
+    import numpy as np
+
+    from ..coups import OUTCOME_LABELS
+
     ids = coups.shoe_ids()
     if ids.size == 0:
         raise ShoeNotFoundError(f"{path} holds no shoes")
@@ -53,6 +56,8 @@ def shoe_outcomes(coups: Coups, shoe: int, path: Path) -> np.ndarray:
 
 
 def _render_bead_plate(grid: list[list[int | None]]) -> list[Text]:
+    from ..coups import OUTCOME_LABELS
+
     lines = []
     for row in grid:
         line = Text()
@@ -66,6 +71,8 @@ def _render_bead_plate(grid: list[list[int | None]]) -> list[Text]:
 
 
 def _render_big_road(grid: list[list[BigRoadCell | None]]) -> list[Text]:
+    from ..coups import OUTCOME_LABELS
+
     lines = []
     for row in grid:
         line = Text()
@@ -83,6 +90,10 @@ def _render_big_road(grid: list[list[BigRoadCell | None]]) -> list[Text]:
 
 
 def _render_derived(grid: list[list[int | None]], k: int, coloured: bool) -> list[Text]:
+    from ..roads import BLUE, RED
+
+    mark_style = {RED: "red", BLUE: "blue"}
+    mark_letter = {RED: "r", BLUE: "b"}  # without colour, the letter says the colour
     lines = []
     for row in grid:
         line = Text()
@@ -90,8 +101,8 @@ def _render_derived(grid: list[list[int | None]], k: int, coloured: bool) -> lis
             if mark is None:
                 line.append("  ")
             else:
-                symbol = MARK_SYMBOL[k] if coloured else MARK_LETTER[mark]
-                line.append(symbol, style=MARK_STYLE[mark]).append(" ")
+                symbol = MARK_SYMBOL[k] if coloured else mark_letter[mark]
+                line.append(symbol, style=mark_style[mark]).append(" ")
         lines.append(line)
     return lines
 
@@ -111,6 +122,10 @@ def _print_section(title: str, lines: list[Text], note: str = "") -> None:
 
 def draw(roads: Roads, shoe: int) -> None:
     """Print every road of one shoe to the console, in colour where the terminal has it."""
+    import numpy as np
+
+    from ..roads import DERIVED_ROADS
+
     counts = np.bincount(np.asarray(roads.outcomes, dtype=np.int64), minlength=3)
     console.print(Text.assemble(
         (f"Shoe {shoe}", "bold"), f": {len(roads.outcomes)} coups, ",
@@ -136,6 +151,9 @@ def roads(
     as_json: Annotated[bool, typer.Option("--json", help="print the grids as JSON")] = False,
 ) -> None:
     """Draw one shoe's bead plate, big road and derived roads (or print them as JSON)."""
+    from ..io.parquet import read_coups
+    from ..roads import all_roads
+
     table, _ = read_coups(coups)
     result = all_roads(shoe_outcomes(table, shoe, coups))
     if as_json:

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import pandas as pd
 from rich.table import Table
 
-from ..metrics import SUMMARY_METRICS
-from ..report.html import format_metric
+from ..metrics import SUMMARY_METRICS, format_metric
 
 #: The summary columns `baccarat backtest` prints (summary.parquet holds them all).
 TERMINAL_SUMMARY = ("sessions", "mean_net", "median_net", "prob_profit", "risk_of_ruin",
-                    "realized_edge", "house_edge", "mean_max_drawdown", "mean_coups")
+                    "bust_rate", "realized_edge", "expected_edge", "edge_verdict",
+                    "house_edge", "edge_gain", "mean_max_drawdown", "mean_coups")
 
 Column = tuple[str, list[str]]
 

@@ -1,13 +1,22 @@
-"""Storage: Parquet schemas and metadata, atomic writes, importers, run folders."""
+"""Storage: Parquet schemas and metadata, atomic writes, importers, run folders.
 
-from .parquet import (
-    METADATA_KEY,
-    OutputExistsError,
-    read_coups,
-    read_metadata,
-    write_coups,
-    write_table_atomic,
-)
+The names below are imported on first use (see ``engine.lazy``): importing a light
+submodule such as ``engine.io.importers.formats`` does not load pyarrow.
+"""
+
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .parquet import (
+        METADATA_KEY,
+        OutputExistsError,
+        read_coups,
+        read_metadata,
+        write_coups,
+        write_table_atomic,
+    )
 
 __all__ = [
     "METADATA_KEY",
@@ -17,3 +26,5 @@ __all__ = [
     "write_coups",
     "write_table_atomic",
 ]
+
+__getattr__ = lazy_exports(__name__, dict.fromkeys(__all__, ".parquet"))

@@ -14,14 +14,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the pipeline is imported when the demo runs: the CLI reads the defaults
+    import pandas as pd
 
-from ..backtest import BacktestResult, backtest
-from ..io.parquet import OutputExistsError
-from .compare import compare, write_comparison
-from .html import write_report
-from .runs import load_run
+    from ..backtest import BacktestResult
 
 DEMO_STRATEGIES = ("flat", "martingale", "fibonacci", "paroli", "follow")
 DEMO_SHOES = 5000
@@ -45,6 +43,8 @@ class DemoResult:
 
 
 def _check_free(folder: Path, force: bool) -> None:
+    from ..io.parquet import OutputExistsError
+
     if folder.exists() and not folder.is_dir():
         raise OutputExistsError(f"{folder} exists and is not a folder")
     if folder.is_dir() and any(folder.iterdir()) and not force:
@@ -57,6 +57,11 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
              backtest_progress: Callable[[int, int], None] | None = None,
              report_progress: Callable[[int, int], None] | None = None) -> DemoResult:
     """Run the demo into ``out`` (refused when it exists and is not empty, unless ``force``)."""
+    from ..backtest import BacktestResult, backtest
+    from .compare import compare, write_comparison
+    from .html import write_report
+    from .runs import load_run
+
     target = Path(out)
     _check_free(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,17 @@
 """The HTML report: one self-contained file from stored runs (no scripts, no network).
 
-Sections: the rules, dataset, session policy and configurations of each run; the summary
-table (metrics in ``SUMMARY_METRICS`` order) with the realized edge beside the exact house
-edge; with several configurations, overlays of the median bankroll and of the ruin curve
-and the paired comparison table; then per configuration the bankroll fan chart, the
-distribution of final net and of max drawdown, and the share of sessions ruined by coup.
+The page opens with what a reader came for, on one screen: the verdict table (each
+configuration's realized edge against its expected edge, beside the full-shoe house edge,
+risk of ruin, busted, mean net and the paired difference from the baseline) and, with
+several configurations, the median-bankroll and ruin overlays. Then the summary table
+(metrics in ``SUMMARY_METRICS`` order); the rules, dataset, session policy and
+configurations, each shown once when the runs share it; then per configuration the
+bankroll fan chart, the distribution of final net and of max drawdown, and the share of
+sessions ruined by coup.
+
+Each section is a function of one ``Report`` (the runs, the comparison, the
+configurations); ``SECTIONS`` lists them in page order, so a new section is one function
+and one entry there.
 """
 
 from __future__ import annotations
@@ -16,33 +23,22 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import __version__
 from ..io.parquet import atomic_path, check_output_free
-from ..metrics import SUMMARY_METRICS, Metric
+from ..metrics import SUMMARY_METRICS, format_metric
 from . import figures
-from .compare import UNPAIRED, compare, differences
+from .compare import UNPAIRED, compare
 from .curves import BankrollFan, bankroll_fans, ruin_curve
 from .runs import Run, Runs, load_runs
 
 SESSION_COLUMNS = ["config", "session", "start_bankroll", "net", "max_drawdown", "ruined",
                    "ruin_coup", "coups"]
-#: All pairs are listed up to this many configurations; beyond, each against the first.
-MAX_ALL_PAIRS = 10
 Progress = Callable[[int, int], None]
-
-
-def format_metric(metric: Metric, value: object) -> str:
-    """A metric value as the tables print it ("-" when missing)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    try:
-        return metric.fmt.format(value)
-    except (ValueError, TypeError):
-        return str(value)
 
 
 def _e(value: object) -> str:
@@ -118,29 +114,34 @@ def report_steps(runs: Sequence[Run]) -> int:
     return sum(len(run.summary) for run in runs) + 2
 
 
+@dataclass
+class Report:
+    """What every section reads: the runs, their comparison and the configurations."""
+
+    runs: list[Run]
+    comparison: pd.DataFrame
+    items: list[_Item]
+    counter: _Counter
+
+
 def render_report(runs: Runs, *, samples: int = 5,
-                  progress: Progress | None = None) -> str:
+                  progress: Progress | None = None, sections: Sequence[str] = ()) -> str:
     """The HTML report of ``runs`` (folders, results or runs) as one self-contained string.
 
     ``samples`` sample sessions are drawn over each fan chart; ``progress(done, total)``
-    is called as the report is built.
+    is called as the report is built; ``sections`` (HTML) go after the configurations.
     """
     opened = load_runs(runs)
     counter = _Counter(report_steps(opened), progress)
     comparison = compare(opened)
-    items = _items(opened, comparison, samples)
+    report = Report(opened, comparison, _items(opened, comparison, samples), counter)
     counter.step()
-    body = [
-        _header(opened, items),
-        _setup_section(opened, comparison),
-        _summary_section(comparison, items),
-    ]
-    if len(items) > 1:
-        body.append(_comparison_section(opened, items, counter))
+    body = [section(report) for section in SECTIONS]
     counter.step()
-    for i, item in enumerate(items):
+    for i, item in enumerate(report.items):
         body.append(_config_section(i, item, counter))
         counter.step()
+    body.extend(sections)
     body.append(f'<footer class="note"><p>Written by baccarat-backtest {_e(__version__)} on '
                 f'{_dt.datetime.now().strftime("%Y-%m-%d %H:%M")} from stored runs; '
                 f"nothing was re-run.</p></footer>")
@@ -151,11 +152,12 @@ def render_report(runs: Runs, *, samples: int = 5,
 
 
 def write_report(runs: Runs, out: str | Path, *, force: bool = False,
-                 samples: int = 5, progress: Progress | None = None) -> Path:
+                 samples: int = 5, progress: Progress | None = None,
+                 sections: Sequence[str] = ()) -> Path:
     """Render the report of ``runs`` and write it to ``out`` atomically; returns the path."""
     target = Path(out)
     check_output_free(target, force)
-    text = render_report(runs, samples=samples, progress=progress)
+    text = render_report(runs, samples=samples, progress=progress, sections=sections)
     with atomic_path(target) as temp:
         temp.write_text(text, encoding="utf-8")
     return target
@@ -173,101 +175,94 @@ def _items(runs: list[Run], comparison: pd.DataFrame, samples: int) -> list[_Ite
     return items
 
 
-def _header(runs: list[Run], items: list[_Item]) -> str:
+def _header(report: Report) -> str:
+    runs, items = report.runs, report.items
     names = ", ".join(f"<code>{_e(run.shown or run.label)}</code>" for run in runs)
     links = "".join(f'<a href="#config-{i}">{_e(item.label)}</a>'
                     for i, item in enumerate(items))
-    compare_link = '<a href="#comparison">Comparison</a>' if len(items) > 1 else ""
     return (f"<header><h1>Baccarat backtest report</h1>"
             f'<p class="note">{len(runs)} run{"s" if len(runs) != 1 else ""}: {names}; '
             f"{len(items)} configuration{'s' if len(items) != 1 else ''}.</p>"
-            f'<nav><a href="#setup">Setup</a><a href="#summary">Summary</a>{compare_link}'
-            f"{links}</nav></header>")
+            f'<nav><a href="#verdict">Verdict</a><a href="#summary">Summary</a>'
+            f'<a href="#setup">Setup</a>{links}</nav></header>')
 
 
-def _setup_section(runs: list[Run], comparison: pd.DataFrame) -> str:
-    out = ['<section id="setup"><h2>Rules, dataset and configurations</h2>']
-    for run in runs:
-        info = run.info
-        if len(runs) > 1:
-            where = f" <code>{_e(run.shown)}</code>" if run.shown and run.shown != run.label \
-                else ""
-            out.append(f"<h3>Run {_e(run.label)}{where}</h3>")
-        rules = info.get("rules") or {}
-        dataset = info.get("dataset") or {}
-        counts = info.get("counts") or {}
-        policy = info.get("policy") or {}
-        out.append('<div class="grid">')
-        out.append("<div><h3>Table rules</h3>" + _table(
-            ["rule", "value"], [[_e(k), _e(v)] for k, v in rules.items()]) + "</div>")
-        facts = [
-            ("dataset", dataset.get("description")),
-            ("fingerprint", dataset.get("fingerprint")),
-            ("seed", dataset.get("seed")),
-            ("shoes", dataset.get("shoes")),
-            ("coups", counts.get("coups")),
-            ("sessions", counts.get("sessions")),
-            *((f"policy: {k}", v) for k, v in policy.items()),
-            ("command", info.get("command")),
-            ("version", info.get("version")),
-        ]
-        out.append("<div><h3>Dataset and sessions</h3>" + _table(
-            ["item", "value"], [[_e(k), _e(v)] for k, v in facts if v is not None]) + "</div>")
-        out.append("</div>")
-        configs = info.get("configs") or []
-        out.append("<h3>Configurations</h3>" + _table(
-            ["#", "strategy", "spec", "parameters"],
-            [[_e(c.get("config")), _e(c.get("strategy")), f"<code>{_e(c.get('spec'))}</code>",
-              _e(json.dumps(c.get("params"), sort_keys=True))] for c in configs]))
-    out.append("</section>")
-    return "".join(out)
+_METRIC = {m.name: m for m in SUMMARY_METRICS}
 
 
-def _swatch(item: _Item) -> str:
-    return f'<span class="swatch" style="background:{item.colour}"></span>{_e(item.label)}'
+def _fmt(name: str, value: object) -> str:
+    return _e(format_metric(_METRIC[name], value))
 
 
-def _summary_section(comparison: pd.DataFrame, items: list[_Item]) -> str:
-    head = ["metric"] + [_swatch(item) for item in items]
+def _interval(name: str, low: object, high: object) -> str:
+    return f'<span class="note">[{_fmt(name, low)}, {_fmt(name, high)}]</span>'
+
+
+def _verdict_word(verdict: object) -> str:
+    if verdict == "inside":
+        return '<span class="yes">yes</span>'
+    if verdict == "outside":
+        return '<span class="warn">no</span>'
+    return "-"
+
+
+def _difference_cell(row: pd.Series) -> str:
+    if row["pairing"] == "baseline":
+        return "(baseline)"
+    low, high = float(row["diff_low"]), float(row["diff_high"])
+    interval = "" if math.isnan(low) else (f' <span class="note">[{low:+,.2f}, '
+                                           f"{high:+,.2f}]</span>")
+    pairing = "" if row["pairing"] == "paired" else ' <span class="warn">unpaired</span>'
+    return f"{float(row['diff_mean_net']):+,.2f}{interval}{pairing}"
+
+
+def _verdict_section(report: Report) -> str:
+    """The verdict table: what a reader came for, one row per configuration."""
+    comparison = report.comparison
+    baseline = str(comparison["baseline"].iloc[0]) if len(comparison) else ""
     rows = []
-    for metric in SUMMARY_METRICS:
-        title = _e(metric.title) + (f' <span class="note">({_e(metric.unit)})</span>'
-                                    if metric.unit in ("units", "coups") else "")
-        rows.append([title] + [_e(format_metric(metric, v)) for v in comparison[metric.name]])
-    edge_rows = []
-    edge = {m.name: m for m in SUMMARY_METRICS}
-    for item, (_, row) in zip(items, comparison.iterrows(), strict=True):
-        house = float(row["house_edge"])
-        low, high = float(row["realized_edge_low"]), float(row["realized_edge_high"])
-        inside = (low <= -house <= high) if not math.isnan(low + high + house) else None
-        edge_rows.append([
+    for item, (_, row) in zip(report.items, comparison.iterrows(), strict=True):
+        rows.append([
             _swatch(item),
-            _e(format_metric(edge["realized_edge"], row["realized_edge"])),
-            _e(f"[{format_metric(edge['realized_edge_low'], low)}, "
-               f"{format_metric(edge['realized_edge_high'], high)}]"),
-            _e(format_metric(edge["realized_edge"], -house)),
-            _e(format_metric(edge["house_edge"], house)),
-            "-" if inside is None else ("yes" if inside else '<span class="warn">no</span>'),
+            _fmt("realized_edge", row["realized_edge"]) + " "
+            + _interval("realized_edge", row["realized_edge_low"], row["realized_edge_high"]),
+            _fmt("expected_edge", row["expected_edge"]),
+            _verdict_word(row["edge_verdict"]),
+            _fmt("house_edge", row["house_edge"]),
+            _fmt("edge_gain", row["edge_gain"]),
+            _fmt("risk_of_ruin", row["risk_of_ruin"]) + " "
+            + _interval("risk_of_ruin", row["risk_of_ruin_low"], row["risk_of_ruin_high"]),
+            _fmt("bust_rate", row["bust_rate"]),
+            _fmt("mean_net", row["mean_net"]),
+            _difference_cell(row),
         ])
-    return ('<section id="summary"><h2>Summary</h2>'
-            '<p class="note">One column per configuration; the metrics in the order of the '
-            "metric table (the same names as <code>summary.parquet</code> and "
-            "<code>baccarat compare</code>).</p>"
-            f'<div class="wide">{_table(head, rows, "summary")}</div>'
-            "<h3>Realized edge beside the exact house edge</h3>"
-            '<p class="note">The realized edge is the player\'s return per unit staked '
-            "(total net / total wagered, 95% interval over sessions); a fair simulation "
-            "lands near minus the exact house edge of the bets made, its interval covering "
-            "it about 19 times in 20.</p>"
-            + _table(["configuration", "realized edge", "95% interval",
-                      "expected (- house edge)", "exact house edge", "expected inside?"],
-                     edge_rows, "edges")
-            + "</section>")
+    unpaired = bool((comparison["pairing"] == UNPAIRED).any())
+    return ('<section id="verdict"><h2>Verdict</h2>'
+            + _table(["configuration", "realized edge [95%]", "expected edge",
+                      "expected inside 95%?", "full-shoe house edge", "gain over full shoe",
+                      "risk of ruin [95%]", "busted", "mean net",
+                      f"mean net: configuration - {_e(baseline)} [95%]"], rows, "verdict")
+            + '<p class="note">Realized edge: total net / total wagered, the player\'s '
+            "return per unit staked, with its 95% interval over sessions. Expected edge: the "
+            "exact expected net of the bets actually made / total wagered (priced from the "
+            "cards left in the shoe for strategies that see the cards, from the full shoe "
+            "otherwise); a fair simulation's interval holds it about 19 times in 20. Gain "
+            "over full shoe: expected edge + full-shoe house edge, what choosing when to "
+            "bet is worth (0 for a strategy that ignores the cards). Ruined: the bankroll "
+            "fell below the table minimum; busted: it could not pay the stake the strategy "
+            "asked for. The last column is each configuration's mean net per session minus "
+            "the baseline's, paired session by session on the same shoes"
+            + ("; unpaired (Welch) where the shoes differ" if unpaired else "")
+            + ".</p></section>")
 
 
-def _comparison_section(runs: list[Run], items: list[_Item], counter: _Counter) -> str:
+def _overlay_section(report: Report) -> str:
+    """The median bankroll and ruin curves of every configuration on one chart each."""
+    items, counter = report.items, report.counter
+    if len(items) < 2:
+        return ""
     colours = {item.label: item.colour for item in items}
-    out = ['<section id="comparison"><h2>Comparison</h2><div class="grid">']
+    out = ['<section id="overlays"><div class="grid">']
     fans = {item.label: item.fan for item in items if item.fan is not None}
     starts = {float(item.sessions["start_bankroll"].iloc[0]) for item in items
               if len(item.sessions)}
@@ -281,29 +276,105 @@ def _comparison_section(runs: list[Run], items: list[_Item], counter: _Counter) 
                    "overlay.</p>")
     curves = {item.label: _ruin(item) for item in items}
     out.append(_figure(figures.ruin_chart(curves, counter.prefix(), colours),
-                       "Share of sessions ruined by coup."))
-    out.append("</div>")
-    pairs = "all" if len(items) <= MAX_ALL_PAIRS else "baseline"
-    table = differences(runs, pairs=pairs)
+                       "Share of sessions ruined (bankroll below the table minimum) by "
+                       "coup."))
+    out.append("</div></section>")
+    return "".join(out)
+
+
+def _summary_section(report: Report) -> str:
+    comparison, items = report.comparison, report.items
+    head = ["metric"] + [_swatch(item) for item in items]
     rows = []
-    for _, row in table.iterrows():
-        sig = '<span class="yes">yes</span>' if row["significant"] else '<span class="no">no'\
-              "</span>"
-        interval = ("-" if math.isnan(row["diff_low"]) else
-                    f"[{row['diff_low']:+,.2f}, {row['diff_high']:+,.2f}]")
-        rows.append([_e(row["a"]), _e(row["b"]), _e(row["pairing"]), f"{row['sessions']:,}",
-                     f"{row['diff_mean_net']:+,.2f}", interval, sig])
-    unpaired = bool((table["pairing"] == UNPAIRED).any())
-    out.append("<h3>Difference in mean net</h3>"
-               '<p class="note">Mean net of A minus mean net of B, in units per session, '
-               "with a 95% interval. Configurations that played the same shoes are paired "
-               "session by session (t interval on the per-session differences)"
-               + ("; the others are compared unpaired (Welch)" if unpaired else "")
-               + ". Significant: the interval excludes 0.</p>")
-    out.append(_table(["A", "B", "pairing", "sessions", "mean net A - B", "95% interval",
-                       "significant"], rows, "pairs"))
+    for metric in SUMMARY_METRICS:
+        title = _e(metric.title) + (f' <span class="note">({_e(metric.unit)})</span>'
+                                    if metric.unit in ("units", "coups") else "")
+        rows.append([title] + [_e(format_metric(metric, v)) for v in comparison[metric.name]])
+    return ('<section id="summary"><h2>Summary</h2>'
+            '<p class="note">One column per configuration; the metrics in the order of the '
+            "metric table (the same names as <code>summary.parquet</code> and "
+            "<code>baccarat compare</code>).</p>"
+            f'<div class="wide">{_table(head, rows, "summary")}</div></section>')
+
+
+def _config_rules(run: Run) -> list[dict[str, object]]:
+    """The table rules each configuration of ``run`` played (the run's, unless per config)."""
+    rules = run.info.get("rules") or {}
+    return [c.get("table_rules") or rules for c in run.info.get("configs") or []] or [rules]
+
+
+def _dataset_facts(run: Run) -> list[tuple[str, object]]:
+    info = run.info
+    dataset = info.get("dataset") or {}
+    counts = info.get("counts") or {}
+    policy = info.get("policy") or {}
+    return [
+        ("dataset", dataset.get("description")),
+        ("fingerprint", dataset.get("fingerprint")),
+        ("seed", dataset.get("seed")),
+        ("shoes", dataset.get("shoes")),
+        ("coups", counts.get("coups")),
+        ("sessions", counts.get("sessions")),
+        *((f"policy: {k}", v) for k, v in policy.items()),
+        ("expected net priced by", info.get("expected", "auto")),
+    ]
+
+
+def _setup_section(report: Report) -> str:
+    """Rules, dataset, policy and configurations: each shown once when the runs share it."""
+    runs = report.runs
+    out = ['<section id="setup"><h2>Rules, dataset and configurations</h2>']
+    rule_sets: list[dict[str, object]] = []
+    for run in runs:
+        for rules in _config_rules(run):
+            if rules not in rule_sets:
+                rule_sets.append(rules)
+    names = list(dict.fromkeys(k for r in rule_sets for k in r))
+    head = ["rule"] + ([f"set {i + 1}" for i in range(len(rule_sets))]
+                       if len(rule_sets) > 1 else ["value"])
+    out.append('<div class="grid"><div><h3>Table rules</h3>' + _table(
+        head, [[_e(k)] + [_e(r.get(k)) for r in rule_sets] for k in names]) + "</div>")
+    facts = [_dataset_facts(run) for run in runs]
+    if all(f == facts[0] for f in facts):
+        out.append("<div><h3>Dataset and sessions</h3>" + _table(
+            ["item", "value"], [[_e(k), _e(v)] for k, v in facts[0] if v is not None])
+            + "</div></div>")
+    else:
+        out.append("</div>")
+        for run, run_facts in zip(runs, facts, strict=True):
+            where = f" <code>{_e(run.shown)}</code>" if run.shown and run.shown != run.label \
+                else ""
+            out.append(f"<h3>Run {_e(run.label)}{where}</h3>" + _table(
+                ["item", "value"], [[_e(k), _e(v)] for k, v in run_facts if v is not None]))
+    rows = []
+    for item in report.items:
+        config: dict[str, Any] = next((c for c in item.run.info.get("configs") or []
+                                       if c.get("config") == item.config), {})
+        rules = config.get("table_rules") or item.run.info.get("rules") or {}
+        rows.append([_swatch(item), _e(config.get("strategy")),
+                     f"<code>{_e(config.get('spec'))}</code>",
+                     _e(json.dumps(config.get("params"), sort_keys=True)),
+                     _e(f"set {rule_sets.index(rules) + 1}" if len(rule_sets) > 1
+                        else config.get("rules", ""))])
+    out.append("<h3>Configurations</h3>" + _table(
+        ["configuration", "strategy", "spec", "parameters", "rules"], rows))
+    commands = list(dict.fromkeys(str(run.info.get("command")) for run in runs
+                                  if run.info.get("command")))
+    out.append('<p class="note">' + "<br>".join(
+        f"<code>{_e(c)}</code>" for c in commands) + f"<br>baccarat-backtest "
+        f"{_e(', '.join(sorted({str(r.info.get('version')) for r in runs})))}</p>")
     out.append("</section>")
     return "".join(out)
+
+
+def _swatch(item: _Item) -> str:
+    return f'<span class="swatch" style="background:{item.colour}"></span>{_e(item.label)}'
+
+
+#: The page's sections after the header, in order (the configurations' own follow).
+SECTIONS: list[Callable[[Report], str]] = [
+    _header, _verdict_section, _overlay_section, _summary_section, _setup_section,
+]
 
 
 def _horizon(item: _Item) -> int:
@@ -373,4 +444,5 @@ def figure_count(text: str) -> int:
     return text.count("<figure>")
 
 
-__all__ = ["render_report", "write_report", "report_steps", "format_metric", "figure_count"]
+__all__ = ["SECTIONS", "Report", "render_report", "write_report", "report_steps",
+           "format_metric", "figure_count"]

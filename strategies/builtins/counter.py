@@ -7,8 +7,9 @@ from a running true count built on the exact effects of removal
 (:func:`engine.odds.count_system`), or exactly, by enumerating the next coup over the
 remaining composition.
 
-The exact EV costs ~0.2-0.3 ms per composition (one core), too much for every coup of
-every session of a big replay, so :func:`exact_ev` and the strategy cut it down:
+The exact EV costs some 10-20 us per composition on one core (the grouped enumeration of
+:mod:`engine.odds.enumeration`), still the bulk of a replay's cost if every coup of every
+session paid it, so :func:`exact_ev` and the strategy cut it down:
 
 - **cache**: event probabilities are kept per composition (:class:`CompositionCache`,
   keyed by the counts packed into one int64) and shared by every configuration in the
@@ -78,28 +79,34 @@ def pack_compositions(counts: np.ndarray) -> np.ndarray:
 class CompositionCache:
     """Exact event probabilities per composition, computed once and kept.
 
-    Lookups are batched: the distinct compositions of a call are found by ``np.unique`` on
-    their packed keys, each is looked up once in a dict, and the missing ones are
-    enumerated together (single-threaded: numba's threads are not fork-safe in worker
-    processes). When ``max_entries`` are held the cache starts afresh: a replay moves
-    forward through its shoes, so what is worth keeping is the current step's
-    compositions, which every configuration of the run asks for in turn.
+    Lookups are batched and vectorised: the distinct compositions of a call are found by
+    ``np.unique`` on their packed keys, looked up together by ``np.searchsorted`` in a
+    sorted index of the keys held, and the missing ones are enumerated in one kernel call
+    (single-threaded: numba's threads are not fork-safe in worker processes). When
+    ``max_entries`` are held the cache starts afresh: a replay moves forward through its
+    shoes, so what is worth keeping is the current step's compositions, which every
+    configuration of the run asks for in turn.
     """
 
     def __init__(self, max_entries: int = 200_000) -> None:
         self.max_entries = max_entries
-        self._slot: dict[int, int] = {}
         self._events = np.empty((max_entries, N_EVENTS), dtype=np.float64)
+        self._keys = np.empty(0, dtype=np.int64)   # sorted
+        self._slots = np.empty(0, dtype=np.int64)  # row of _events of each key
         self.hits = 0
         self.misses = 0
 
     def __len__(self) -> int:
-        return len(self._slot)
+        return int(self._keys.size)
 
     def clear(self) -> None:
         """Forget every composition (the hit and miss counts too)."""
-        self._slot.clear()
+        self._forget()
         self.hits = self.misses = 0
+
+    def _forget(self) -> None:
+        self._keys = np.empty(0, dtype=np.int64)
+        self._slots = np.empty(0, dtype=np.int64)
 
     def events(self, counts: np.ndarray) -> np.ndarray:
         """Probabilities of :data:`engine.odds.EVENTS`, (m, N_EVENTS), of compositions (m, 10)."""
@@ -108,11 +115,12 @@ class CompositionCache:
             return np.empty((0, N_EVENTS))
         keys = pack_compositions(counts)
         unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        slots = np.fromiter((self._slot.get(k, -1) for k in unique.tolist()),
-                            dtype=np.int64, count=unique.size)
-        missing = slots < 0
+        where = np.searchsorted(self._keys, unique)
+        found = where < self._keys.size
+        found[found] = self._keys[where[found]] == unique[found]
         result = np.empty((unique.size, N_EVENTS), dtype=np.float64)
-        result[~missing] = self._events[slots[~missing]]
+        result[found] = self._events[self._slots[where[found]]]
+        missing = ~found
         n_missing = int(missing.sum())
         self.hits += unique.size - n_missing
         self.misses += n_missing
@@ -123,14 +131,16 @@ class CompositionCache:
         return result[inverse.reshape(-1)]
 
     def _store(self, keys: np.ndarray, events: np.ndarray) -> None:
+        """Keep ``keys`` (sorted, none held yet) and their events, starting afresh when full."""
         if keys.size > self.max_entries:
             return
-        if len(self._slot) + keys.size > self.max_entries:
-            self._slot.clear()
-        start = len(self._slot)
+        if self._keys.size + keys.size > self.max_entries:
+            self._forget()
+        start = self._keys.size
         self._events[start:start + keys.size] = events
-        self._slot.update(zip(keys.tolist(), range(start, start + keys.size), strict=True))
-
+        at = np.searchsorted(self._keys, keys)
+        self._keys = np.insert(self._keys, at, keys)
+        self._slots = np.insert(self._slots, at, np.arange(start, start + keys.size))
 
 #: The process-wide cache every counter shares.
 CACHE = CompositionCache()

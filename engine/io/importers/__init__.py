@@ -2,12 +2,24 @@
 sequences, in text, CSV, JSON or Parquet (see data/README.md for every format).
 
 ``import_files`` is the one entry point (the ``baccarat import`` command is a thin layer
-over it); ``detect_format`` tells a file's format from its content.
+over it); ``detect_format`` tells a file's format from its content. The names below are
+imported on first use (see ``engine.lazy``).
 """
 
-from .detect import FORMATS, detect_format
-from .importer import import_files, read_records, sequence_rules
-from .records import ImportDataError, InvalidCoupError, UnknownCardError, UnknownFormatError
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports
+from .formats import FORMATS
+
+if TYPE_CHECKING:
+    from .detect import detect_format
+    from .importer import import_files, read_records, sequence_rules
+    from .records import (
+        ImportDataError,
+        InvalidCoupError,
+        UnknownCardError,
+        UnknownFormatError,
+    )
 
 __all__ = [
     "FORMATS",
@@ -20,3 +32,10 @@ __all__ = [
     "read_records",
     "sequence_rules",
 ]
+
+__getattr__ = lazy_exports(__name__, {
+    "detect_format": ".detect", "import_files": ".importer", "read_records": ".importer",
+    "sequence_rules": ".importer", "ImportDataError": ".records",
+    "InvalidCoupError": ".records", "UnknownCardError": ".records",
+    "UnknownFormatError": ".records",
+})

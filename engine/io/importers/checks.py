@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ...cards import (
     LABEL_OF_CODE,
@@ -25,19 +24,27 @@ from ...cards import (
 )
 from ...coups import BANKER, PLAYER, TIE
 from ...deal import _deal_coup
+from ...jit import njit
 from .tokens import OUTCOME_NAMES
 
-#: Problem kinds, one per coup (the first that applies).
-OK, HAND, PLAYER_DRAW, BANKER_DRAW, TOTAL, WINNER, TOO_MANY = range(7)
+#: Problem kinds, one per coup (the first that applies); SLIP is a recorder's slip the
+#: reader found (a hand of four cards).
+OK, HAND, PLAYER_DRAW, BANKER_DRAW, TOTAL, WINNER, TOO_MANY, SLIP = range(8)
+KIND_NAMES = ("ok", "incomplete hand", "player's drawing rule", "banker's drawing rule",
+              "recorded total", "recorded winner", "too many cards of a kind",
+              "recorder slip")
 
 #: A zero-valued card that pads a coup's cards so the rules never run out.
 FILLER = make_code(0)
 
 # Card-count buckets: ranks 1-13 (4 x decks each), the zero-valued cards together
-# (10, J, Q, K and rank-unknown "0": 16 x decks), and each suited card (decks each).
+# (10, J, Q, K and rank-unknown "0": 16 x decks), each suited card (decks each), and the
+# ten-valued cards of each suit (10, J, Q, K and "0" of that suit: 4 x decks each), which
+# is where a suited card of unknown rank ("0C") counts.
 _ZERO_BUCKET = 14
 _SUITED_BASE = 15
-N_BUCKETS = _SUITED_BASE + N_CODES
+_TENS_SUIT_BASE = _SUITED_BASE + N_CODES
+N_BUCKETS = _TENS_SUIT_BASE + 4
 
 
 @njit(cache=True)
@@ -187,6 +194,9 @@ class CountCheck:
             return int((RANK_OF_CODE[codes] == bucket).sum())
         if bucket == _ZERO_BUCKET:
             return int((VALUE_OF_CODE[codes] == 0).sum())
+        if bucket >= _TENS_SUIT_BASE:
+            return int(((VALUE_OF_CODE[codes] == 0)
+                        & (codes % 5 == bucket - _TENS_SUIT_BASE)).sum())
         return int((codes == bucket - _SUITED_BASE).sum())
 
     def describe(self, index: int, decks: int) -> str:
@@ -201,7 +211,7 @@ class CountCheck:
 
 def bucket_limit(bucket: int, decks: int) -> int:
     """How many cards of a bucket a shoe of ``decks`` decks holds."""
-    if bucket < _ZERO_BUCKET:
+    if bucket < _ZERO_BUCKET or bucket >= _TENS_SUIT_BASE:
         return 4 * decks
     return 16 * decks if bucket == _ZERO_BUCKET else decks
 
@@ -212,6 +222,9 @@ def describe_bucket(bucket: int, count: int, decks: int) -> str:
         what = f"cards of rank {RANK_LABELS[bucket]}"
     elif bucket == _ZERO_BUCKET:
         what = "zero-valued cards (10, J, Q, K or 0)"
+    elif bucket >= _TENS_SUIT_BASE:
+        suit = "SHDC"[bucket - _TENS_SUIT_BASE]
+        what = f"ten-valued cards of one suit (10{suit}, J{suit}, Q{suit}, K{suit} or 0{suit})"
     else:
         what = f"copies of {LABEL_OF_CODE[bucket - _SUITED_BASE]}"
     deck_word = "deck holds" if decks == 1 else "decks hold"
@@ -220,7 +233,8 @@ def describe_bucket(bucket: int, count: int, decks: int) -> str:
 
 
 @njit(cache=True)
-def _count_kernel(codes, shoe, values, decks, zero_bucket, suited_base, n_buckets, out):
+def _count_kernel(codes, shoe, values, decks, zero_bucket, suited_base, tens_suit_base,
+                  n_buckets, out):
     counts = np.zeros(n_buckets, dtype=np.int64)
     current = -1
     for i in range(codes.shape[0]):
@@ -240,11 +254,18 @@ def _count_kernel(codes, shoe, values, decks, zero_bucket, suited_base, n_bucket
             counts[zero_bucket] += 1
             if counts[zero_bucket] > 16 * decks and out[i] < 0:
                 out[i] = zero_bucket
-        if code % 5 != UNKNOWN_SUIT:
-            bucket = suited_base + code
-            counts[bucket] += 1
-            if counts[bucket] > decks and out[i] < 0:
-                out[i] = bucket
+        suit = code % 5
+        if suit != UNKNOWN_SUIT:
+            if rank >= 1:  # a suited card of unknown rank ("0C") is not one card
+                bucket = suited_base + code
+                counts[bucket] += 1
+                if counts[bucket] > decks and out[i] < 0:
+                    out[i] = bucket
+            if values[code] == 0:
+                bucket = tens_suit_base + suit
+                counts[bucket] += 1
+                if counts[bucket] > 4 * decks and out[i] < 0:
+                    out[i] = bucket
 
 
 def count_check(codes: np.ndarray, shoe: np.ndarray, row: np.ndarray, decks: int) -> CountCheck:
@@ -257,8 +278,8 @@ def count_check(codes: np.ndarray, shoe: np.ndarray, row: np.ndarray, decks: int
     codes = np.ascontiguousarray(codes, dtype=np.int8)
     shoe = np.ascontiguousarray(shoe, dtype=np.int64)
     bucket = np.empty(codes.size, dtype=np.int16)
-    _count_kernel(codes, shoe, VALUE_OF_CODE, decks, _ZERO_BUCKET, _SUITED_BASE, N_BUCKETS,
-                  bucket)
+    _count_kernel(codes, shoe, VALUE_OF_CODE, decks, _ZERO_BUCKET, _SUITED_BASE,
+                  _TENS_SUIT_BASE, N_BUCKETS, bucket)
     return CountCheck(codes=codes, bucket=bucket, shoe=shoe, row=np.asarray(row))
 
 

@@ -2,38 +2,30 @@
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from .formats import FORMATS
 from .layout import role_of
+from .messages import looks_like_messages
+from .readers import readers
 from .records import ImportDataError, UnknownFormatError
 from .tables import sniff_delimiter
-from .text import shoe_lines, split_label
+from .text import shoe_lines, split_label, split_scorecard
 from .tokens import CARD_SEPARATORS, is_card, outcome_letters
-
-#: Format name -> what it is (the ``--format`` choices, documented in data/README.md).
-FORMATS: dict[str, str] = {
-    "scorecard": "text, one shoe per line of outcomes: 'BPPTB...', 'B,P,P,T' or words, "
-                 "optionally after a shoe label",
-    "csv": "delimited text with a header: one coup per row (outcome, card columns or hand "
-           "strings, totals, shoe), or card sequences (card per row, or cards per shoe)",
-    "json": "JSON or JSON lines holding the records of the csv format, optionally nested "
-            "in shoe objects",
-    "sequence": "text, one shoe per line: every card in dealing order, optionally after a "
-                "shoe label",
-    "parquet": "Parquet holding the columns of the csv format (coups.parquet included)",
-}
 
 _SNIFF_BYTES = 1 << 16
 _JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _SNIFF_LINES = 20
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab")
 
 
 def check_format_name(name: str) -> str:
-    """``name`` if it is a format, else an error listing the formats."""
-    if name not in FORMATS:
+    """``name`` if it is a format (built-in or installed), else an error listing them."""
+    if name not in FORMATS and name not in readers():
         raise UnknownFormatError(
-            f"unknown format {name!r}: expected one of {', '.join(FORMATS)}"
+            f"unknown format {name!r}: expected one of {', '.join(readers())}"
         )
     return name
 
@@ -69,6 +61,10 @@ def detect_format(path: str | Path) -> str:
         raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
     if head.startswith(b"PAR1"):
         return "parquet"
+    if head.startswith(b"SQLite format 3\x00"):
+        return "sqlite"
+    if head.startswith(b"PK\x03\x04") and _is_workbook(path):
+        return "xlsx"
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -78,6 +74,11 @@ def detect_format(path: str | Path) -> str:
                 f"pass --format ({', '.join(FORMATS)})"
             ) from None
         text = head[: exc.start].decode("utf-8-sig")
+    raw_lines = text.splitlines()[:_SNIFF_LINES + 1]
+    if len(head) == _SNIFF_BYTES and len(raw_lines) > 1:
+        raw_lines = raw_lines[:-1]  # the last sampled line may be cut short
+    if looks_like_messages(raw_lines):
+        return "messages"
     if text.lstrip()[:1] in ("[", "{") or path.suffix.lower() in _JSON_SUFFIXES:
         return "json"
     lines = [line for _, line in shoe_lines(text)][:_SNIFF_LINES]
@@ -85,13 +86,21 @@ def detect_format(path: str | Path) -> str:
         lines = lines[:-1]  # the last sampled line may be cut short
     if not lines:
         raise UnknownFormatError(f"cannot tell the format of {path}: it holds no data")
-    outcome_lines = [_all_words(line, _is_outcomes) for line in lines]
+    outcome_lines = [_scorecard_line(line) for line in lines]
     if looks_like_header(lines[0]) and not all(outcome_lines):
         return "csv"
+    if len(lines) > 1 and not outcome_lines[0] and all(outcome_lines[1:]) and \
+            sniff_delimiter(lines[0]) not in lines[0]:
+        return "csv"  # one column of outcomes under a header of any name
     if outcome_lines[0]:
         return "scorecard"
+    if path.suffix.lower() in _TABLE_SUFFIXES and sniff_delimiter(lines[0]) in lines[0]:
+        return "csv"  # a header of unknown names: --column maps them
     if _mostly_cards(lines[0]):
         return "sequence"
+    for reader in readers().values():
+        if reader.detect is not None and reader.detect(path):
+            return reader.name
     raise UnknownFormatError(
         f"cannot tell the format of {path}: its first line {lines[0][:60]!r} is neither a "
         f"header of known columns, a line of outcomes (BPPT...) nor a line of cards; "
@@ -105,6 +114,19 @@ def looks_like_header(line: str) -> bool:
     known = [r for r in (role_of(f) for f in fields if f) if r is not None]
     # a header names each column once: "Banker,Player,Banker" is a line of outcomes
     return bool(known) and len(set(known)) == len(known)
+
+
+def _is_workbook(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "xl/workbook.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _scorecard_line(line: str) -> bool:
+    _, words = split_scorecard(line)
+    return bool(words) and all(_is_outcomes(w) for w in words)
 
 
 def _is_outcomes(word: str) -> bool:

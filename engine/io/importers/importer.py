@@ -6,8 +6,9 @@ caller asked to keep invalid coups, which are then flagged ``valid=False``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -16,41 +17,93 @@ from ...cards import NO_CARD
 from ...coups import Coups
 from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
-from .checks import check_coups, count_check, winner
-from .detect import check_format_name, detect_format, read_text
-from .jsonrecords import read_json
+from .checks import KIND_NAMES, SLIP, check_coups, count_check, winner
+from .detect import check_format_name, detect_format
 from .layout import table_records
+from .readers import ReadOptions, get_reader
 from .records import (
     CoupRecords,
     ImportDataError,
     InvalidCoupError,
     SequenceRecords,
-    Source,
     run_starts,
 )
-from .tables import read_csv, read_parquet
-from .text import read_scorecard, read_sequence_text
+from .stream import ShoeHolder, _take, csv_blocks, parquet_blocks
+from .tables import RawTable
 
 KEEP_HINT = "pass --keep-invalid (keep_invalid=True) to import such coups flagged valid=False"
 
 
-def read_records(path: str | Path, format: str) -> CoupRecords | SequenceRecords:
+def read_records(path: str | Path, format: str,
+                 options: ReadOptions | None = None) -> CoupRecords | SequenceRecords:
     """The coups or card sequences recorded in one file of the given format (not checked)."""
     path = Path(path)
-    check_format_name(format)
+    reader = get_reader(format)
     if not path.is_file():
         raise ImportDataError(f"no such file: {path}")
-    if format == "parquet":
-        return table_records(read_parquet(Source(path, rows=True)))
-    source = Source(path)
-    text = read_text(path)
-    if format == "scorecard":
-        return read_scorecard(source, text)
-    if format == "sequence":
-        return read_sequence_text(source, text)
-    if format == "csv":
-        return table_records(read_csv(source, text))
-    return table_records(read_json(source, text))
+    return reader.read(path, options or ReadOptions())
+
+
+Records = CoupRecords | SequenceRecords
+
+
+def _streamed(path: Path, blocks: Iterator[RawTable],
+              mapping: dict[str, list[str]]) -> Iterator[Records]:
+    """The records of a file read block by block, in chunks of whole shoes."""
+    holder = ShoeHolder(mapping)
+    produced = False
+    last: RawTable | None = None
+    for table in blocks:
+        last = table
+        ready = holder.push(table)
+        if ready is not None:
+            produced = True
+            yield table_records(ready, mapping)
+    assert last is not None  # a file gives one block at least
+    rest = holder.push(_take(last, slice(0, 0)), final=True)
+    if rest is not None:
+        yield table_records(rest, mapping)
+    elif not produced:
+        yield table_records(_take(last, slice(0, 0)), mapping)  # "no rows"
+
+
+def iter_records(paths: list[Path], formats: list[str],
+                 options: ReadOptions) -> Iterator[tuple[int, Records]]:
+    """(file index, records) of every file in order, big files in chunks of whole shoes;
+    the files of a streaming reader (message logs) are read together as one stream."""
+    for path in paths:
+        if not path.is_file():
+            raise ImportDataError(f"no such file: {path}")
+    together: dict[int, Records] = {}
+    for name in dict.fromkeys(formats):
+        reader = get_reader(name)
+        if reader.read_many is None:
+            continue
+        indices = [i for i, f in enumerate(formats) if f == name]
+        for i, records in zip(indices, reader.read_files([paths[i] for i in indices], options),
+                              strict=True):
+            together[i] = records
+    for i, path in enumerate(paths):
+        if i in together:
+            yield i, together.pop(i)
+            continue
+        if formats[i] == "csv":
+            blocks: Iterator[RawTable] | None = csv_blocks(path)
+        elif formats[i] == "parquet":
+            blocks = parquet_blocks(path)
+        else:
+            blocks = None
+        if blocks is None:
+            yield i, get_reader(formats[i]).read(path, options)
+        else:
+            for records in _streamed(path, blocks, options.columns):
+                yield i, records
+
+
+def read_all(paths: list[Path], formats: list[str], options: ReadOptions) -> list[Records]:
+    """Each file's records, whole (see ``iter_records``; chunks of a file are not joined,
+    so this is for files read in one piece)."""
+    return [records for _, records in iter_records(paths, formats, options)]
 
 
 def sequence_rules(rules: TableRules) -> tuple[TableRules, bool]:
@@ -66,32 +119,127 @@ def sequence_rules(rules: TableRules) -> tuple[TableRules, bool]:
     return rules, "cut_card" in explicit
 
 
+#: How many problems an error lists (the rest are counted).
+SHOWN_PROBLEMS = 20
+
+
 @dataclass
-class _Part:
-    """One file's coups (shoes numbered from 0 within the file) and its problems."""
+class FileReport:
+    """What one file held and how it was read (for the import's summary and --dry-run)."""
 
-    coups: Coups
-    shoes: int
-    problems: int
-    first_problem: str | None
+    path: Path
+    format: str
+    mapping: dict[str, str]
+    coups: int = 0
+    shoes: int = 0
 
 
-def _coup_part(records: CoupRecords, decks: int) -> _Part:
+@dataclass
+class ImportReport:
+    """What an import did: per file, the problems found, the warnings, what was dropped.
+
+    ``problems`` counts every problem; ``first_problems`` holds the first
+    ``SHOWN_PROBLEMS`` of them, each naming file, line, shoe and coup. ``flagged`` counts
+    the coups kept with ``valid=False`` by what was wrong with them.
+    """
+
+    files: list[FileReport] = field(default_factory=list)
+    problems: int = 0
+    first_problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    dropped: int = 0
+    flagged: Counter[str] = field(default_factory=Counter)
+
+    def problem(self, text: str, count: int = 1) -> None:
+        """Record ``count`` problems, the first described by ``text``."""
+        self.problems += count
+        if len(self.first_problems) < SHOWN_PROBLEMS:
+            self.first_problems.append(text)
+
+    def problems_at(self, found: list[tuple[int, str]], count: int) -> None:
+        """Record ``count`` problems of one file, ``found`` holding (line, text) of the
+        first of each kind: listed in line order."""
+        shown = sorted(found, key=lambda item: item[0])[:SHOWN_PROBLEMS]
+        for _, text in shown:
+            self.problem(text)
+        self.problems += count - len(shown)
+
+    def error(self) -> InvalidCoupError:
+        """The error naming the problems: the first ``SHOWN_PROBLEMS``, and how many more."""
+        if self.problems == 1:
+            return InvalidCoupError(f"{self.first_problems[0]}; {KEEP_HINT}")
+        shown = self.first_problems
+        rest = self.problems - len(shown)
+        lines = [f"{self.problems:,} problems in the recorded coups"
+                 + (f" (the first {len(shown)} below)" if rest else "") + f"; {KEEP_HINT}:"]
+        lines += [f"  {text}" for text in shown]
+        if rest:
+            lines.append(f"  ... and {rest:,} more")
+        return InvalidCoupError("\n".join(lines))
+
+
+def max_coups(decks: int) -> int:
+    """The most coups a shoe of ``decks`` decks can deal (every coup takes 4 cards or more)."""
+    return 52 * decks // 4
+
+
+def _where(records: CoupRecords, row: int, coup: int) -> str:
+    return (f"{records.source.at(int(records.line[row]))}: shoe "
+            f"{records.labels[int(records.shoe[row])]}, coup {coup}")
+
+
+def _coup_part(records: CoupRecords, decks: int, keep_invalid: bool,
+               report: ImportReport) -> Coups:
+    """One file's coups, checked: problems go to ``report``; with ``keep_invalid`` the
+    coups with a problem are kept flagged (and those with no outcome at all dropped)."""
+    found: list[tuple[int, str]] = []
+    count = 0
+    if records.no_outcome is not None and records.no_outcome.any():
+        unknown = int(records.no_outcome.sum())
+        records, dropped = _drop_unknown(records, keep_invalid, report)
+        if not keep_invalid:
+            found.extend(dropped)
+            count += unknown
     check = check_coups(records.cards, records.shoe, records.player_total,
                         records.banker_total, records.outcome, decks)
     starts = run_starts(records.shoe)
-    coup_number = (np.arange(len(records)) - starts[records.shoe] + 1).astype(np.int16)
+    n = len(records)
+    coup_number = (np.arange(n) - starts[records.shoe] + 1).astype(np.int32) if n else \
+        np.empty(0, dtype=np.int32)
+    invalid = check.invalid.copy()
+    reasons = check.kind.astype(np.int16)
+    for row in records.slips:
+        invalid[row] = True
+        reasons[row] = SLIP
+    problem_rows = np.flatnonzero(invalid)
+    count += int(problem_rows.size)
+    for row in problem_rows[:SHOWN_PROBLEMS].tolist():
+        text = records.slips.get(row) or check.describe(row)
+        found.append((int(records.line[row]),
+                      f"{_where(records, row, int(coup_number[row]))}: {text}"))
+    for kind, how_many in zip(*np.unique(reasons[invalid], return_counts=True), strict=True):
+        report.flagged[KIND_NAMES[int(kind)]] += int(how_many)
+    lengths = np.diff(np.r_[starts, n]) if n else np.empty(0, dtype=np.int64)
+    limit = max_coups(decks)
+    for s in np.flatnonzero(lengths > limit).tolist():
+        row = int(starts[s])
+        count += 1
+        found.append((int(records.line[row]),
+                      f"{records.source.at(int(records.line[row]))}: shoe {records.labels[s]}: "
+                      f"{int(lengths[s]):,} coups, more than {decks} deck"
+                      f"{'s' if decks > 1 else ''} can deal (at most {limit} coups of 4 "
+                      f"cards): two shoes recorded as one?"))
+        shoe_rows = records.shoe == s
+        report.flagged["too long a shoe"] += int((shoe_rows & ~invalid).sum())
+        invalid |= shoe_rows
+    report.problems_at(found, count)
+    recorded = records.recorded_coup if records.recorded_coup is not None else None
+    after_gap = None
+    if recorded is not None and (recorded >= 0).any():
+        after_gap = _gaps(records, recorded, starts, report)
     outcome = np.where(records.outcome >= 0, records.outcome,
                        winner(check.player_total, check.banker_total)).astype(np.int8)
-    invalid = check.invalid
-    first = None
-    if invalid.any():
-        row = int(np.flatnonzero(invalid)[0])
-        first = (f"{records.source.at(int(records.line[row]))}: shoe "
-                 f"{records.labels[int(records.shoe[row])]}, coup {coup_number[row]}: "
-                 f"{check.describe(row)}")
-    n = len(records)
-    coups = Coups(
+    return Coups(
         shoe=records.shoe.astype(np.int64), coup=coup_number, cards=records.cards,
         player_total=np.where(records.player_total >= 0, records.player_total,
                               check.player_total).astype(np.int8),
@@ -99,17 +247,77 @@ def _coup_part(records: CoupRecords, decks: int) -> _Part:
                               check.banker_total).astype(np.int8),
         outcome=outcome, burn_shown=np.full(n, NO_CARD, dtype=np.int8),
         label=np.asarray(records.labels, dtype=object)[records.shoe], valid=~invalid,
+        recorded_coup=recorded, after_gap=after_gap,
     )
-    return _Part(coups=coups, shoes=len(records.labels), problems=int(invalid.sum()),
-                 first_problem=first)
 
 
-def _sequence_part(records: SequenceRecords, rules: TableRules) -> _Part:
+def _drop_unknown(records: CoupRecords, keep_invalid: bool, report: ImportReport
+                  ) -> tuple[CoupRecords, list[tuple[int, str]]]:
+    """The records without the coups that have no outcome (counted in ``report.dropped``),
+    and (line, text) of the first of them, which are problems unless ``keep_invalid``."""
+    assert records.no_outcome is not None
+    rows = np.flatnonzero(records.no_outcome)
+    found = []
+    starts = run_starts(records.shoe)
+    for row in rows[:SHOWN_PROBLEMS].tolist():
+        coup = row - int(starts[records.shoe[row]]) + 1
+        found.append((int(records.line[row]),
+                      f"{_where(records, row, coup)}: no outcome, no cards and not both "
+                      f"totals (a row with only a total, or empty): expected the winner "
+                      f"(B, P, T) or the cards of both hands"))
+    report.dropped += int(rows.size)
+    keep = ~records.no_outcome
+    index = np.flatnonzero(keep)
+    remap = np.cumsum(keep) - 1
+    old_shoe = records.shoe[keep]
+    kept_shoes = np.unique(old_shoe)
+    new_shoe = np.searchsorted(kept_shoes, old_shoe)
+    slips = {int(remap[r]): t for r, t in records.slips.items() if keep[r]}
+    return CoupRecords(
+        source=records.source, line=records.line[keep], shoe=new_shoe,
+        labels=[records.labels[int(s)] for s in kept_shoes], cards=records.cards[keep],
+        player_total=records.player_total[keep], banker_total=records.banker_total[keep],
+        outcome=records.outcome[keep],
+        recorded_coup=None if records.recorded_coup is None else records.recorded_coup[index],
+        notes=records.notes, slips=slips, no_outcome=None, mapping=records.mapping), found
+
+
+def _gaps(records: CoupRecords, recorded: np.ndarray, starts: np.ndarray,
+          report: ImportReport) -> np.ndarray:
+    """Mark each coup whose recorded number skips some, and warn once per shoe."""
+    n = recorded.size
+    same = np.zeros(n, dtype=bool)
+    if n > 1:
+        same[1:] = records.shoe[1:] == records.shoe[:-1]
+    previous = np.r_[-1, recorded[:-1]]
+    gap = same & (recorded >= 0) & (previous >= 0) & (recorded > previous + 1)
+    for s in np.unique(records.shoe[gap]).tolist():
+        rows = np.flatnonzero(gap & (records.shoe == s))
+        jumps = ", ".join(f"{previous[r]} to {recorded[r]}" for r in rows[:5].tolist())
+        more = f" and {rows.size - 5} more" if rows.size > 5 else ""
+        missing = int((recorded[rows] - previous[rows] - 1).sum())
+        report.warnings.append(
+            f"{records.source.at(int(records.line[rows[0]]))}: shoe {records.labels[s]}: "
+            f"recorded coup numbers jump from {jumps}{more} ({missing:,} coup"
+            f"{'s' if missing > 1 else ''} missing); the coup after each gap is marked "
+            f"after_gap")
+    return gap
+
+
+def _sequence_part(records: SequenceRecords, rules: TableRules,
+                   report: ImportReport) -> Coups:
     source = records.source
     dealing_rules, use_cut_card = sequence_rules(rules)
+    limit = 52 * rules.decks
+    for index, seq in enumerate(records.sequences):
+        if seq.size > limit:
+            report.problem(f"{source.at(records.lines[index])}: shoe {records.labels[index]}: "
+                           f"{seq.size:,} cards, more than the {limit:,} of {rules.decks} "
+                           f"deck{'s' if rules.decks > 1 else ''}: two shoes recorded as one?")
     coups, status = deal_sequences(records.sequences, dealing_rules, use_cut_card=use_cut_card)
     dealt = np.bincount(coups.shoe, minlength=len(records.sequences))
-    for s in np.flatnonzero((status == SHOE_SHORT) | (dealt == 0)):
+    too_long = np.array([seq.size > limit for seq in records.sequences], dtype=bool)
+    for s in np.flatnonzero(((status == SHOE_SHORT) | (dealt == 0)) & ~too_long):
         how = (f"burn {dealing_rules.burn}" if dealing_rules.burn != "none" else "no burn")
         how += ", stopping at the cut card" if use_cut_card else ", no cut card"
         where = f"{source.at(records.lines[s])}: shoe {records.labels[s]}"
@@ -129,20 +337,86 @@ def _sequence_part(records: SequenceRecords, rules: TableRules) -> _Part:
     counts = count_check(np.concatenate(records.sequences), shoe_of_card, position,
                          rules.decks)
     bad_shoes = np.unique(counts.shoe[counts.excess])
-    first = None
-    if bad_shoes.size:
-        bad = int(bad_shoes[0])
+    for bad in bad_shoes.tolist():
         i = int(np.flatnonzero(counts.excess & (counts.shoe == bad))[0])
         card = int(counts.row[i])
         line = (records.lines[bad] if records.card_lines is None
                 else int(records.card_lines[bad][card]))
         too_many = counts.describe(i, rules.decks)
-        first = f"{source.at(line)}: shoe {records.labels[bad]}, card {card + 1}: {too_many}"
+        report.problem(f"{source.at(line)}: shoe {records.labels[bad]}, card {card + 1}: "
+                       f"{too_many}")
+    bad_shoes = np.union1d(bad_shoes, np.flatnonzero(lengths > limit))
     valid = ~np.isin(coups.shoe, bad_shoes)
+    report.flagged["too many cards in the shoe"] += int((~valid).sum())
     coups.label = np.asarray(records.labels, dtype=object)[coups.shoe]
     coups.valid = valid
-    return _Part(coups=coups, shoes=len(records.sequences), problems=int(bad_shoes.size),
-                 first_problem=first)
+    coups.coup = coups.coup.astype(np.int32)
+    return coups
+
+
+def fill_optional(parts: list[Coups], always: bool = False) -> list[Coups]:
+    """``parts`` with the import's optional columns present in all or none (``always``:
+    in all), a part without recorded coup numbers getting nulls and without gaps none, so
+    they concatenate and every part of a dataset has one schema."""
+    if always or any(p.recorded_coup is not None for p in parts):
+        for p in parts:
+            if p.recorded_coup is None:
+                p.recorded_coup = np.full(len(p), -1, dtype=np.int64)
+            if p.after_gap is None:
+                p.after_gap = np.zeros(len(p), dtype=bool)
+    return parts
+
+
+def check_records(records: CoupRecords | SequenceRecords, rules: TableRules,
+                  keep_invalid: bool, report: ImportReport) -> Coups:
+    """One file's (or chunk's) records checked into coups (shoes numbered from 0)."""
+    if isinstance(records, SequenceRecords):
+        return _sequence_part(records, rules, report)
+    return _coup_part(records, rules.decks, keep_invalid, report)
+
+
+def iter_checked(
+    paths: Iterable[str | Path],
+    format: str | None = None,
+    rules: TableRules | None = None,
+    keep_invalid: bool = False,
+    on_file: Callable[[Path, str], None] | None = None,
+    options: ReadOptions | None = None,
+    report: ImportReport | None = None,
+) -> Iterator[Coups]:
+    """The checked coups of recorded files, chunk by chunk of whole shoes, shoe ids running
+    on across chunks and files (see ``import_files`` for the arguments). Problems are only
+    counted in ``report`` here: the caller decides what they mean once every chunk is read.
+    """
+    rules = rules if rules is not None else TableRules.model_validate({})
+    report = report if report is not None else ImportReport()
+    if format is not None:
+        check_format_name(format)
+    options = options or ReadOptions()
+    files = [Path(p) for p in paths]
+    if not files:
+        raise ImportDataError("no files to import")
+    formats = [format or detect_format(path) for path in files]
+    offset = 0
+    current = -1
+    for index, records in iter_records(files, formats, options):
+        if index != current:
+            if current >= 0 and on_file is not None:
+                on_file(files[current], formats[current])
+            report.files.append(FileReport(files[index], formats[index],
+                                           dict(records.mapping)))
+            current = index
+        report.warnings.extend(records.notes)
+        part = check_records(records, rules, keep_invalid, report)
+        shoes = int(part.shoe_ids().size)
+        report.files[-1].coups += len(part)
+        report.files[-1].shoes += shoes
+        part.shoe = part.shoe + offset
+        offset += len(records.labels) if isinstance(records, CoupRecords) else shoes
+        part.decks = rules.decks
+        yield fill_optional([part], always=True)[0]
+    if current >= 0 and on_file is not None:
+        on_file(files[current], formats[current])
 
 
 def import_files(
@@ -151,43 +425,28 @@ def import_files(
     rules: TableRules | None = None,
     keep_invalid: bool = False,
     on_file: Callable[[Path, str], None] | None = None,
+    options: ReadOptions | None = None,
+    report: ImportReport | None = None,
 ) -> Coups:
     """Import recorded files into one coups table.
 
     Each file's format is detected (``detect_format``) unless ``format`` forces one. Shoe
     ids run 0..n-1 in order of appearance across all files; ``label`` keeps each shoe's
     recorded label ("file:line" when it had none). Every coup with cards is checked (hands,
-    drawing rules, recorded totals and winner, cards per rank against ``rules.decks``); a
-    problem raises ``InvalidCoupError`` naming the first one and how many more there are,
-    unless ``keep_invalid``, which keeps such coups with ``valid=False`` and their recorded
-    winner. ``on_file(path, format)`` is called after each file is read (for progress).
+    drawing rules, recorded totals and winner, cards per rank against ``rules.decks``), and
+    every shoe's length against what its decks can deal. Problems raise
+    ``InvalidCoupError`` listing the first ``SHOWN_PROBLEMS`` (file, line, shoe, coup) and
+    how many more there are, unless ``keep_invalid``, which keeps such coups with
+    ``valid=False`` and their recorded winner (and drops coups with no outcome at all,
+    counted in ``report.dropped``). ``on_file(path, format)`` is called after each file is
+    read (for progress); ``report`` collects what was done (see ``ImportReport``).
+    ``import_dataset`` writes the same coups to a folder of parts, chunk by chunk.
     """
     rules = rules if rules is not None else TableRules.model_validate({})
-    if format is not None:
-        check_format_name(format)
-    parts: list[_Part] = []
-    for raw_path in paths:
-        path = Path(raw_path)
-        file_format = format or detect_format(path)
-        records = read_records(path, file_format)
-        if isinstance(records, SequenceRecords):
-            parts.append(_sequence_part(records, rules))
-        else:
-            parts.append(_coup_part(records, rules.decks))
-        if on_file is not None:
-            on_file(path, file_format)
-    if not parts:
-        raise ImportDataError("no files to import")
-    problems = sum(part.problems for part in parts)
-    if problems and not keep_invalid:
-        first = next(part.first_problem for part in parts if part.first_problem)
-        more = f" (and {problems - 1} more problem{'s' if problems > 2 else ''})" \
-            if problems > 1 else ""
-        raise InvalidCoupError(f"{first}{more}; {KEEP_HINT}")
-    offset = 0
-    for part in parts:
-        part.coups.shoe = part.coups.shoe + offset
-        offset += part.shoes
-    coups = Coups.concat([part.coups for part in parts])
+    report = report if report is not None else ImportReport()
+    parts = list(iter_checked(paths, format, rules, keep_invalid, on_file, options, report))
+    if report.problems and not keep_invalid:
+        raise report.error()
+    coups = Coups.concat(parts)
     coups.decks = rules.decks
     return coups

@@ -1,38 +1,82 @@
-"""JSON files as tables: the coup (or shoe) records of a document, each with its line.
+"""JSON files as tables: the one list of coup records of a document, wherever it sits.
 
-The document is decoded once by the json module. Lines come from the text: containers
-(objects and arrays) are met in a depth-first walk of the decoded tree in the same order
-as their opening brackets in the text, so the n-th container visited starts at the n-th
-bracket.
+The document is decoded once by the json module. The coups may sit anywhere: under
+``coups``, ``events``, ``data.results``, ``args.history_v2``, or in shoe objects holding
+them (``{"shoes": [{"shoe": "S1", "coups": [...]}]}``). Every list of objects is a
+candidate, named by its dotted path; the candidates whose records have a coup column are
+the coups, and there must be one (``--records PATH`` picks it among several). Nested
+objects flatten to dotted names (``playerHand.cards``), matched like any column.
+
+Lines come from the text: containers (objects and arrays) are met in a depth-first walk
+of the decoded tree in the same order as their opening brackets in the text, so the n-th
+container visited starts at the n-th bracket.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from .layout import COUP_ROLES, role_of
 from .records import ImportDataError, Source
 from .tables import RawTable
 
 _SHOE_KEYS = ("shoe", "label", "shoeid", "shoelabel", "shoeno", "shoenumber", "name")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+#: How deep a JSON document may nest: far beyond any recorded shape, and well inside
+#: Python's recursion limit.
+MAX_DEPTH = 64
+#: Longest integer literal read as a number; longer ones are kept as their text (and
+#: refused where a number is expected), never converted (a 5,000-digit number).
+_MAX_INT_DIGITS = 18
+_SAMPLE = 20
+
+
+def _bracket_positions(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of opening and closing brackets outside strings, and of newlines."""
+    if b"\\" in data:  # escapes (rare here): blank out the strings, keeping positions
+        data = _STRING.sub(lambda m: b" " * len(m.group()), data)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    quotes = np.flatnonzero(raw == ord('"'))
+    opening = np.flatnonzero((raw == ord("{")) | (raw == ord("[")))
+    closing = np.flatnonzero((raw == ord("}")) | (raw == ord("]")))
+    # without escapes, a bracket is inside a string when an odd number of quotes precede it
+    opening = opening[np.searchsorted(quotes, opening) % 2 == 0]
+    closing = closing[np.searchsorted(quotes, closing) % 2 == 0]
+    return opening, closing, np.flatnonzero(raw == ord("\n"))
 
 
 def opening_lines(text: str) -> np.ndarray:
     """The line of every '{' and '[' outside strings, in text order."""
-    data = text.encode("utf-8")
-    if b"\\" in data:  # escapes (rare here): blank out the strings, keeping positions
-        data = _STRING.sub(lambda m: b" " * len(m.group()), data)
-    raw = np.frombuffer(data, dtype=np.uint8)
-    opening = np.flatnonzero((raw == ord("{")) | (raw == ord("[")))
-    # without escapes, a bracket is inside a string when an odd number of quotes precede it
-    quotes_before = np.searchsorted(np.flatnonzero(raw == ord('"')), opening)
-    opening = opening[quotes_before % 2 == 0]
-    newlines = np.flatnonzero(raw == ord("\n"))
+    opening, _, newlines = _bracket_positions(text.encode("utf-8"))
     return np.searchsorted(newlines, opening) + 1
+
+
+def check_depth(source: Source, text: str, line_offset: int = 0) -> None:
+    """Refuse JSON nested deeper than ``MAX_DEPTH``, naming the line where it goes too deep
+    (checked on the raw text, before any decoding could exhaust the stack)."""
+    opening, closing, newlines = _bracket_positions(text.encode("utf-8"))
+    if opening.size <= MAX_DEPTH:
+        return
+    position = np.concatenate([opening, closing])
+    step = np.concatenate([np.ones(opening.size, np.int64), -np.ones(closing.size, np.int64)])
+    order = np.argsort(position, kind="stable")
+    depth = np.cumsum(step[order])
+    if depth.size and depth.max() > MAX_DEPTH:
+        at = int(position[order][int(np.argmax(depth > MAX_DEPTH))])
+        line = int(np.searchsorted(newlines, at)) + 1 + line_offset
+        raise ImportDataError(
+            f"{source.at(line)}: JSON nested more than {MAX_DEPTH} levels deep; recorded "
+            f"coups never nest that far")
+
+
+def _parse_int(text: str) -> int | str:
+    return int(text) if len(text.lstrip("-")) <= _MAX_INT_DIGITS else text
 
 
 class _DuplicateKey(Exception):
@@ -47,15 +91,27 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return record
 
 
+def loads(text: str, unique_keys: bool = False) -> Any:
+    """``json.loads``, with integers too long for Python to convert (thousands of digits)
+    kept as text (see ``_MAX_INT_DIGITS``) rather than failing."""
+    hook = _unique_keys if unique_keys else None
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_parse_int, object_pairs_hook=hook)
+
+
 def decode(source: Source, text: str, unique_keys: bool = False) -> list[Any]:
     """The document's top-level values: one, or one per line for JSON lines.
 
     With ``unique_keys`` an object with a key twice is an error.
     """
-    hook = _unique_keys if unique_keys else None
+    check_depth(source, text)
     try:
         try:
-            return [json.loads(text, object_pairs_hook=hook)]
+            return [loads(text, unique_keys)]
         except json.JSONDecodeError as exc:
             if not exc.msg.startswith("Extra data"):
                 raise ImportDataError(
@@ -66,7 +122,7 @@ def decode(source: Source, text: str, unique_keys: bool = False) -> list[Any]:
             if not line.strip():
                 continue
             try:
-                values.append(json.loads(line, object_pairs_hook=hook))
+                values.append(loads(line, unique_keys))
             except json.JSONDecodeError as exc:
                 raise ImportDataError(
                     f"{source.at(number)}: invalid JSON: {exc.msg} (column {exc.colno})"
@@ -78,82 +134,8 @@ def decode(source: Source, text: str, unique_keys: bool = False) -> list[Any]:
         ) from None
 
 
-def _containers(value: Any) -> int:
-    """How many objects and arrays ``value`` is and holds."""
-    if isinstance(value, dict):
-        return 1 + sum(_containers(v) for v in value.values())
-    if isinstance(value, list):
-        return 1 + sum(_containers(v) for v in value if isinstance(v, dict | list))
-    return 0
-
-
-class _Walk:
-    """Finds the record objects of a decoded document, with their lines and shoes."""
-
-    def __init__(self, source: Source, text: str) -> None:
-        self.source = source
-        self.lines_of_brackets = opening_lines(text)
-        self.next = 0
-        self.records: list[dict[str, str | None]] = []
-        self.lines: list[int] = []
-        self.groups: list[int] = []
-        self.group_labels: list[str | None] = []
-        self.group_lines: list[int] = []
-
-    def take(self, count: int = 1) -> int:
-        """The line of the next container; skips ``count`` containers."""
-        known = self.lines_of_brackets
-        line = int(known[min(self.next, known.size - 1)]) if known.size else 1
-        self.next += count
-        return line
-
-    def value(self, value: Any, group: int, top: bool) -> None:
-        if isinstance(value, list):
-            self.take()
-            for item in value:
-                self.value(item, group, top=False)
-        elif isinstance(value, dict):
-            self.object(value, group, top)
-        else:
-            line = self.take(0)
-            raise ImportDataError(
-                f"{self.source.at(line)}: expected an object (a coup or a shoe), "
-                f"found {json.dumps(value)[:40]}"
-            )
-
-    def object(self, value: dict[str, Any], group: int, top: bool) -> None:
-        nested = [k for k, v in value.items()
-                  if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
-        if not nested:
-            flat: dict[str, str | None] = {}
-            self.lines.append(self.take(_flatten(value, "", flat)))
-            self.records.append(flat)
-            self.groups.append(group)
-            return
-        line = self.take()
-        if len(nested) > 1:
-            raise ImportDataError(
-                f"{self.source.at(line)}: an object holds several lists of records "
-                f"({', '.join(nested)}); expected one list of coups per shoe"
-            )
-        label = next((_scalar_text(v) for k, v in value.items()
-                      if _key(k) in _SHOE_KEYS and not isinstance(v, list | dict)), None)
-        if not top or label is not None:
-            self.group_labels.append(label)
-            self.group_lines.append(line)
-            group = len(self.group_labels) - 1
-        for key, item in value.items():
-            if key == nested[0]:
-                self.value(item, group, top=False)
-            else:
-                self.take(_containers(item))
-
-
-def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
-def _scalar_text(value: Any) -> str | None:
+def scalar_text(value: Any) -> str | None:
+    """A JSON scalar as the text a column holds (whole floats without '.0')."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -163,46 +145,196 @@ def _scalar_text(value: Any) -> str | None:
     return str(value)
 
 
-def _flatten(record: dict[str, Any], prefix: str, flat: dict[str, str | None]) -> int:
-    """Put ``record``'s values into ``flat`` as text (nested objects as ``outer_inner``,
-    lists joined by spaces); returns how many containers it is and holds."""
-    containers = 1
+def is_record_list(value: Any) -> bool:
+    """Whether ``value`` is a non-empty list of objects (a candidate list of records)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def flatten(record: dict[str, Any], prefix: str = "",
+            flat: dict[str, str | None] | None = None) -> dict[str, str | None]:
+    """``record``'s values as text under dotted names (``playerHand.cards``); lists of
+    scalars (cards) are joined by spaces; lists of records (shoes' coups) are left out."""
+    flat = {} if flat is None else flat
     for key, value in record.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
-            containers += _flatten(value, f"{name}_", flat)
+            flatten(value, f"{name}.", flat)
         elif isinstance(value, list):
-            if all(isinstance(v, str) for v in value):  # a list of cards
-                containers += 1
-                flat[name] = " ".join(value)
-            else:
-                containers += _containers(value)
-                flat[name] = " ".join(str(_scalar_text(v)) for v in value)
+            if is_record_list(value):
+                continue
+            flat[name] = " ".join(str(scalar_text(v)) for v in value
+                                  if not isinstance(v, dict | list))
         else:
-            flat[name] = _scalar_text(value)
-    return containers
+            flat[name] = scalar_text(value)
+    return flat
 
 
-def read_json(source: Source, text: str) -> RawTable:
-    """JSON: coup records in an array, in ``{"coups": [...]}``, nested in shoe objects
-    (``[{"shoe": "S1", "coups": [...]}]``), or JSON lines; nested objects flatten to
-    ``outer_inner`` names and lists of cards join with spaces."""
+@lru_cache(maxsize=4096)
+def cached_role(name: str) -> str | None:
+    """``role_of`` remembered (message streams repeat the same few keys millions of times)."""
+    return role_of(name)
+
+
+def coup_like(records: list[dict[str, Any]]) -> bool:
+    """Whether records look like coups: a sample of them names a coup column."""
+    for record in records[:_SAMPLE]:
+        if any(cached_role(name) in COUP_ROLES for name in flatten(record)):
+            return True
+    return False
+
+
+@dataclass
+class Candidate:
+    """A list of records at a dotted path: every list found there, and each one's holder
+    (the object it is a value of; None for the top level)."""
+
+    path: str
+    lists: list[list[dict[str, Any]]] = field(default_factory=list)
+    holders: list[dict[str, Any] | None] = field(default_factory=list)
+    #: whether each holder is a shoe object (an element of a list) rather than the document
+    grouped: list[bool] = field(default_factory=list)
+
+    @property
+    def records(self) -> int:
+        """How many records the lists hold together."""
+        return sum(len(items) for items in self.lists)
+
+    def describe(self) -> str:
+        """'data.results (80 records)'."""
+        return f"{self.path or '(top level)'} ({self.records:,} records)"
+
+
+def candidates(values: list[Any]) -> dict[str, Candidate]:
+    """Every list of records in the document's top-level ``values``, by dotted path."""
+    found: dict[str, Candidate] = {}
+
+    def add(path: str, items: list[dict[str, Any]], holder: dict[str, Any] | None,
+            grouped: bool) -> None:
+        candidate = found.setdefault(path, Candidate(path))
+        candidate.lists.append(items)
+        candidate.holders.append(holder)
+        candidate.grouped.append(grouped)
+
+    def walk(obj: dict[str, Any], path: str, in_list: bool) -> None:
+        # recursion is bounded: check_depth refused documents nested past MAX_DEPTH
+        for key, value in obj.items():
+            name = f"{path}.{key}" if path else key
+            if is_record_list(value):
+                add(name, value, obj, in_list)
+                for item in value:
+                    walk(item, name, True)
+            elif isinstance(value, dict):
+                walk(value, name, in_list)
+
+    top_records = [v for v in values if isinstance(v, dict)]
+    for value in values:
+        if is_record_list(value):
+            add("", value, None, False)
+            for item in value:
+                walk(item, "", True)
+    if len(values) > 1 and top_records:  # JSON lines: each line is an element of the file
+        add("", top_records, None, False)
+        for item in top_records:
+            walk(item, "", True)
+    elif len(values) == 1 and isinstance(values[0], dict):
+        walk(values[0], "", False)
+    return found
+
+
+def choose(source: Source, found: dict[str, Candidate], records: str | None) -> Candidate:
+    """The candidate holding the coups: ``records`` (a dotted path) if given, else the one
+    whose records look like coups."""
+    if records is not None:
+        key = records.strip(".")
+        if key in found:
+            return found[key]
+        listed = ", ".join(c.describe() for c in found.values()) or "none"
+        raise ImportDataError(f"{source.path}: --records {records}: no list of records "
+                              f"there (lists of records: {listed})")
+    coups = [c for c in found.values() if coup_like([r for items in c.lists for r in items[:3]])]
+    if len(coups) == 1:
+        return coups[0]
+    if not coups:
+        listed = ", ".join(c.describe() for c in found.values())
+        more = f" (lists of records: {listed})" if listed else ""
+        raise ImportDataError(f"{source.path}: no records with a coup column found{more}; "
+                              f"map columns with --column FIELD=SOURCE")
+    listed = ", ".join(c.describe() for c in coups)
+    raise ImportDataError(f"{source.path}: several lists of coup records: {listed}; "
+                          f"choose one with --records PATH")
+
+
+def _ordinals(values: list[Any], wanted: set[int]) -> tuple[dict[int, int], int]:
+    """The pre-order position of the ``wanted`` containers (by id), and how many there are."""
+    positions: dict[int, int] = {}
+    count = 0
+    stack = list(reversed(values))
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            children = [v for v in value.values() if isinstance(v, dict | list)]
+        elif isinstance(value, list):
+            children = [v for v in value if isinstance(v, dict | list)]
+        else:
+            continue
+        if id(value) in wanted:
+            positions[id(value)] = count
+        count += 1
+        stack.extend(reversed(children))
+    return positions, count
+
+
+def _shoe_label(holder: dict[str, Any]) -> str | None:
+    return next((scalar_text(v) for k, v in holder.items()
+                 if re.sub(r"[^a-z0-9]", "", k.lower()) in _SHOE_KEYS
+                 and not isinstance(v, list | dict)), None)
+
+
+def read_json(source: Source, text: str, records: str | None = None) -> RawTable:
+    """JSON (a document or JSON lines): the one list of coup records, wherever it sits,
+    each record flattened to dotted names; shoe objects holding coups make the shoes."""
     if not text.strip():
         raise ImportDataError(f"{source.path}: empty file")
-    walk = _Walk(source, text)
-    for value in decode(source, text):
-        walk.value(value, group=-1, top=True)
-    if walk.next != len(walk.lines_of_brackets):  # the decoder dropped a repeated key's value
+    values = decode(source, text)
+    if not any(isinstance(v, dict | list) for v in values):
+        raise ImportDataError(f"{source.path}: expected an object (a coup or a shoe), "
+                              f"found {json.dumps(values[0])[:40]}")
+    found = candidates(values)
+    if not found:
+        raise ImportDataError(f"{source.path}: no list of records found (expected coup "
+                              f"objects, or shoe objects holding them)")
+    chosen = choose(source, found, records)
+    wanted = {id(r) for items in chosen.lists for r in items}
+    wanted |= {id(h) for h in chosen.holders if h is not None}
+    positions, count = _ordinals(values, wanted)
+    brackets = opening_lines(text)
+    if count != brackets.size:  # the decoder dropped a repeated key's value
         decode(source, text, unique_keys=True)  # names it
         raise ImportDataError(f"{source.path}: cannot place the records on their lines")
-    if not walk.records:
-        raise ImportDataError(f"{source.path}: no records found")
+    flat_records: list[dict[str, str | None]] = []
+    lines: list[int] = []
+    groups: list[int] = []
+    group_labels: list[str | None] = []
+    group_lines: list[int] = []
+    for items, holder, grouped in zip(chosen.lists, chosen.holders, chosen.grouped,
+                                      strict=True):
+        group = -1
+        if holder is not None:
+            label = _shoe_label(holder)
+            if grouped or label is not None:
+                group_labels.append(label)
+                group_lines.append(int(brackets[positions[id(holder)]]))
+                group = len(group_labels) - 1
+        for record in items:
+            flat_records.append(flatten(record))
+            lines.append(int(brackets[positions[id(record)]]))
+            groups.append(group)
     names: dict[str, None] = {}
-    for record in walk.records:
+    for record in flat_records:
         names.update(dict.fromkeys(record))
-    columns = {name: np.array([record.get(name) for record in walk.records], dtype=object)
+    columns = {name: np.array([record.get(name) for record in flat_records], dtype=object)
                for name in names}
-    groups = np.asarray(walk.groups, dtype=np.int64)
-    return RawTable(source=source, columns=columns, lines=np.asarray(walk.lines, np.int64),
-                    group=groups if (groups >= 0).any() else None,
-                    group_labels=walk.group_labels, group_lines=walk.group_lines)
+    group_array = np.asarray(groups, dtype=np.int64)
+    return RawTable(source=source, columns=columns, lines=np.asarray(lines, np.int64),
+                    group=group_array if (group_array >= 0).any() else None,
+                    group_labels=group_labels, group_lines=group_lines)

@@ -11,12 +11,17 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 
 from ...cards import NO_CARD
-from .records import CoupRecords, ImportDataError, SequenceRecords, run_starts, runs
+from .formats import FIELD_NAMES
+from .records import CoupRecords, ImportDataError, SequenceRecords, run_starts
 from .tables import RawTable
 from .tokens import (
     CARD_SEPARATORS,
+    MISSING,
+    clip,
+    outcome_code,
     parse_cards,
     parse_hands,
     parse_outcomes,
@@ -25,21 +30,23 @@ from .tokens import (
 )
 
 _ROLES: tuple[tuple[str, str], ...] = (
-    ("shoe", r"shoe|shoeid|shoeno|shoenum|shoenumber|shoeindex"),
+    ("shoe", r"shoe|shoeid|shoeno|shoenum|shoenumber|shoeindex|shoekey"),
     ("label", r"label|shoelabel|shoename"),
     ("coup", r"coup|coupid|coupno|coupnum|coupnumber|hand|handno|handnum|handnumber"
-             r"|round|roundno"),
-    ("outcome", r"outcome|winner|result|win|decision"),
-    ("player_total", r"(?:player|p)(?:total|score|points)"),
-    ("banker_total", r"(?:banker|b)(?:total|score|points)"),
+             r"|round|roundno|roundnum|roundnumber|game|gameno|gamenum|gamenumber"
+             r"|coupindex|handindex|roundindex"),
+    ("outcome", r"outcome|winner|result|win|decision|gameoutcome|gameresult|winningoutcome"
+                r"|resultofhand|handresult|roundresult|coupresult|winningside|outcomes"),
+    ("player_total", r"(?:player|p)(?:hand)?(?:total|score|points|pts|value)"),
+    ("banker_total", r"(?:banker|b)(?:hand)?(?:total|score|points|pts|value)"),
     ("player_card1", r"(?:player|p)(?:card)?1"),
     ("player_card2", r"(?:player|p)(?:card)?2"),
     ("player_card3", r"(?:player|p)(?:card)?3"),
     ("banker_card1", r"(?:banker|b)(?:card)?1"),
     ("banker_card2", r"(?:banker|b)(?:card)?2"),
     ("banker_card3", r"(?:banker|b)(?:card)?3"),
-    ("player_hand", r"player|(?:player|p)(?:cards|hand)"),
-    ("banker_hand", r"banker|(?:banker|b)(?:cards|hand)"),
+    ("player_hand", r"player|(?:player|p)(?:cards|hand|handcards)"),
+    ("banker_hand", r"banker|(?:banker|b)(?:cards|hand|handcards)"),
     ("card", r"card"),
     ("sequence", r"cards|sequence|shoecards"),
 )
@@ -48,10 +55,25 @@ _PATTERNS = tuple((role, re.compile(pattern)) for role, pattern in _ROLES)
 CARD_ROLES = ("player_card1", "player_card2", "player_card3",
               "banker_card1", "banker_card2", "banker_card3")
 HAND_ROLES = ("player_hand", "banker_hand")
+#: Roles whose presence makes a record a coup (or a card sequence), not just a shoe.
+COUP_ROLES = (*CARD_ROLES, *HAND_ROLES, "outcome", "player_total", "banker_total",
+              "card", "sequence")
+#: ``--column FIELD=SOURCE``: the field names, and the role each one fills.
+FIELDS: dict[str, str] = {
+    "shoe": "shoe", "label": "label", "coup": "coup", "outcome": "outcome",
+    "player_total": "player_total", "banker_total": "banker_total",
+    "player_cards": "player_hand", "banker_cards": "banker_hand",
+    **{name: name for name in CARD_ROLES},
+    "cards": "sequence", "card": "card",
+}
 EXPECTED = ("an outcome column (outcome, winner or result), card columns (player_card1 .. "
             "banker_card3, or P1 .. B3), hand strings (player, banker), totals "
             "(player_total, banker_total), or a card sequence (card, one per row; or "
-            "cards, one shoe per row)")
+            "cards, one shoe per row); or map columns with --column FIELD=SOURCE")
+#: The largest recorded coup number kept (coup numbers are stored as int32).
+MAX_COUP_NUMBER = 2**31 - 1
+_KEY_SEPARATOR = "/"
+_MAX_SLIPS = 1000  # slips described in full (the rest are counted)
 
 
 def normalise(name: str) -> str:
@@ -59,43 +81,146 @@ def normalise(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def role_of(name: str) -> str | None:
-    """The role a column name plays (None: not a known column)."""
-    key = normalise(name)
+def _match(key: str) -> str | None:
     for role, pattern in _PATTERNS:
         if pattern.fullmatch(key):
             return role
     return None
 
 
-def assign_roles(table: RawTable) -> dict[str, str]:
-    """Role -> column name; two columns with one role is an error."""
+def role_of(name: str) -> str | None:
+    """The role a column name plays (None: not a known column).
+
+    A dotted name (flattened JSON: ``gameData.bankerHand.score``) is matched whole, then
+    without its leading parts, longest first (``bankerHand.score``, ``score``).
+    """
+    parts = name.split(".")
+    for i in range(len(parts)):
+        role = _match(normalise("".join(parts[i:])))
+        if role is not None:
+            return role
+    return None
+
+
+def parse_mapping(specs: list[str] | None) -> dict[str, list[str]]:
+    """``--column FIELD=SOURCE[,SOURCE...]`` options as field -> source columns."""
+    mapping: dict[str, list[str]] = {}
+    for spec in specs or []:
+        field_name, sep, sources = spec.partition("=")
+        field_name = field_name.strip().lower()
+        names = [n.strip() for n in sources.split(",") if n.strip()]
+        if not sep or not names:
+            raise ImportDataError(f"--column {spec!r}: expected FIELD=SOURCE (e.g. "
+                                  f"outcome='Winning Outcome', shoe=tableId,shoe)")
+        if field_name not in FIELDS:
+            raise ImportDataError(f"--column {spec!r}: unknown field {field_name!r}; the "
+                                  f"fields are {', '.join(FIELDS)}")
+        if field_name in mapping:
+            raise ImportDataError(f"--column {field_name}= is given twice")
+        if len(names) > 1 and field_name not in ("shoe", "label"):
+            raise ImportDataError(f"--column {spec!r}: only shoe and label may be built "
+                                  f"from several columns")
+        mapping[field_name] = names
+    return mapping
+
+
+def find_column(columns: list[str], name: str) -> str | None:
+    """The column called ``name``: exactly, else the one whose normalised name (or dotted
+    tail) matches it."""
+    if name in columns:
+        return name
+    key = normalise(name)
+    hits = [c for c in columns if normalise(c) == key]
+    if not hits:
+        hits = [c for c in columns if normalise(c.rsplit(".", 1)[-1]) == key]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _mapped(table: RawTable, mapping: dict[str, list[str]]) -> dict[str, str]:
+    """Role -> column for the mapped fields (a column joined from several for shoe keys)."""
     roles: dict[str, str] = {}
-    for name in table.columns:
+    names = list(table.columns)
+    for field_name, sources in mapping.items():
+        found = []
+        for source in sources:
+            column = find_column(names, source)
+            if column is None:
+                raise ImportDataError(
+                    f"{table.source.path}: --column {field_name}={source}: no column "
+                    f"{source!r} (columns: {', '.join(repr(n) for n in names) or 'none'})")
+            found.append(column)
+        if len(found) == 1:
+            roles[FIELDS[field_name]] = found[0]
+            continue
+        joined = _KEY_SEPARATOR.join(found)
+        parts = [text_array(table.columns[c]) for c in found]
+        value = parts[0].astype(object)
+        for part in parts[1:]:
+            value = value + _KEY_SEPARATOR + part.astype(object)
+        table.columns[joined] = value
+        roles[FIELDS[field_name]] = joined
+    return roles
+
+
+def assign_roles(table: RawTable, mapping: dict[str, list[str]] | None = None) -> dict[str, str]:
+    """Role -> column name: the ``mapping`` (field -> source columns) first, then the
+    columns whose names are known; two columns with one role is an error.
+
+    A table of one column whose values are all outcomes is an outcome column whatever
+    its header says.
+    """
+    roles = _mapped(table, mapping or {})
+    used = set(roles.values()) | {c for sources in (mapping or {}).values() for c in sources}
+    taken = set(roles)
+    for name in list(table.columns):
+        if name in used:
+            continue
         role = role_of(name)
-        if role is None:
+        if role is None or role in taken:
             continue
         if role in roles:
             raise ImportDataError(
                 f"{table.source.path}: columns {roles[role]!r} and {name!r} are both the "
-                f"{role.replace('_', ' ')} column; keep one"
+                f"{role.replace('_', ' ')} column; keep one, or choose with --column "
+                f"{_field_of(role)}=NAME"
             )
         roles[role] = name
+    if not roles and len(table.columns) == 1:
+        name, values = next(iter(table.columns.items()))
+        if _all_outcomes(values):
+            roles["outcome"] = name
     return roles
 
 
-def table_records(table: RawTable) -> CoupRecords | SequenceRecords:
-    """The coups or the card sequences a table holds, by its columns."""
+def _field_of(role: str) -> str:
+    return next(f for f, r in FIELDS.items() if r == role)
+
+
+def _all_outcomes(values: np.ndarray) -> bool:
+    seen = False
+    for value in pd.unique(np.asarray(values, dtype=object)):
+        text = "" if value is None else str(value)
+        if not text.strip():
+            continue
+        if outcome_code(text) is None:
+            return False
+        seen = True
+    return seen
+
+
+def table_records(table: RawTable,
+                  mapping: dict[str, list[str]] | None = None) -> CoupRecords | SequenceRecords:
+    """The coups or the card sequences a table holds, by its columns (and ``mapping``)."""
     if not len(table):
         raise ImportDataError(f"{table.source.path}: no rows")
-    roles = assign_roles(table)
+    roles = assign_roles(table, mapping)
     sequence_roles = [r for r in ("card", "sequence") if r in roles]
     coup_roles = [r for r in (*CARD_ROLES, *HAND_ROLES, "outcome", "player_total",
                               "banker_total") if r in roles]
     found = ", ".join(repr(n) for n in table.columns) or "none"
     if not sequence_roles and not coup_roles:
         raise ImportDataError(
-            f"{table.source.path}: no column this importer knows (columns: {found}); "
+            f"{table.source.path}: no column this importer knows (columns: {clip(found, 300)}); "
             f"expected {EXPECTED}"
         )
     if len(sequence_roles) > 1 or (sequence_roles and coup_roles):
@@ -110,29 +235,68 @@ def table_records(table: RawTable) -> CoupRecords | SequenceRecords:
             f"({', '.join(roles[r] for r in HAND_ROLES if r in roles)}); keep one"
         )
     if "sequence" in roles:
-        return _whole_shoes(table, roles)
-    shoe, labels = _shoes(table, roles)
+        sequences = _whole_shoes(table, roles)
+        sequences.mapping = dict(roles)
+        return sequences
+    table, shoe, labels, number = _shoes(table, roles)
     if "card" in roles:
-        return _card_per_row(table, roles, shoe, labels)
-    return _coups(table, roles, shoe, labels)
+        sequences = _card_per_row(table, roles, shoe, labels)
+        sequences.mapping = dict(roles)
+        return sequences
+    records = _coups(table, roles, shoe, labels)
+    records.recorded_coup = number
+    return records
 
 
 def _column(table: RawTable, roles: dict[str, str], role: str) -> np.ndarray:
     return table.columns[roles[role]]
 
 
-def _shoes(table: RawTable, roles: dict[str, str]) -> tuple[np.ndarray, list[str]]:
-    """Each row's shoe (0, 1, ...) and each shoe's label.
+def _reordered(table: RawTable, order: np.ndarray) -> RawTable:
+    return RawTable(source=table.source,
+                    columns={k: v[order] for k, v in table.columns.items()},
+                    lines=table.lines[order],
+                    group=None if table.group is None else table.group[order],
+                    group_labels=table.group_labels, group_lines=table.group_lines)
 
-    Shoes split where the shoe or label column changes, where a JSON shoe object ends, or
-    (with no shoe column) where the coup number does not go up.
+
+def _shoes(table: RawTable, roles: dict[str, str]
+           ) -> tuple[RawTable, np.ndarray, list[str], np.ndarray]:
+    """The table with each shoe's rows together, each row's shoe (0, 1, ...), each
+    shoe's label, and each row's recorded coup number (-1: none).
+
+    With a shoe key (shoe or label column, or a JSON shoe object) the rows of a shoe are
+    gathered wherever they are in the file (several tables logged in time order), shoes in
+    order of their first row; a coup number that falls back to 0 or 1 starts the key's
+    next shoe. With no key, a coup number that does not go up starts a new shoe.
     """
-    keys = [_column(table, roles, r) for r in ("shoe", "label") if r in roles]
-    if table.group is not None:
-        keys.append(table.group)
-    shoe = runs(*keys) if keys else np.zeros(len(table), dtype=np.int64)
-    if "coup" in roles:
-        shoe = _split_on_coup_numbers(table, roles, shoe, split=not keys)
+    composite = row_keys(table, roles)
+    n = len(table)
+    number = (coup_numbers(table, roles) if "coup" in roles
+              else np.full(n, -1, dtype=np.int64))
+    if composite is not None:
+        key_id, _ = pd.factorize(composite)
+        key_id = np.asarray(key_id, dtype=np.int64)
+        segment = np.zeros(n, dtype=np.int64)
+        if "coup" in roles:
+            segment = _restarts(table, key_id, number)
+        shoe_key = key_id * (int(segment.max()) + 1 if n else 1) + segment
+        first_seen, shoe = np.unique(shoe_key, return_inverse=True)
+        # number shoes by their first row, and keep each shoe's rows in file order
+        first_row = np.full(first_seen.size, n, dtype=np.int64)
+        np.minimum.at(first_row, shoe, np.arange(n))
+        rank = np.empty(first_seen.size, dtype=np.int64)
+        rank[np.argsort(first_row, kind="stable")] = np.arange(first_seen.size)
+        shoe = rank[shoe]
+        order = np.argsort(shoe, kind="stable")
+        if not (order == np.arange(n)).all():
+            table, shoe, number = _reordered(table, order), shoe[order], number[order]
+    elif "coup" in roles:
+        a, b = number[:-1], number[1:]
+        same = np.r_[False, (b > a) | (a < 0) | (b < 0)]
+        shoe = np.cumsum(~same) - 1
+    else:
+        shoe = np.zeros(n, dtype=np.int64)
     starts = run_starts(shoe)
     labels: list[str] = []
     label_column = next((_column(table, roles, r) for r in ("label", "shoe") if r in roles),
@@ -145,32 +309,72 @@ def _shoes(table: RawTable, roles: dict[str, str]) -> tuple[np.ndarray, list[str
             text = table.group_labels[int(table.group[start])]
         labels.append(text if text is not None
                       else table.source.default_label(int(table.lines[start])))
-    return shoe, labels
+    return table, shoe, labels, number
 
 
-def _split_on_coup_numbers(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
-                           split: bool) -> np.ndarray:
+def row_keys(table: RawTable, roles: dict[str, str]) -> np.ndarray | None:
+    """Each row's shoe key (its shoe and label columns, and JSON shoe object), or None
+    when the table has none."""
+    keys = [text_array(_column(table, roles, r)) for r in ("shoe", "label") if r in roles]
+    if table.group is not None:
+        keys.append(table.group.astype(str))
+    if not keys:
+        return None
+    composite = keys[0].astype(object)
+    for key in keys[1:]:
+        composite = composite + "\x1f" + key.astype(object)
+    return np.asarray(composite, dtype=object)
+
+
+def coup_numbers(table: RawTable, roles: dict[str, str]) -> np.ndarray:
+    """The recorded coup numbers (whole numbers up to ``MAX_COUP_NUMBER``; -1 blank)."""
     raw = _column(table, roles, "coup")
     text = np.char.strip(text_array(raw))
-    numeric = np.char.isdigit(text)
-    if not numeric.all():
-        i = int(np.flatnonzero(~numeric)[0])
+    blank = np.isin(np.char.upper(text), list(MISSING))
+    whole = np.char.isdigit(text) & (np.char.str_len(text) <= 10)
+    bad = ~(whole | blank)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
         raise ImportDataError(
-            f"{table.source.at(int(table.lines[i]))}: coup number {text[i]!r} is not a "
-            f"whole number"
+            f"{table.source.at(int(table.lines[i]))}: coup number {clip(str(text[i]))!r} is "
+            f"not a whole number up to {MAX_COUP_NUMBER:,}"
         )
-    number = text.astype(np.int64)
-    same_shoe = np.r_[False, shoe[1:] == shoe[:-1]]
-    down = same_shoe & np.r_[False, number[1:] <= number[:-1]]
-    if split:
-        return runs(np.cumsum(down))
-    if down.any():
-        i = int(np.flatnonzero(down)[0])
+    number = np.full(text.shape[0], -1, dtype=np.int64)
+    number[whole] = text[whole].astype(np.int64)
+    if (number > MAX_COUP_NUMBER).any():
+        i = int(np.flatnonzero(number > MAX_COUP_NUMBER)[0])
         raise ImportDataError(
-            f"{table.source.at(int(table.lines[i]))}: coup {number[i]} follows coup "
-            f"{number[i - 1]} in the same shoe; rows must be in dealing order"
+            f"{table.source.at(int(table.lines[i]))}: coup number {number[i]:,} is past "
+            f"the limit of {MAX_COUP_NUMBER:,}"
         )
-    return shoe
+    return number
+
+
+def _restarts(table: RawTable, key_id: np.ndarray, number: np.ndarray) -> np.ndarray:
+    """Per row, which shoe of its key it belongs to: a key's coup number that falls back
+    to 0 or 1 starts its next shoe; one that goes down otherwise (or repeats) is an error.
+    """
+    n = key_id.size
+    order = np.argsort(key_id, kind="stable")
+    k, num = key_id[order], number[order]
+    same_key = np.r_[False, k[1:] == k[:-1]]
+    known = np.r_[False, (num[1:] >= 0) & (num[:-1] >= 0)]
+    down = same_key & known & np.r_[False, num[1:] <= num[:-1]]
+    restart = down & (num <= 1)
+    wrong = down & ~restart
+    if wrong.any():
+        j = int(np.flatnonzero(wrong)[0])
+        row, previous = int(order[j]), int(order[j - 1])
+        raise ImportDataError(
+            f"{table.source.at(int(table.lines[row]))}: coup {num[j]} follows coup "
+            f"{num[j - 1]} (line {table.lines[previous]}) in the same shoe; each shoe's "
+            f"coup numbers must go up (a shoe restarts at coup 1)"
+        )
+    segment_sorted = np.cumsum(restart) - np.maximum.accumulate(
+        np.where(~same_key, np.cumsum(restart), 0))
+    segment = np.empty(n, dtype=np.int64)
+    segment[order] = segment_sorted
+    return segment
 
 
 def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
@@ -180,11 +384,17 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
     for j, role in enumerate(CARD_ROLES):
         if role in roles:
             cards[:, j] = parse_cards(_column(table, roles, role), lines, source)
+    slips: dict[int, str] = {}
     for j, role in enumerate(HAND_ROLES):
         if role in roles:
             hand = role.split("_")[0]
-            cards[:, 3 * j:3 * j + 3] = parse_hands(_column(table, roles, role), lines,
-                                                    source, hand)
+            values = _column(table, roles, role)
+            cards[:, 3 * j:3 * j + 3], counts = parse_hands(values, lines, source, hand)
+            for row in np.flatnonzero(counts > 3)[:_MAX_SLIPS].tolist():
+                slips.setdefault(row, f"the {hand} hand {clip(str(values[row]))!r} has "
+                                      f"{counts[row]} cards; a hand has 2 or 3")
+            for row in np.flatnonzero(counts > 3)[_MAX_SLIPS:].tolist():
+                slips.setdefault(row, f"the {hand} hand has {counts[row]} cards")
     missing = np.full(n, -1, dtype=np.int8)
     player_total = (parse_totals(_column(table, roles, "player_total"), lines, source,
                                  "player") if "player_total" in roles else missing.copy())
@@ -194,15 +404,10 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
                if "outcome" in roles else missing.copy())
     known = (cards >= 0).any(axis=1) | (outcome >= 0) | ((player_total >= 0)
                                                          & (banker_total >= 0))
-    if not known.all():
-        i = int(np.flatnonzero(~known)[0])
-        raise ImportDataError(
-            f"{source.at(int(lines[i]))}: a coup with no cards and no outcome; expected the "
-            f"winner (B, P, T) or the cards of both hands"
-        )
     return CoupRecords(source=source, line=lines.copy(), shoe=shoe, labels=labels,
                        cards=cards, player_total=player_total, banker_total=banker_total,
-                       outcome=outcome)
+                       outcome=outcome, slips=slips, no_outcome=~known,
+                       mapping={r: roles[r] for r in roles})
 
 
 def _card_per_row(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
@@ -254,3 +459,6 @@ def _whole_shoes(table: RawTable, roles: dict[str, str]) -> SequenceRecords:
     return SequenceRecords(source=table.source,
                            sequences=np.split(codes, np.cumsum(counts)[:-1]),
                            lines=[int(x) for x in lines], labels=labels)
+
+
+assert tuple(FIELDS) == FIELD_NAMES, "formats.FIELD_NAMES lists the fields of layout.FIELDS"

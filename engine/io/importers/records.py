@@ -6,7 +6,7 @@ work on these records, whatever the format was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +35,20 @@ class UnknownFormatError(ImportDataError):
 class Source:
     """A file being read, and how to name a place in it in a message.
 
-    ``rows`` is True for Parquet, whose places are table rows (1-based), not text lines.
+    ``rows`` is True for tables (Parquet, spreadsheets, databases), whose places are rows
+    (1-based), not text lines; ``part`` names the sheet or database table read.
     """
 
     path: Path
     rows: bool = False
+    part: str = ""
 
     def at(self, number: int) -> str:
-        """'file:12' for a text line, 'file row 12' for a table row."""
-        return f"{self.path} row {number}" if self.rows else f"{self.path}:{number}"
+        """'file:12' for a text line, 'file row 12' (or 'file [sheet] row 12') for a row."""
+        if not self.rows:
+            return f"{self.path}:{number}"
+        part = f" [{self.part}]" if self.part else ""
+        return f"{self.path}{part} row {number}"
 
     def default_label(self, number: int) -> str:
         """The label of a shoe the file did not name: 'name.csv:12' (its first line)."""
@@ -57,6 +62,7 @@ class CoupRecords:
     ``shoe`` numbers the file's shoes 0, 1, ... in order (non-decreasing); ``labels`` has
     one entry per shoe. ``cards`` is (rows, 6) like ``Coups.cards``; totals and outcome
     are -1 where the file did not record them. ``line`` is each coup's line (or row).
+    ``recorded_coup`` is the coup number the file gave (-1: none).
     """
 
     source: Source
@@ -67,6 +73,15 @@ class CoupRecords:
     player_total: np.ndarray
     banker_total: np.ndarray
     outcome: np.ndarray
+    recorded_coup: np.ndarray | None = None
+    #: what the reader skipped or decided, for the import's report (one line each)
+    notes: list[str] = field(default_factory=list)
+    #: recorder slips found while reading (row -> what is wrong: a hand of four cards)
+    slips: dict[int, str] = field(default_factory=dict)
+    #: rows with neither an outcome, nor cards, nor both totals (None: none)
+    no_outcome: np.ndarray | None = None
+    #: which source column filled which role (for --dry-run)
+    mapping: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.line.shape[0])
@@ -82,6 +97,8 @@ class SequenceRecords:
     labels: list[str]
     #: per shoe, the line (or row) of each card, for messages (None: all on the shoe's line)
     card_lines: list[np.ndarray] | None = None
+    notes: list[str] = field(default_factory=list)
+    mapping: dict[str, str] = field(default_factory=dict)
 
 
 def runs(*keys: np.ndarray) -> np.ndarray:

@@ -48,6 +48,46 @@ def _is_outcomes(word: str) -> bool:
     return outcome_letters(word) is not None
 
 
+_FIELDS = re.compile(r"\s*[|\t]\s*")
+
+
+def _outcome_words(text: str) -> list[str] | None:
+    words = [w for w in _WORDS.split(text) if w]
+    return words if words and all(_is_outcomes(w) for w in words) else None
+
+
+def split_scorecard(line: str) -> tuple[str | None, list[str]]:
+    """The label of a scorecard line (None if unlabelled) and its outcome words.
+
+    The label may come before or after the outcomes: fields split by ``|`` or a tab
+    (``BPPB|2026-04-06T00:25:57+09:00``, ``2026-04-06 00:25 | BPPB``), everything before
+    the last ``:`` (``shoe-1: BPPB``), or words before or after a run of outcomes
+    (``S1 BPPB``, ``BPPB 2026-04-06``). A label may hold ``:`` (timestamps).
+    """
+    if _outcome_words(line) is not None:
+        return None, _outcome_words(line) or []
+    fields = [f for f in _FIELDS.split(line) if f]
+    if len(fields) > 1:
+        body = [f for f in fields if _outcome_words(f) is not None]
+        if len(body) == 1:
+            return " | ".join(f for f in fields if f is not body[0]) or None, \
+                _outcome_words(body[0]) or []
+    if ":" in line:
+        label, rest = line.rsplit(":", 1)
+        words = _outcome_words(rest)
+        if words is not None:
+            return label.strip() or None, words
+    words = [w for w in re.split(r"\s+", line) if w]
+    outcome = [_is_outcomes(w.strip(",;")) for w in words]
+    for cut in range(1, len(words)):
+        if all(outcome[cut:]) and not any(outcome[:cut][-1:]):
+            return " ".join(words[:cut]).rstrip(",;"), _outcome_words(" ".join(words[cut:])) \
+                or []
+        if all(outcome[:cut]) and not outcome[cut] and not any(outcome[cut:]):
+            return " ".join(words[cut:]), _outcome_words(" ".join(words[:cut])) or []
+    return split_label(line, _is_outcomes)
+
+
 def read_scorecard(source: Source, text: str) -> CoupRecords:
     """A scorecard: one shoe per line, "BPPTB..." or "B,P,P,T" or words, optionally labelled."""
     letters: list[str] = []
@@ -55,7 +95,7 @@ def read_scorecard(source: Source, text: str) -> CoupRecords:
     lines: list[int] = []
     labels: list[str] = []
     for number, line in shoe_lines(text):
-        label, words = split_label(line, _is_outcomes)
+        label, words = split_scorecard(line)
         shoe = []
         for position, word in enumerate(words, 1):
             mapped = outcome_letters(word)

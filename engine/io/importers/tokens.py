@@ -8,6 +8,7 @@ An unknown spelling is an error naming the text and the file and line it came fr
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -22,13 +23,33 @@ from .records import ImportDataError, Source, UnknownCardError
 MISSING = frozenset({"", "NA", "N/A", "NAN", "NONE", "NULL", "-", "--"})
 _MISSING_ARRAY = pa.array(sorted(MISSING), type=pa.string())
 
-#: Outcome spellings (compared after strip and upper-case): letters and words.
+#: Outcome spellings (compared after ``outcome_key``: NFC, strip, upper case, inner spaces
+#: collapsed): letters, English words, the characters of Chinese tables (traditional and
+#: simplified) and Vietnamese words, with or without their diacritics.
 OUTCOME_WORDS = {
-    "B": BANKER, "BANKER": BANKER,
-    "P": PLAYER, "PLAYER": PLAYER,
-    "T": TIE, "TIE": TIE,
+    "B": BANKER, "BANKER": BANKER, "BANK": BANKER,
+    "P": PLAYER, "PLAYER": PLAYER, "PLAY": PLAYER,
+    "T": TIE, "TIE": TIE, "DRAW": TIE,
+    "莊": BANKER, "庄": BANKER, "莊家": BANKER, "庄家": BANKER,
+    "閒": PLAYER, "闲": PLAYER, "閒家": PLAYER, "闲家": PLAYER,
+    "和": TIE, "和局": TIE,
+    "NHÀ CÁI": BANKER, "CÁI": BANKER, "NHA CAI": BANKER, "CAI": BANKER,
+    "NGƯỜI CHƠI": PLAYER, "CON": PLAYER, "NGUOI CHOI": PLAYER,
+    "HÒA": TIE, "HOÀ": TIE, "HOA": TIE,
 }
 OUTCOME_NAMES = ("Banker", "Player", "Tie")
+_CJK_LETTERS = {"莊": "B", "庄": "B", "閒": "P", "闲": "P", "和": "T"}
+_SPACES = re.compile(r"\s+")
+
+
+def outcome_key(text: str) -> str:
+    """An outcome spelling as compared: NFC form, stripped, upper case, one space inside."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFC", text).strip().upper())
+
+
+def outcome_code(text: str) -> int | None:
+    """The outcome code of one recorded spelling (None: not an outcome)."""
+    return OUTCOME_WORDS.get(outcome_key(text))
 
 #: What separates cards in a hand string ("A-5", "K 4 9", "AS,5H") or a shoe sequence.
 CARD_SEPARATORS = re.compile(r"[\s,;|/+\-]+")
@@ -86,7 +107,7 @@ def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
     unique, inverse = _distinct(values)
     codes = np.empty(len(unique), dtype=np.int8)
     for i, text in enumerate(unique):
-        key = text.strip().upper()
+        key = outcome_key(text)
         if key in MISSING:
             codes[i] = -1
         elif key in OUTCOME_WORDS:
@@ -94,8 +115,8 @@ def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
         else:
             line = int(lines[_first_row(inverse, i)])
             raise ImportDataError(
-                f"{source.at(line)}: unknown outcome {text!r}: expected B, P or T, or "
-                f"Banker, Player or Tie (any case)"
+                f"{source.at(line)}: unknown outcome {clip(text)!r}: expected B, P or T, "
+                f"Banker, Player or Tie (any case), 莊/閒/和, or Nhà cái/Người chơi/Hòa"
             )
     return codes[inverse] if unique else np.empty(0, dtype=np.int8)
 
@@ -109,19 +130,21 @@ def parse_totals(values: np.ndarray | list[str | None], lines: np.ndarray, sourc
         key = text.strip()
         if key.upper() in MISSING:
             totals[i] = -1
-        elif key.isdigit() and int(key) <= 9:
+        elif key.isascii() and key.isdigit() and len(key) <= 2 and int(key) <= 9:
             totals[i] = int(key)
         else:
             line = int(lines[_first_row(inverse, i)])
             raise ImportDataError(
-                f"{source.at(line)}: {hand} total {text!r} is not a hand total: expected 0-9"
+                f"{source.at(line)}: {hand} total {clip(text)!r} is not a hand total: "
+                f"expected 0-9"
             )
     return totals[inverse] if unique else np.empty(0, dtype=np.int8)
 
 
 def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source: Source,
-                hand: str) -> np.ndarray:
-    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, 3) codes.
+                hand: str) -> tuple[np.ndarray, np.ndarray]:
+    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, 3) codes,
+    and how many cards each string held (a hand of four is a slip the checks report).
 
     A blank cell is a hand without cards (an outcome-only coup). The strings are split by
     Arrow's compute kernels and only the distinct card spellings are parsed.
@@ -138,27 +161,37 @@ def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source
     tokens = flat.filter(pa.array(keep)).to_numpy(zero_copy_only=False)
     n = len(text)
     counts = np.bincount(parent, minlength=n)
-    if n and counts.max() > 3:
-        row = int(np.flatnonzero(counts > 3)[0])
-        raise ImportDataError(
-            f"{source.at(int(lines[row]))}: {hand} hand {str(np.asarray(values)[row])!r} has "
-            f"{counts[row]} "
-            f"cards; a hand has 2 or 3"
-        )
-    position = np.arange(parent.size) - (np.cumsum(counts) - counts)[parent]
+    extra = position_in_row(parent, counts) >= 3
+    if extra.any():  # a recorder's slip: the row is flagged, its first three cards kept
+        parent, tokens = parent[~extra], tokens[~extra]
+    position = position_in_row(parent, np.bincount(parent, minlength=n))
     table = np.full((n, 3), NO_CARD, dtype=np.int8)
     table[parent, position] = parse_cards(tokens, lines[parent], source)
-    return table
+    return table, counts
+
+
+def position_in_row(parent: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each item's position within its row, for items grouped by row (``parent``)."""
+    return np.arange(parent.size) - (np.cumsum(counts) - counts)[parent]
 
 
 def outcome_letters(token: str) -> str | None:
-    """The outcome letters a scorecard token stands for ("Banker" -> "B", "bpt" -> "BPT")."""
-    key = token.strip().upper()
-    if key in ("BANKER", "PLAYER", "TIE"):
-        return key[0]
+    """The outcome letters a scorecard token stands for ("Banker" -> "B", "bpt" -> "BPT",
+    "莊閒和" -> "BPT", "Hòa" -> "T")."""
+    key = outcome_key(token)
     if _OUTCOME_RUN.fullmatch(key):
         return key
+    code = OUTCOME_WORDS.get(key)
+    if code is not None:
+        return "BPT"[code]
+    if key and all(c in _CJK_LETTERS for c in key):
+        return "".join(_CJK_LETTERS[c] for c in key)
     return None
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters for a message ("..." marks the cut)."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def is_card(token: str) -> bool:

@@ -1,0 +1,5 @@
+"""``python -m engine.cli``: the ``baccarat`` command without the installed script."""
+
+from . import app
+
+app(prog_name="baccarat")

@@ -1,0 +1,87 @@
+"""``baccarat check-strategy``: put a plugin through the contract and report each check."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from . import app
+from .common import (
+    Commission,
+    Decks,
+    RulesFile,
+    TableMax,
+    TableMin,
+    TiePays,
+    VariantOpt,
+    build_rules,
+    console,
+    reports_errors,
+)
+
+VERDICT = {True: ("pass", "bold green"), False: ("FAIL", "bold red"), None: ("not run", "dim")}
+
+
+@app.command("check-strategy")
+@reports_errors
+def check_strategy(
+    spec: Annotated[str, typer.Argument(
+        help="strategy SPEC: name, name:key=value,..., file.py:Class or module:Class")],
+    shoes: Annotated[int, typer.Option(min=1, help="generated shoes to check over")] = 60,
+    speed_shoes: Annotated[int, typer.Option(
+        min=1, help="generated shoes (one session each) to measure the speed over")] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="seed of the generated shoes")] = 0,
+    bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
+    rules_file: RulesFile = None,
+    decks: Decks = None,
+    commission: Commission = None,
+    tie_pays: TiePays = None,
+    variant: VariantOpt = None,
+    table_min: TableMin = None,
+    table_max: TableMax = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the checks as JSON")] = False,
+) -> None:
+    """Check a strategy against the contract on generated shoes; exit 1 if a check fails.
+
+    Checks: it plays without an error; it writes nothing into the table; its stakes are
+    finite, non-negative numbers, only on bets the table offers; its ledger is the same
+    whatever the chunking (chunks of 1 and 7 sessions) and the order of the sessions (state
+    shared between sessions shows there), and on a second run (determinism). Then its speed
+    in coups per second.
+    """
+    from ..strategy_check import check_strategy as run_checks
+    from ..testing import make_one_strategy
+
+    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
+                        variant=variant, table_min=table_min, table_max=table_max)
+    make_one_strategy(spec)  # a SPEC that does not load is bad input (exit 2), not a check
+    checks, figures = run_checks(lambda: make_one_strategy(spec), shoes=shoes, seed=seed,
+                                 rules=rules, bankroll=bankroll, speed_shoes=speed_shoes)
+    failed = [c for c in checks if c.passed is not True]
+    if as_json:
+        typer.echo(json.dumps({
+            "strategy": spec, **figures, "passed": not failed,
+            "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail}
+                       for c in checks]}))
+    else:
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(title=f"check-strategy {spec}", header_style="bold",
+                      title_justify="left")
+        table.add_column("check")
+        table.add_column("result", no_wrap=True)
+        table.add_column("detail")
+        for check in checks:
+            word, style = VERDICT[check.passed]
+            table.add_row(check.name, Text(word, style=style), check.detail)
+        console.print(table)
+        if failed:
+            console.print(f"{len(failed)} of {len(checks)} checks failed or could not run",
+                          highlight=False)
+        else:
+            console.print(f"all {len(checks)} checks passed", highlight=False)
+    if failed:
+        raise typer.Exit(code=1)

@@ -1,0 +1,209 @@
+"""``baccarat new-strategy``: a commented plugin file and a pytest file that passes as written.
+
+The plugin plays a small, complete system (Banker after a run of Player wins), so the
+author starts from something that runs, traces and passes ``check-strategy``, and edits
+it into their own. Nothing existing is overwritten.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from string import Template
+from typing import Annotated
+
+import typer
+
+from ..errors import BaccaratError
+from . import app
+from .common import done, reports_errors
+
+
+class NewStrategyError(BaccaratError):
+    """A name that cannot be a strategy, or files that already exist."""
+
+
+ARRAY_PLUGIN = Template('''\
+"""$title: bet Banker once Player has won `streak` decisions in a row, until Banker wins.
+
+Written by `baccarat new-strategy` in the array form: one instance plays every session at
+once, and each method gets arrays with one entry per session. Edit it into your system;
+docs/strategies.md is the guide. Try it with:
+
+    baccarat trace $file:$cls --outcomes PPBPPTB
+    baccarat check-strategy $file:$cls
+    baccarat backtest --shoes 2000 --strategy $file:$cls --out $name-run
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from pydantic import Field
+
+from engine.coups import BANKER, PLAYER
+from strategies.base import Result, Strategy, Table, Wager
+
+
+class $cls(Strategy):
+    """Bet Banker after a run of Player wins (ties skipped) until Banker wins."""
+
+    # The name in outputs and in `baccarat strategies` (a ClassVar: not a parameter).
+    name: ClassVar[str] = "$name"
+
+    # Parameters are pydantic fields: validated, stored in every output, and set from
+    # the command line as $file:$cls:streak=3 (or streak=[2,3,4] for a grid).
+    # `base`, the base stake, comes with every strategy.
+    streak: int = Field(2, ge=1, description="Player wins in a row before betting Banker")
+
+    # Per-session state: one array entry per session, made afresh in start(). A name
+    # starting with "_" is the strategy's own state, not a parameter.
+    _players: np.ndarray
+
+    def start(self, table: Table) -> None:
+        """Called once before the first coup: table.n sessions are about to play."""
+        self._players = np.zeros(table.n, dtype=np.int64)
+
+    def wager(self, table: Table) -> Wager:
+        """The stakes for the coup about to be dealt, one per session (0 = no bet).
+
+        The table shows only what has happened: table.bankroll, table.history,
+        table.last_outcome, table.coup, table.new_shoe, table.rules (and table.roads,
+        table.seen, table.remaining when the class sets needs_roads / needs_cards).
+        It is read-only: keep your own state on self.
+        """
+        return Wager.on(banker=np.where(self._players >= self.streak, self.base, 0.0))
+
+    def settle(self, table: Table, result: Result) -> None:
+        """Learn the coup just dealt: result.outcome (0 B, 1 P, 2 T), result.net, ..."""
+        player = result.played & (result.outcome == PLAYER)
+        banker = result.played & (result.outcome == BANKER)
+        self._players = np.where(player, self._players + 1,
+                                 np.where(banker, 0, self._players))
+''')
+
+SIMPLE_PLUGIN = Template('''\
+"""$title: bet Banker once Player has won `streak` decisions in a row, until Banker wins.
+
+Written by `baccarat new-strategy --simple`: one session at a time, with plain Python
+numbers. Easier to write than the array form, and slower to run (the engine loops over
+the sessions). Edit it into your system; docs/strategies.md is the guide. Try it with:
+
+    baccarat trace $file:$cls --outcomes PPBPPTB
+    baccarat check-strategy $file:$cls
+    baccarat backtest --shoes 2000 --strategy $file:$cls --out $name-run
+"""
+
+from __future__ import annotations
+
+from strategies.base import SessionView, SimpleStrategy
+
+
+class $cls(SimpleStrategy):
+    """Bet Banker after a run of Player wins (ties skipped) until Banker wins."""
+
+    # The name in outputs and in `baccarat strategies`.
+    name = "$name"
+
+    # Parameters: annotated class attributes, set from the command line as
+    # $file:$cls:streak=3 (or streak=[2,3,4] for a grid). `base`, the base
+    # stake, comes with every strategy.
+    streak: int = 2
+
+    def reset(self) -> None:
+        """A new session starts: set this session's state on self."""
+        self.players = 0  # Player wins in a row so far
+
+    def bet(self, view: SessionView) -> dict[str, float]:
+        """The stakes for the next coup: {"banker": 10}, {} for no bet.
+
+        view shows this session so far: view.bankroll, view.history ("BPPT..."),
+        view.last, view.coup, view.new_shoe, view.rules.
+        """
+        return {"banker": self.base} if self.players >= self.streak else {}
+
+    def learn(self, view: SessionView, outcome: str, net: float) -> None:
+        """The coup just dealt: outcome "B", "P" or "T", and what this session netted."""
+        if outcome == "P":
+            self.players += 1
+        elif outcome == "B":
+            self.players = 0
+''')
+
+TEST_FILE = Template('''\
+"""Tests of $file, written by `baccarat new-strategy`. Run them with: pytest $test_file
+
+engine.testing.play plays a strategy over the outcomes given with the real engine and
+returns its ledger, one row per coup (coup, outcome, stakes per bet kind, net, bankroll).
+Work the expected values out by hand from the rules of your system.
+"""
+
+from pathlib import Path
+
+from engine.testing import play
+
+STRATEGY = f"{Path(__file__).with_name('$file')}:$cls"
+
+
+def test_bets_banker_after_two_player_wins():
+    # P P: two Player wins, so Banker is bet on the third coup (it wins: +9.5 after the
+    # 5% commission); the run starts again, and after P P the tie pushes the stake.
+    ledger = play(STRATEGY, "PPBPPTB")
+    assert ledger["banker"].tolist() == [0, 0, 10, 0, 0, 10, 10]
+    assert ledger["net"].tolist() == [0, 0, 9.5, 0, 0, 0, 9.5]
+
+
+def test_a_longer_streak_waits_longer():
+    ledger = play(STRATEGY + ":streak=3", "PPPB")
+    assert ledger["banker"].tolist() == [0, 0, 0, 10]
+''')
+
+
+def names_for(name: str) -> tuple[str, str]:
+    """(snake_case name, CamelCase class name) for a NAME like "my-system" or "MySystem"."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_\-]*", name):
+        raise NewStrategyError(
+            f"strategy name {name!r}: use letters, digits, '_' or '-', starting with a letter "
+            f"(e.g. banker_after_players)")
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.replace("-", "_"))
+    snake = re.sub(r"_+", "_", spaced).strip("_").lower()
+    camel = "".join(part.capitalize() for part in snake.split("_"))
+    return snake, camel
+
+
+@app.command("new-strategy")
+@reports_errors
+def new_strategy(
+    name: Annotated[str, typer.Argument(help="the strategy's name, e.g. banker_after_players")],
+    simple: Annotated[bool, typer.Option(
+        "--simple", help="the simple form: one session, plain Python numbers")] = False,
+    folder: Annotated[Path, typer.Option(
+        "--dir", help="folder to write the two files into")] = Path("."),
+) -> None:
+    """Write NAME.py (a commented plugin that runs) and test_NAME.py (pytest, passing).
+
+    The plugin is a complete small system to edit into your own, in the array form (every
+    session at once, fast) or with --simple the simple form. Existing files are never
+    overwritten.
+    """
+    snake, cls = names_for(name)
+    plugin = folder / f"{snake}.py"
+    test = folder / f"test_{snake}.py"
+    existing = [str(p) for p in (plugin, test) if p.exists()]
+    if existing:
+        raise NewStrategyError(f"{' and '.join(existing)} already exist"
+                               f"{'s' if len(existing) == 1 else ''}; nothing written (pick "
+                               f"another name or --dir)")
+    if not folder.is_dir():
+        raise NewStrategyError(f"--dir {folder} is not a folder")
+    values = {"name": snake, "cls": cls, "file": plugin.name, "test_file": test.name,
+              "title": cls}
+    source = (SIMPLE_PLUGIN if simple else ARRAY_PLUGIN).substitute(values)
+    for path, text in ((plugin, source), (test, TEST_FILE.substitute(values))):
+        with open(path, "x", encoding="utf-8") as handle:  # "x": never over a file
+            handle.write(text)
+    done(f"wrote {plugin} ({'simple' if simple else 'array'} form) and {test}\n"
+         f"next: pytest {test}\n"
+         f"      baccarat trace {plugin}:{cls} --outcomes PPBPPTB\n"
+         f"      baccarat check-strategy {plugin}:{cls}")

@@ -1,0 +1,26 @@
+"""Package attributes imported on first use, so importing a light submodule stays light.
+
+A package ``__init__`` that re-exports names from heavy submodules (pyarrow, pandas,
+matplotlib) would make every ``import engine.x.light`` pay for them: Python runs the
+package ``__init__`` first. ``lazy_exports`` gives the package a module ``__getattr__``
+(PEP 562) that imports the submodule holding a name the first time the name is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``package``: name -> the relative submodule holding it."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in where:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(where[name], package), name)
+        setattr(importlib.import_module(package), name, value)
+        return value
+
+    return __getattr__

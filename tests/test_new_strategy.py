@@ -1,0 +1,76 @@
+"""``baccarat new-strategy``: the files it writes run, pass their own tests, never overwrite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from engine.cli import app
+from engine.cli.new_strategy import names_for
+from engine.strategy_check import check_strategy
+from engine.testing import make_one_strategy, play
+
+runner = CliRunner()
+REPO = Path(__file__).resolve().parents[1]
+
+
+def new(folder: Path, *args: str):
+    return runner.invoke(app, ["new-strategy", *args, "--dir", str(folder)])
+
+
+def test_both_forms_pass_their_generated_tests_under_pytest(tmp_path: Path):
+    assert new(tmp_path, "banker-run").exit_code == 0
+    assert new(tmp_path, "SimpleBankerRun", "--simple").exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "banker_run.py", "simple_banker_run.py", "test_banker_run.py",
+        "test_simple_banker_run.py"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+         "-n", "0", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 passed" in done.stdout
+
+
+def test_the_two_forms_give_the_same_ledger_and_pass_the_checks(tmp_path: Path):
+    new(tmp_path, "array_one")
+    new(tmp_path, "simple_one", "--simple")
+    array = f"{tmp_path / 'array_one.py'}:ArrayOne"
+    simple = f"{tmp_path / 'simple_one.py'}:SimpleOne"
+    outcomes = ["PPBPPPTBPBPPB", "BPPTPB"]
+    assert play(array, outcomes)["banker"].tolist() == play(simple, outcomes)["banker"].tolist()
+    for spec in (array, simple):
+        found, _ = check_strategy(lambda s=spec: make_one_strategy(s), shoes=6, speed_shoes=6,
+                                  speed_repeat=1)
+        assert all(check.passed for check in found), found
+
+
+def test_existing_files_are_never_overwritten(tmp_path: Path):
+    mine = tmp_path / "test_my_system.py"
+    mine.write_text("# my own tests\n")
+    result = new(tmp_path, "my_system")
+    assert result.exit_code == 2
+    assert "test_my_system.py already exists; nothing written" in result.stderr
+    assert mine.read_text() == "# my own tests\n"
+    assert not (tmp_path / "my_system.py").exists()
+
+
+@pytest.mark.parametrize("name", ["1st", "my system", "bad!", ""])
+def test_a_name_that_cannot_be_a_strategy(tmp_path: Path, name: str):
+    result = new(tmp_path, name)
+    assert result.exit_code == 2
+    assert "use letters, digits" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_names():
+    assert names_for("my-system") == ("my_system", "MySystem")
+    assert names_for("BankerAfterPlayers") == ("banker_after_players", "BankerAfterPlayers")
+    assert names_for("follow2") == ("follow2", "Follow2")

@@ -1,0 +1,114 @@
+"""The command line starts light: its help never loads the heavy libraries.
+
+``baccarat --help`` and ``baccarat COMMAND --help`` should answer at once; most of a slow
+start is importing pandas, pyarrow, numba (and numpy under them) or matplotlib. Each
+check runs in a fresh interpreter, since this test process has imported them already.
+The speed itself is measured by ``benchmarks/bench_startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Not one of these may be imported to show the help (see engine/cli/__init__.py).
+HEAVY = ("matplotlib", "numba", "pandas", "pyarrow", "numpy", "scipy", "dask")
+
+_PROBE = """
+import json, sys
+from engine.cli import app
+commands = sorted(c.name or c.callback.__name__ for c in app.registered_commands)
+loaded = {}
+for args in [["--help"]] + [[name, "--help"] for name in commands]:
+    before = set(sys.modules)
+    try:
+        app(args, prog_name="baccarat", standalone_mode=True)
+    except SystemExit as exit:
+        assert exit.code in (0, None), (args, exit.code)
+    loaded[" ".join(args)] = sorted(set(sys.modules) - before)
+heavy = %r
+print(json.dumps({"commands": commands, "on_import": [m for m in heavy if m in sys.modules],
+                  "loaded": {k: [m for m in v if m.split(".")[0] in heavy]
+                             for k, v in loaded.items()}}))
+"""
+
+
+def _probe(code: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=120, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict:
+    return _probe(_PROBE % (HEAVY,))
+
+
+def test_importing_the_cli_loads_no_heavy_library():
+    result = _probe("import json, sys; import engine.cli; "
+                    f"print(json.dumps({{'on_import': [m for m in {HEAVY!r} "
+                    "if m in sys.modules]}))")
+    assert result["on_import"] == [], (
+        f"importing engine.cli loaded {result['on_import']}: import them inside the command "
+        f"function that needs them (see engine/cli/__init__.py)")
+
+
+def test_help_of_every_command_loads_no_heavy_library(probe):
+    assert {"backtest", "generate", "import", "odds", "report", "demo", "roads",
+            "strategies", "compare"} <= set(probe["commands"])
+    offenders = {args: mods for args, mods in probe["loaded"].items() if mods}
+    assert offenders == {}, (
+        f"showing the help loaded heavy modules: {offenders}; import them inside the command "
+        f"function that needs them (see engine/cli/__init__.py)")
+    assert probe["on_import"] == []
+
+
+def test_the_console_script_help_runs_light():
+    """The installed ``baccarat`` script itself: every module it imports is listed by
+    ``PYTHONPROFILEIMPORTTIME`` on stderr, and none of them is heavy."""
+    script = Path(sys.executable).with_name("baccarat")
+    if not script.exists():
+        pytest.skip("the baccarat console script is not installed next to this Python")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPROFILEIMPORTTIME": "1"}
+    for args in (["--help"], ["odds", "--help"], ["demo", "--help"]):
+        done = subprocess.run([str(script), *args], capture_output=True, text=True, env=env,
+                              cwd=ROOT, timeout=120, check=True)
+        assert "Usage: baccarat" in done.stdout
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                    if line.startswith("import time:")}
+        assert "engine.cli" in imported
+        assert sorted(m for m in imported if m.split(".")[0] in HEAVY) == [], args
+
+
+def test_engine_modules_load_numba_only_when_a_kernel_runs():
+    """``baccarat strategies`` and the engine's imports pay nothing for numba; the first
+    kernel call loads it and deals the same shoes as ever."""
+    code = (
+        "import json, sys\n"
+        "import engine.backtest, engine.replay, engine.deal, engine.metrics, engine.odds\n"
+        "import engine.io.importers.checks, engine.shuffles\n"
+        "from strategies.registry import available_strategies\n"
+        "names = sorted(available_strategies())\n"
+        "before = 'numba' in sys.modules\n"
+        "import numpy as np\n"
+        "from engine.deal import generate_coups\n"
+        "from engine.rules import TableRules\n"
+        "coups = generate_coups(TableRules(), 7, np.arange(2))\n"
+        "print(json.dumps({'before': before, 'after': 'numba' in sys.modules,\n"
+        "                  'names': names, 'outcomes': coups.outcome[:12].tolist()}))\n")
+    result = _probe(code)
+    assert result["before"] is False and result["after"] is True
+    assert {"flat", "martingale", "counter"} <= set(result["names"])
+    import numpy as np
+
+    from engine.deal import generate_coups
+    from engine.rules import TableRules
+    assert result["outcomes"] == generate_coups(TableRules(), 7, np.arange(2)).outcome[:12].tolist()
