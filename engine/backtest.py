@@ -69,7 +69,6 @@ from .io.parquet import (
     is_output_folder,
     owned_output,
     parquet_files,
-    part_index,
     part_name,
     read_part_info,
     read_plan,
@@ -351,11 +350,9 @@ class BacktestResult:
 
 def check_run_parts(folder: str | Path, info: dict[str, Any]) -> None:
     """Refuse a run folder that holds a part of another run: every part must carry the
-    run's own metadata (configurations, dataset, rules, policy: footers only), and the
-    parts must be exactly its chunks."""
+    run's own metadata (configurations, dataset, rules, policy: footers only)."""
     folder = Path(folder)
     expected = json.loads(json.dumps(_file_metadata(info), sort_keys=True, default=str))
-    chunks = (info.get("chunks") or {}).get("chunks")
     for name in (SESSIONS_FILE, LEDGER_FILE):
         if not (folder / name).is_dir():
             continue
@@ -372,10 +369,6 @@ def check_run_parts(folder: str | Path, info: dict[str, Any]) -> None:
                     f"{file}: a part of another run (its configurations, dataset, rules or "
                     f"policy are not those of {folder / RUN_FILE}); the folder mixes runs: "
                     f"run it again into a new folder")
-        if chunks is not None and [part_index(f) for f in files] != list(range(chunks)):
-            raise BaccaratError(f"{folder / name}: holds parts "
-                                f"{sorted(part_index(f) or 0 for f in files)}, the run has "
-                                f"chunks 0-{chunks - 1}; the folder is not one run's")
 
 
 def _file_metadata(info: dict[str, Any]) -> dict[str, Any]:
