@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--reference", type=int, default=200)
     parser.add_argument("--table-shoes", type=int, default=None,
                         help="also test the carry-over statistic, shoes in tables of N")
+    parser.add_argument("--verbose", action="store_true", help="a line per trial")
     args = parser.parse_args()
     rules = TableRules()
     alarms = 0
@@ -40,6 +41,8 @@ def main() -> None:
         flagged = list(analysis.flagged["statistic"])
         alarms += bool(flagged)
         by_statistic.update(flagged)
+        if args.verbose:
+            print(f"trial {trial + 1}: {alarms} alarms so far {flagged}", flush=True)
     rate = alarms / args.trials
     half = 1.96 * math.sqrt(max(rate * (1 - rate), 1e-12) / args.trials)
     print(f"{args.trials} fair datasets of {args.shoes} shoes, {args.reference} reference "

@@ -11,6 +11,7 @@ Usage: python data/make_samples.py
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -49,8 +50,156 @@ def scorecard() -> None:
     (HERE / "scorecard.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+NAMES = {0: "Banker", 1: "Player", 2: "Tie"}
+
+
+def _state_line(stamp: str, table: str, records: list[str]) -> str:
+    return (f'[{stamp}] {{"type": "baccarat.history", "args": {{"tableId": "{table}", '
+            f'"history_v2": [{", ".join(records)}]}}}}')
+
+
+def message_logs() -> None:
+    """Two hourly logs of a live table's messages that overlap: the client joined late in
+    shoe 1 (its last 12 states), then followed shoe 2; the second log repeats the end of
+    the first. Connection lines and chat between the messages."""
+    coups = dealt(700, 2)
+    records = [json.dumps({"winner": NAMES[int(coups.outcome[k])],
+                           "playerScore": int(coups.player_total[k]),
+                           "bankerScore": int(coups.banker_total[k])}) for k in range(len(coups))]
+    first = np.flatnonzero(coups.shoe == coups.shoe[0])
+    second = np.flatnonzero(coups.shoe != coups.shoe[0])
+    clock = iter(f"08:{m:02d}:{s:02d}" for m in range(1, 60) for s in range(0, 60, 20))
+    lines = ["[08:00:00] connecting to wss://live.example/table/T3 ...", "[08:00:01] connected"]
+    for n in range(len(first) - 11, len(first) + 1):
+        lines.append(_state_line(next(clock), "T3", records[:n]))
+        if n % 5 == 0:
+            lines.append(f'[{next(clock)}] {{"type": "chat", "args": {{"text": "gl"}}}}')
+    lines.append(f"[{next(clock)}] shuffling")
+    for n in range(1, 21):
+        lines.append(_state_line(next(clock), "T3", records[len(first):len(first) + n]))
+    (HERE / "live-table-08.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    clock = iter(f"09:{m:02d}:{s:02d}" for m in range(60) for s in range(0, 60, 20))
+    lines = ["[09:00:00] reconnected"]
+    for n in range(18, 41):  # the log ends with the hour, in the middle of shoe 2
+        lines.append(_state_line(next(clock), "T3", records[len(first):len(first) + n]))
+    (HERE / "live-table-09.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def result_log() -> None:
+    """A shoe's single coup results with the cards, behind ISO timestamps and levels."""
+    coups = dealt(710, 1)
+    text = writers.card_text(coups.cards)
+    lines = ["2025-08-09T08:46:00Z INFO session started"]
+    for k in range(len(coups)):
+        stamp = f"2025-08-09T{8 + k // 60:02d}:{k % 60:02d}:12Z"
+        message = {"event": "game.result", "data": {
+            "round": k + 1, "result": {"winner": NAMES[int(coups.outcome[k])]},
+            "playerHand": {"cards": [c for c in text[k, :3] if c]},
+            "bankerHand": {"cards": [c for c in text[k, 3:] if c]}}}
+        lines.append(f"{stamp} INFO {json.dumps(message)}")
+        if k % 9 == 4:
+            lines.append(f'{stamp} DEBUG {{"event": "bet.placed", "data": {{"amount": 25}}}}')
+    (HERE / "results.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def nested_json() -> None:
+    """A scraper's API answer: the coups under data.results, nested objects per hand."""
+    coups = dealt(720, 1)
+    text = writers.card_text(coups.cards)
+    results = [{"round": k + 1,
+                "gameData": {"playerHand": {"cards": [c for c in text[k, :3] if c],
+                                            "score": int(coups.player_total[k])},
+                             "bankerHand": {"cards": [c for c in text[k, 3:] if c],
+                                            "score": int(coups.banker_total[k])}},
+                "result": {"winner": NAMES[int(coups.outcome[k])]}}
+               for k in range(len(coups))]
+    document = {"status": "ok", "data": {"tableId": "T7", "dealer": "Mai",
+                                         "results": results},
+                "players": [{"name": "ann", "seat": 2}, {"name": "bo", "seat": 5}]}
+    (HERE / "history.json").write_text(json.dumps(document, indent=1, ensure_ascii=False)
+                                       + "\n", encoding="utf-8")
+
+
+def labelled_scorecards() -> None:
+    """Scorecard lines as people keep them: labels after or before the outcomes, tabs,
+    Chinese characters, Vietnamese words."""
+    coups = dealt(730, 5)
+    rows = [np.flatnonzero(coups.shoe == s) for s in np.unique(coups.shoe)]
+    letters = np.array(["B", "P", "T"])[coups.outcome]
+    chinese = np.array(["莊", "閒", "和"])[coups.outcome]
+    vietnamese = np.array(["Cái", "Con", "Hòa"])[coups.outcome]
+    lines = [
+        "".join(letters[rows[0]]) + "|2026-04-06T00:25:57+09:00",
+        "2026-04-06 01:40 | " + "".join(letters[rows[1]]),
+        "2026-04-06 02:55\t" + "".join(letters[rows[2]]),
+        "桌3 " + "".join(chinese[rows[3]]),
+        "bàn 5: " + ", ".join(vietnamese[rows[4]]),
+    ]
+    (HERE / "scorecards-labelled.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def one_column_and_vietnamese() -> None:
+    """One column of outcome words under a header of its own; a Vietnamese sheet with a
+    road-colour column (its headers need --column)."""
+    coups = dealt(740, 1)
+    words = np.array(["Banker", "Player", "Tie"])[coups.outcome]
+    (HERE / "winning-outcome.csv").write_text(
+        "Winning Outcome\n" + "\n".join(words) + "\n", encoding="utf-8")
+    coups = dealt(750, 1)
+    names = np.array(["Nhà cái", "Người chơi", "Hòa"])[coups.outcome]
+    colours = np.array(["紅", "藍", ""])[coups.outcome]
+    rows = [f"{k + 1},{names[k]},{colours[k]}" for k in range(len(coups))]
+    (HERE / "ket-qua.csv").write_text("Ván,Kết quả,Màu\n" + "\n".join(rows) + "\n",
+                                      encoding="utf-8")
+
+
+def interleaved_tables() -> None:
+    """Two tables logged in time order: their rows interleave."""
+    a, b = dealt(760, 1), dealt(770, 1)
+    rows = []
+    for k in range(max(len(a), len(b))):
+        for table, coups, shoe in (("A", a, 41), ("B", b, 17)):
+            if k < len(coups):
+                rows.append(f"2026-03-0{1} 21:{k // 2:02d}:{30 * (k % 2):02d},{table},{shoe},"
+                            f"{k + 1},{NAMES[int(coups.outcome[k])].lower()},"
+                            f"{int(coups.player_total[k])},{int(coups.banker_total[k])}")
+    (HERE / "tables-interleaved.csv").write_text(
+        "time,table,shoe,round_no,game_outcome,player_score,banker_score\n"
+        + "\n".join(rows) + "\n", encoding="utf-8")
+
+
+def spreadsheet_and_database() -> None:
+    """A hand-kept workbook (a notes sheet, then the shoe) and a scraper's database."""
+    writers.write_xlsx(dealt(780, 2), HERE / "scorecard.xlsx", "hands", sheet="Shoes",
+                       coup=True)
+    path = HERE / "scraper.sqlite"
+    path.unlink(missing_ok=True)
+    writers.write_sqlite(dealt(790, 2), path, "cards", coup=True)
+
+
+def slips() -> None:
+    """A recorded shoe with a recorder's slips: a hand of four cards, a row with only a
+    total, and a coup missing (numbers 1, 2, 4...)."""
+    coups = dealt(800, 1)
+    frame = writers.coups_frame(coups, "hands", coup=True)
+    row = next(k for k in range(4, len(frame)) if frame.loc[k, "player"].count("-") == 2)
+    frame.loc[row, "player"] = frame.loc[row, "player"] + "-2C"  # a fourth card noted
+    frame = frame.drop(index=9)
+    lines = frame.to_csv(index=False).splitlines()
+    lines.insert(12, "shoe-1,,,,6,,")  # a total written down, the rest of the row lost
+    (HERE / "slips.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     """Write every sample file."""
+    message_logs()
+    result_log()
+    nested_json()
+    labelled_scorecards()
+    one_column_and_vietnamese()
+    interleaved_tables()
+    spreadsheet_and_database()
+    slips()
     scorecard()
     writers.write_csv(dealt(200, 3), HERE / "outcomes.csv", "outcomes", words=True,
                       coup=True)

@@ -359,7 +359,9 @@ def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, Any]:
         if metric.name == "house_edge":
             values[metric.name] = house_edge
         elif metric.name == "edge_gain":
-            values[metric.name] = values["expected_edge"] + house_edge
+            gain = values["expected_edge"] + house_edge
+            # Priced by the full shoe, the two agree up to rounding in the sums: that is 0.
+            values[metric.name] = 0.0 if abs(gain) < 1e-12 else gain
         elif metric.name == "edge_verdict" and len(sessions) == 0:
             values[metric.name] = ""
         elif len(sessions) == 0:

@@ -29,7 +29,7 @@ def main(out: Path | None = None) -> None:
                     out=out / "banker_after_players" if out else None)
     runs = {"flat": flat, "mine": mine}  # the keys label the rows: flat/flat, mine/...
     table = compare(runs, sort="mean_net")  # each row's mean net minus the first (flat)
-    columns = ["label", "mean_net", "mean_wagered", "realized_edge", "house_edge",
+    columns = ["label", "mean_net", "mean_wagered", "realized_edge", "expected_edge",
                "diff_mean_net", "diff_low", "diff_high", "significant", "pairing"]
     print(table[columns].to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
     if out is not None:

@@ -162,3 +162,42 @@ def test_cli_analyze_writes_the_table_and_json(tmp_path) -> None:
     assert document["shoes"] == 20 and len(document["statistics"]) == len(table)
     missing = run_cli("analyze", str(tmp_path / "nothing.parquet"))
     assert missing.exit_code == 2 and "no coups file" in missing.output
+
+
+def test_report_adds_the_analysis_section(tmp_path) -> None:
+    from engine.backtest import backtest
+
+    backtest(shoes=20, seed=1, strategies=["flat"], out=tmp_path / "run", ledger=False)
+    coups = generate_coups(TableRules(), 1, np.arange(20))
+    path = write_coups(coups, tmp_path / "coups.parquet", TableRules())
+    assert run_cli("analyze", str(path), "--reference", "40", "--out",
+                   str(tmp_path / "a")).exit_code == 0
+    plain = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "plain.html"))
+    assert plain.exit_code == 0, plain.output
+    result = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "r.html"),
+                     "--analysis", str(tmp_path / "a"))
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "r.html").read_text()
+    statistics = len(pd.read_parquet(tmp_path / "a" / "analysis.parquet"))
+    assert "Are these shoes random?" in text
+    # one figure per statistic, on top of the report's own
+    before = (tmp_path / "plain.html").read_text().count("<figure>")
+    assert text.count("<figure>") == before + statistics
+    missing = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "m.html"),
+                      "--analysis", str(tmp_path / "nothing"))
+    assert missing.exit_code == 2 and "no analysis.parquet" in missing.output
+    assert not (tmp_path / "m.html").exists()
+
+
+def test_partial_shoes_are_compared_with_fair_shoes_of_their_length() -> None:
+    # A recorder who kept only the first 30 coups of each shoe: the coups-per-shoe statistic
+    # is left out (it says how the shoes were recorded), and nothing else stands out.
+    coups = generate_coups(TableRules(), 21, np.arange(60))
+    first = coups.take(coups.coup <= 30)
+    analysis = analyze_coups(first, n_reference=100)
+    assert "coups_per_shoe" not in set(analysis.table["statistic"])
+    assert any("60 of the 60 shoes are shorter" in note for note in analysis.notes)
+    assert analysis.flagged.empty, analysis.verdict
+    reference_length = analysis.table.set_index("statistic").loc["big_road_columns",
+                                                                  "reference_mean"]
+    assert 12 < reference_length < 16  # about 27 decisions in 30 coups, not a whole shoe

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from engine import __version__
@@ -68,29 +69,45 @@ def test_no_arguments_shows_the_help():
 # -- the README shows only options that exist -------------------------------------------------
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-COMMANDS = ("odds", "generate", "import", "backtest", "compare", "report", "roads",
-            "strategies", "demo", "trace", "check-strategy", "new-strategy")
-# An option: --name, not part of an arrow ("--deal-->") or a call ("--replay(...)").
-_TOKEN = re.compile(r"baccarat ([a-z][\w-]*)|(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?![\w>(-])")
+#: Every command of the app (what the README may name).
+COMMANDS = tuple(sorted(get_command(app).commands))  # type: ignore[attr-defined]
+_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?![\w>(-])")  # not "--deal-->"
+_CONSOLE = re.compile(r"^\s*\$ baccarat ([a-z][\w-]*)((?:.*\\\n)*.*)$", re.M)
+
+
+def _command_of(span: str, commands: dict[str, set[str]]) -> str | None:
+    """The command a code span starts with (``baccarat X ...`` or ``X --...``), if any."""
+    words = span.split()
+    if words[:1] == ["baccarat"]:
+        words = words[1:]
+    return words[0] if words and words[0] in commands else None
 
 
 def _options_shown(text: str) -> dict[str, set[str]]:
     """The options the README shows for each command.
 
-    Read section by section (``### `` headings): an option belongs to the command named
-    last before it (``$ baccarat CMD ...``, ```baccarat CMD```), or, before any is named,
-    to the command the section's heading is about when it names exactly one.
+    ``$ baccarat CMD ...`` lines (continuations included) show CMD's options. In prose, a
+    code span that starts with a command (```baccarat CMD --x```, ```CMD --x```) shows
+    that command's options; any other option belongs to the command of its bullet (one
+    that starts with ```baccarat CMD```) or else of its section (a heading naming exactly
+    one command).
     """
     shown: dict[str, set[str]] = {c: set() for c in COMMANDS}
-    for section in re.split(r"^#+ ", text, flags=re.M):
+    for command, rest in _CONSOLE.findall(text):
+        if command in shown:
+            shown[command] |= set(_OPTION.findall(rest))
+    prose = _CONSOLE.sub("", text)
+    for section in re.split(r"^#+ ", prose, flags=re.M):
         heading = section.splitlines()[0] if section else ""
         named = [c for c in re.findall(r"`baccarat ([a-z][\w-]*)`", heading) if c in shown]
-        current = named[0] if len(named) == 1 else None
-        for command, option in _TOKEN.findall(section[len(heading):]):
-            if command:
-                current = command if command in shown else None
-            elif current is not None:
-                shown[current].add(option)
+        default = named[0] if len(named) == 1 else None
+        for paragraph in re.split(r"\n\s*\n|\n(?=- )", section[len(heading):]):
+            lead = re.match(r"\s*- `([^`]+)`", paragraph)
+            context = (_command_of(lead.group(1), shown) if lead else None) or default
+            for i, piece in enumerate(re.split(r"`", paragraph)):
+                owner = (_command_of(piece, shown) or context) if i % 2 else context
+                if owner is not None:
+                    shown[owner] |= set(_OPTION.findall(piece))
     return shown
 
 
@@ -109,7 +126,9 @@ def test_every_option_the_readme_shows_exists_in_that_commands_help():
 
 
 def test_the_readme_check_would_catch_a_missing_option():
-    text = "### `baccarat backtest`: x\n\nUse `--cut-card` here.\n\n$ baccarat odds --bogus\n"
+    text = ("### `baccarat backtest`: x\n\nUse `--cut-card` here, and `generate --shuffle`.\n"
+            "\n$ baccarat odds --bogus \\\n    --more\n")
     shown = _options_shown(text)
-    assert shown["backtest"] == {"--cut-card"} and shown["odds"] == {"--bogus"}
+    assert shown["backtest"] == {"--cut-card"} and shown["odds"] == {"--bogus", "--more"}
+    assert shown["generate"] == {"--shuffle"}
     assert "--cut-card" not in _help_options("backtest")

@@ -5,10 +5,12 @@ interleaved shoes, installed readers. Expected values are worked out by hand per
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -317,3 +319,67 @@ def test_installed_reader_is_listed_and_used(tmp_path: Path,
     data = write(tmp_path, "w.tsv", "B\nP\nT\n")
     got = import_files([data], format="tsv")
     assert list(got.outcome) == [BANKER, PLAYER, TIE]
+
+
+# ------------------------------------------------------------------ the sample data
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def dealt(first: int, shoes: int = 1):  # noqa: ANN201 - a Coups
+    from engine.deal import generate_coups
+    from engine.rules import TableRules
+
+    return generate_coups(TableRules.model_validate({}), 2026, np.arange(first, first + shoes))
+
+
+def test_every_sample_is_detected_as_its_readme_row_says() -> None:
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (`[^|]+`) \| `(\w+)`", readme, flags=re.M)
+    listed = {name.strip("`"): fmt for names, fmt in rows for name in names.split(", ")}
+    samples = sorted(p.name for p in DATA.iterdir()
+                     if p.name not in ("README.md", "make_samples.py"))
+    assert sorted(listed) == samples
+    for name, fmt in listed.items():
+        assert detect_format(DATA / name) == fmt, name
+
+
+def test_samples_hold_the_dealt_shoes() -> None:
+    logs = import_files([DATA / "live-table-08.log", DATA / "live-table-09.log"])
+    shoes = dealt(700, 2)
+    first = int((shoes.shoe == 700).sum())
+    assert labels(logs) == ["T3", "T3"] and len(logs) == first + 40
+    np.testing.assert_array_equal(logs.outcome, shoes.outcome[:first + 40])
+    for name, start, count in (("results.log", 710, 1), ("history.json", 720, 1),
+                               ("scorecard.xlsx", 780, 2), ("scraper.sqlite", 790, 2)):
+        got, want = import_files([DATA / name]), dealt(start, count)
+        np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
+        assert len(got.shoe_ids()) == count
+    scorecards = import_files([DATA / "scorecards-labelled.txt"])
+    np.testing.assert_array_equal(scorecards.outcome, dealt(730, 5).outcome)
+    assert labels(scorecards) == ["2026-04-06T00:25:57+09:00", "2026-04-06 01:40",
+                                  "2026-04-06 02:55", "桌3", "bàn 5"]
+    np.testing.assert_array_equal(import_files([DATA / "winning-outcome.csv"]).outcome,
+                                  dealt(740).outcome)
+    mapped = ReadOptions(columns=parse_mapping(["outcome=Kết quả", "coup=Ván"]))
+    np.testing.assert_array_equal(import_files([DATA / "ket-qua.csv"], options=mapped).outcome,
+                                  dealt(750).outcome)
+    tables = import_files([DATA / "tables-interleaved.csv"])
+    assert labels(tables) == ["41", "17"]
+    want = dealt(760)
+    np.testing.assert_array_equal(tables.outcome[:len(want)], want.outcome)
+    np.testing.assert_array_equal(tables.player_total[:len(want)], want.player_total)
+
+
+def test_slips_sample() -> None:
+    with pytest.raises(ImportDataError, match=r"^2 problems in the recorded coups"):
+        import_files([DATA / "slips.csv"])
+    from engine.io.importers.importer import ImportReport
+
+    report = ImportReport()
+    got = import_files([DATA / "slips.csv"], keep_invalid=True, report=report)
+    assert report.dropped == 1 and report.flagged == {"recorder slip": 1}
+    assert got.valid is not None and int((~got.valid).sum()) == 1
+    assert len(got) == len(dealt(800)) - 1  # one coup was never recorded
+    assert got.after_gap is not None and int(got.after_gap.sum()) == 1

@@ -163,3 +163,26 @@ def test_generate_dataset_takes_a_csm_model(tmp_path: Path) -> None:
     document = generate_dataset(tmp_path / "csm", shoes=6, seed=1,
                                 shuffle=parse_shuffle("csm", coups_per_shoe=10))
     assert document["coups"] == 60 and document["shuffle"]["coups_per_shoe"] == 10
+
+
+def test_counting_under_a_csm_finds_no_edge() -> None:
+    # One-deck EZ, Dragon 7 when the true count says so. From shoes dealt down, the same
+    # counter wins (tests/test_counting.py: mean EV of its bets above +5%); from a CSM every
+    # coup comes from a full deck, whatever was dealt before, so its bets carry the full
+    # deck's house edge and the count is noise.
+    from test_side_bets import assert_within
+
+    from engine.backtest import backtest
+    from strategies.builtins.counter import Counter
+
+    rules = TableRules(decks=1, variant="ez")
+    coups = generate_model_coups(rules, 12, np.arange(30_000),
+                                 parse_shuffle("csm", coups_per_shoe=9))
+    coups.decks = 1
+    counter = Counter(bet="dragon7", method="true_count", kelly=0.0)
+    row = backtest(coups, [counter], rules=rules, bankroll=1e6, ledger=False).summary.iloc[0]
+    assert row.mean_wagered > 10  # it does bet: about 1.5 bets of 10 a shoe
+    full_deck_edge = -row.house_edge
+    assert full_deck_edge == pytest.approx(-0.0758, abs=1e-3)
+    assert_within(row, full_deck_edge)
+    assert row.realized_edge_high < 0.0

@@ -24,7 +24,7 @@ from ..odds.composition import pair_probability, shoe_counts
 from ..odds.enumeration import outcome_probabilities
 from ..rules import TableRules
 from .frame import CardView, ShoeFrame, frame_of_coups
-from .reference import reference_frames
+from .reference import reference_frames, shortest_shoe
 from .significance import empirical_p, holm, normal_p, z_score
 from .statistics import BY_ID, STATISTICS, card_statistics, outcome_statistics
 
@@ -77,6 +77,8 @@ class Analysis:
 
 
 def _p(p: float) -> str:
+    if p == 0.0:  # beyond what a double holds: the normal tail underflows
+        return "below 1e-300"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
@@ -168,13 +170,25 @@ def analyze_coups(
 
     samples: dict[str, list[np.ndarray]] = {key: [] for key in observed}
     lengths = observed_frame.lengths
+    shortest: int | None = None
     for frame in reference_frames(rules, lengths, n_reference, seed, with_cards=with_cards,
                                   view=view, table_shoes=table_shoes, progress=progress):
         values = _statistics(frame, with_cards, view.ranks)
         for key in samples:
             samples[key].append(values[key])
+        if shortest is None:  # the threshold reference_frames used
+            shortest = shortest_shoe(frame.natural_length)
+    partial = int((lengths < (shortest or 0)).sum())
+    if partial:
+        # Shoes recorded only in part are shorter than any cut card makes them: that says
+        # how they were recorded, not how they were shuffled.
+        del observed["coups_per_shoe"]
+        notes.append(f"coups per shoe left out: {partial} of the {lengths.size} shoes are "
+                     f"shorter than the rules' cut card makes shoes (partial recordings); "
+                     f"their fair reference shoes are cut to the same number of coups")
     reference = pd.DataFrame({key: np.concatenate(parts) for key, parts in samples.items()})
     exact = exact_values(rules)
+    reference = reference[[key for key in reference.columns if key in observed]]
     rows = []
     for statistic in STATISTICS:
         if statistic.id not in observed:

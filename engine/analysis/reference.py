@@ -22,10 +22,6 @@ from ..deal import generate_coups
 from ..rules import TableRules
 from .frame import CardView, ShoeFrame, table_links
 
-#: An observed shoe at least as long as this quantile of the rules' shoe lengths is taken to
-#: have been dealt to the cut card: its reference shoes are too. A shorter one was stopped
-#: early (a partial recording): its reference shoes are cut to its coups.
-COMPLETE_QUANTILE = 0.01
 #: Reference shoes dealt per batch (bounds memory: about 100 bytes a coup).
 BATCH_SHOES = 20_000
 
@@ -59,6 +55,17 @@ def natural_lengths(cards: np.ndarray, counts: np.ndarray, burn_shown: np.ndarra
     return np.minimum(before_cut + extra, counts)
 
 
+def shortest_shoe(natural: np.ndarray) -> int:
+    """The fewest coups a shoe dealt to the cut card had, among a batch of fair shoes.
+
+    An observed shoe at least this long is taken to have been dealt to the cut card, and
+    its reference shoes are too; a shorter one was stopped early (a partial recording), and
+    its reference shoes are cut to its coups. Over a first batch of thousands of fair shoes,
+    a fair shoe is shorter than all of them only rarely.
+    """
+    return int(natural.min()) if natural.size else 0
+
+
 def first_rows(counts: np.ndarray) -> np.ndarray:
     """The first row of each shoe in a table of ``counts`` rows per shoe."""
     return np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
@@ -87,7 +94,7 @@ def reference_frames(
         first_row = first_rows(counts)
         natural = natural_lengths(coups.cards, counts, coups.burn_shown[first_row], rules)
         if complete is None:
-            complete = lengths >= np.quantile(natural, COMPLETE_QUANTILE)
+            complete = lengths >= shortest_shoe(natural)
         wanted = np.where(np.tile(complete, count), natural, np.tile(lengths, count))
         position = np.arange(len(coups)) - np.repeat(first_row, counts)
         keep = position < np.repeat(wanted, counts)

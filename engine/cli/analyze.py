@@ -89,6 +89,8 @@ def _number(value: Any) -> str:
 
 def _p(value: Any) -> str:
     value = float(value)
+    if value == 0.0:
+        return "<1e-300"
     return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
 
 
@@ -97,9 +99,9 @@ def analysis_table(analysis: Analysis) -> Table:
     table = Table(title=f"{analysis.shoes:,} shoes, {analysis.coups:,} coups against "
                   f"{analysis.n_reference:,} fair reference datasets",
                   box=box.SIMPLE_HEAVY)
-    for head in ("statistic", "observed", "reference mean", "95% of reference", "z", "p",
-                 "adjusted p", ""):
-        table.add_column(head, justify="left" if head == "statistic" else "right")
+    table.add_column("statistic", justify="left", min_width=24)
+    for head in ("observed", "reference mean", "95% of reference", "z", "p", "adjusted p", ""):
+        table.add_column(head, justify="right", no_wrap=True)
     for row in analysis.table.to_dict("records"):
         table.add_row(
             str(row["label"]), _number(row["observed"]), _number(row["reference_mean"]),

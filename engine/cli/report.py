@@ -125,6 +125,9 @@ def report_command(
     out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
     samples: Annotated[int, typer.Option(
         min=0, max=50, help="sample sessions drawn over each bankroll fan chart")] = 5,
+    analysis: Annotated[Path | None, typer.Option(
+        "--analysis", help="add the section of a `baccarat analyze` folder: each "
+        "statistic's fair reference distribution with the observed value")] = None,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
@@ -136,8 +139,12 @@ def report_command(
     started = time.perf_counter()
     check_output_free(out, force)
     opened = load_runs(runs)
+    sections = []
+    if analysis is not None:
+        from ..report.analysis_section import analysis_section
+        sections.append(analysis_section(analysis))
     with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
-        write_report(opened, out, force=force, samples=samples,
+        write_report(opened, out, force=force, samples=samples, sections=sections,
                      progress=_report_progress(progress, progress.task_ids[0]))
     text = out.read_text(encoding="utf-8")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "

@@ -17,7 +17,7 @@ from ..metrics import SUMMARY_METRICS, format_metric
 #: The summary columns `baccarat backtest` prints (summary.parquet holds them all).
 TERMINAL_SUMMARY = ("sessions", "mean_net", "median_net", "prob_profit", "risk_of_ruin",
                     "bust_rate", "realized_edge", "expected_edge", "edge_verdict",
-                    "house_edge", "edge_gain", "mean_max_drawdown", "mean_coups")
+                    "house_edge", "edge_gain", "mean_max_drawdown")
 
 Column = tuple[str, list[str]]
 

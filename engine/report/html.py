@@ -125,11 +125,11 @@ class Report:
 
 
 def render_report(runs: Runs, *, samples: int = 5,
-                  progress: Progress | None = None) -> str:
+                  progress: Progress | None = None, sections: Sequence[str] = ()) -> str:
     """The HTML report of ``runs`` (folders, results or runs) as one self-contained string.
 
     ``samples`` sample sessions are drawn over each fan chart; ``progress(done, total)``
-    is called as the report is built.
+    is called as the report is built; ``sections`` (HTML) go after the configurations.
     """
     opened = load_runs(runs)
     counter = _Counter(report_steps(opened), progress)
@@ -141,6 +141,7 @@ def render_report(runs: Runs, *, samples: int = 5,
     for i, item in enumerate(report.items):
         body.append(_config_section(i, item, counter))
         counter.step()
+    body.extend(sections)
     body.append(f'<footer class="note"><p>Written by baccarat-backtest {_e(__version__)} on '
                 f'{_dt.datetime.now().strftime("%Y-%m-%d %H:%M")} from stored runs; '
                 f"nothing was re-run.</p></footer>")
@@ -151,11 +152,12 @@ def render_report(runs: Runs, *, samples: int = 5,
 
 
 def write_report(runs: Runs, out: str | Path, *, force: bool = False,
-                 samples: int = 5, progress: Progress | None = None) -> Path:
+                 samples: int = 5, progress: Progress | None = None,
+                 sections: Sequence[str] = ()) -> Path:
     """Render the report of ``runs`` and write it to ``out`` atomically; returns the path."""
     target = Path(out)
     check_output_free(target, force)
-    text = render_report(runs, samples=samples, progress=progress)
+    text = render_report(runs, samples=samples, progress=progress, sections=sections)
     with atomic_path(target) as temp:
         temp.write_text(text, encoding="utf-8")
     return target

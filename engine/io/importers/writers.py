@@ -163,3 +163,82 @@ def write_sequences(sequences: list[np.ndarray], path: str | Path,
     with atomic_path(path) as temp:
         temp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return Path(path)
+
+
+def write_xlsx(coups: Coups, path: str | Path, layout: Layout, *, sheet: str = "coups",
+               notes: bool = True, **options: Any) -> Path:
+    """The coups as an .xlsx workbook: a sheet of the csv layout (openpyxl), after a
+    sheet of notes as recorders keep (``notes``)."""
+    from openpyxl import Workbook
+
+    frame = coups_frame(coups, layout, **options)
+    book = Workbook()
+    first = book.active
+    assert first is not None
+    if notes:
+        first.title = "Notes"
+        first.append(["recorded at the table; see the next sheet"])
+        data = book.create_sheet(sheet)
+    else:
+        first.title = sheet
+        data = first
+    data.append(list(frame.columns))
+    for row in frame.itertuples(index=False):
+        data.append([v.item() if isinstance(v, np.generic) else v for v in row])
+    with atomic_path(path) as temp:
+        book.save(temp)
+    return Path(path)
+
+
+def write_sqlite(coups: Coups, path: str | Path, layout: Layout, *, table: str = "rounds",
+                 **options: Any) -> Path:
+    """The coups as a SQLite table of the csv layout, beside a table of something else."""
+    import sqlite3
+
+    frame = coups_frame(coups, layout, **options)
+    with atomic_path(path) as temp:
+        with sqlite3.connect(temp) as db:
+            db.execute("CREATE TABLE players (name TEXT, joined TEXT)")
+            frame.to_sql(table, db, index=False)
+        db.close()
+    return Path(path)
+
+
+def _message_record(coups: Coups, k: int, text: np.ndarray) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "winner": OUTCOME_NAMES[int(coups.outcome[k])],
+        "playerScore": int(coups.player_total[k]), "bankerScore": int(coups.banker_total[k]),
+    }
+    if coups.has_cards:
+        record["playerHand"] = {"cards": [c for c in text[k, :3] if c]}
+        record["bankerHand"] = {"cards": [c for c in text[k, 3:] if c]}
+    return record
+
+
+def write_messages(coups: Coups, path: str | Path, *, table: str = "T1",
+                   prefix: str = "[{time}] ", chatter: bool = True) -> Path:
+    """The coups as a live-table message log: after each coup a shoe state (the shoe so
+    far) behind a log ``prefix``, with connection lines and chat between them."""
+    text = card_text(coups.cards)
+    lines = []
+    second = 8 * 3600
+    for rows in _shoe_slices(coups):
+        history: list[str] = []
+        lines.append(prefix.format(time=_clock(second)) + f"connected to table {table}")
+        for k in range(rows.start, rows.stop):
+            second += 27
+            history.append(json.dumps(_message_record(coups, k, text), ensure_ascii=False))
+            state = (f'{{"type": "baccarat.history", "args": {{"tableId": "{table}", '
+                     f'"shoe": {json.dumps(str(shoe_labels(coups)[rows.start]))}, '
+                     f'"history_v2": [{", ".join(history)}]}}}}')
+            lines.append(prefix.format(time=_clock(second)) + state)
+            if chatter and k % 7 == 3:
+                lines.append(prefix.format(time=_clock(second + 1))
+                             + '{"type": "chat", "args": {"text": "gl all"}}')
+    with atomic_path(path) as temp:
+        temp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return Path(path)
+
+
+def _clock(second: int) -> str:
+    return f"{second // 3600 % 24:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
