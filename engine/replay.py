@@ -275,26 +275,24 @@ class _StepMajor:
     """
 
     def __init__(self, coups: Coups, grid: SessionGrid, classes: np.ndarray) -> None:
-        dealt = grid.rows >= 0
-        rows = np.where(dealt, grid.rows, 0)  # (sessions, steps): reads the table in order
+        # The grid transposed once; every gather through it is then step-major already.
+        rows = np.ascontiguousarray(grid.rows.T)  # (steps, sessions)
+        dealt = rows >= 0
+        rows[~dealt] = 0
         # A coup opens a shoe when it is the first of its session, is numbered 1, or
         # belongs to another shoe than the coup before it (recorded coups need not start
         # at 1); a session's coups are consecutive rows of the table.
         opens = coups.coup == 1
         opens[1:] |= coups.shoe[1:] != coups.shoe[:-1]
         new_shoe = opens[rows] & dealt
-        new_shoe[:, :1] = dealt[:, :1]
-
-        def by_step(values: np.ndarray) -> np.ndarray:
-            return np.ascontiguousarray(values.T)
-
-        self.rows = by_step(rows)
-        self.dealt = by_step(dealt)
-        self.new_shoe = by_step(new_shoe)
-        self.classes = by_step(classes[rows])
-        self.outcome = by_step(coups.outcome[rows])
-        self.player_total = by_step(coups.player_total[rows])
-        self.banker_total = by_step(coups.banker_total[rows])
+        new_shoe[:1] = dealt[:1]
+        self.rows = rows
+        self.dealt = dealt
+        self.new_shoe = new_shoe
+        self.classes = classes[rows]
+        self.outcome = coups.outcome[rows]
+        self.player_total = coups.player_total[rows]
+        self.banker_total = coups.banker_total[rows]
 
 
 _ALL: Any = slice(None)  # every session of a one-step table

@@ -57,6 +57,7 @@ class Check:
     name: str
     passed: bool | None = None
     detail: str = ""
+    error: BaseException | None = field(default=None, repr=False)  # what was raised
 
 
 @dataclass
@@ -274,7 +275,7 @@ def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int =
     try:
         reference = _ledger(coups, watched(make(), watch), rules, policy)
     except Exception as exc:  # whatever a plugin raises is a finding, not a crash
-        played.passed, played.detail = False, _message(exc)
+        played.passed, played.detail, played.error = False, _message(exc), exc
         if "read-only" in played.detail.lower():
             checks["no writes to the table"].passed = False
             checks["no writes to the table"].detail = played.detail
@@ -310,6 +311,7 @@ def _compare(check: Check, reference: pd.DataFrame,
         found = runs()
     except Exception as exc:
         check.passed, check.detail = False, f"raised this time: {_message(exc)}"
+        check.error = exc
         return
     for how, ledger in found:
         problem = difference(reference, ledger, how)
@@ -334,7 +336,7 @@ def _measure(check: Check, figures: dict[str, Any], make: Callable[[], Strategy]
             replay(coups, [config], rules, policy)
             seconds.append(time.perf_counter() - started)
     except Exception as exc:
-        check.passed, check.detail = False, f"raised: {_message(exc)}"
+        check.passed, check.detail, check.error = False, f"raised: {_message(exc)}", exc
         return
     rate = len(coups) / max(statistics.median(seconds), 1e-9)
     figures["coups_per_second"] = rate

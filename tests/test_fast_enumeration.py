@@ -165,3 +165,21 @@ def test_probabilities_of_a_batch_sum_to_one_and_match_single_rows() -> None:
     for row, p in zip(rows, probs, strict=True):
         single = outcome_combinations(row)
         assert single["banker"] / single["total"] == pytest.approx(p[0], abs=1e-15)
+
+
+def test_batches_enumerate_each_distinct_composition_once_and_give_every_row_back() -> None:
+    from engine.odds.composition import distinct_rows
+
+    rng = np.random.default_rng(3)
+    by_value = rng.integers(0, 5, size=(30, 10))
+    by_value = np.vstack([by_value, by_value[:10], by_value[:1]])
+    by_rank = np.vstack([rng.integers(0, 5, size=(8, 13))] * 2)
+    beyond = np.vstack([np.full((2, 10), 300), np.full((1, 10), 300)])  # not packable
+    for rows, n_distinct in ((by_value, 30), (by_rank, 8), (beyond, 1), (by_value[:1], 1)):
+        unique, inverse = distinct_rows(rows)
+        assert unique.shape[0] == n_distinct
+        np.testing.assert_array_equal(unique[inverse], rows)
+    rules = TableRules(variant="ez")
+    batch = expected_values_batch(by_value + 2, rules)
+    one_by_one = np.vstack([expected_values_batch(row[None, :], rules) for row in by_value + 2])
+    np.testing.assert_array_equal(batch, one_by_one)

@@ -122,3 +122,19 @@ def test_parse_range():
     assert parse_range("1-20") == (1, 20)
     assert parse_range("7") == (7, 7)
     assert parse_range("4-") == (4, None)
+
+
+def test_debug_prints_the_plugins_own_traceback(tmp_path: Path):
+    path = tmp_path / "typo.py"
+    path.write_text(
+        "from strategies.base import SimpleStrategy\n"
+        "class Typo(SimpleStrategy):\n"
+        "    def bet(self, view):\n"
+        "        return {'banker': self.bse}\n"  # a typo for self.base
+    )
+    plain = runner.invoke(app, ["trace", f"{path}:Typo", "--outcomes", "BP"])
+    assert plain.exit_code == 2
+    assert "typo.py:4" in plain.stderr and "Traceback" not in plain.stderr
+    debug = runner.invoke(app, ["trace", f"{path}:Typo", "--outcomes", "BP", "--debug"])
+    assert debug.exit_code == 2
+    assert "Traceback" in debug.stderr and "self.bse" in debug.stderr

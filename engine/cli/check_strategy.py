@@ -10,6 +10,7 @@ import typer
 from . import app
 from .common import (
     Commission,
+    Debug,
     Decks,
     RulesFile,
     TableMax,
@@ -18,6 +19,7 @@ from .common import (
     VariantOpt,
     build_rules,
     console,
+    err_console,
     reports_errors,
 )
 
@@ -42,6 +44,7 @@ def check_strategy(
     table_min: TableMin = None,
     table_max: TableMax = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the checks as JSON")] = False,
+    debug: Debug = False,
 ) -> None:
     """Check a strategy against the contract on generated shoes; exit 1 if a check fails.
 
@@ -49,8 +52,9 @@ def check_strategy(
     finite, non-negative numbers, only on bets the table offers; its ledger is the same
     whatever the chunking (chunks of 1 and 7 sessions) and the order of the sessions (state
     shared between sessions shows there), and on a second run (determinism). Then its speed
-    in coups per second.
+    in coups per second. --debug prints the full traceback of what the strategy raised.
     """
+    from ..errors import debug_requested, full_traceback
     from ..strategy_check import check_strategy as run_checks
     from ..testing import make_one_strategy
 
@@ -60,6 +64,11 @@ def check_strategy(
     checks, figures = run_checks(lambda: make_one_strategy(spec), shoes=shoes, seed=seed,
                                  rules=rules, bankroll=bankroll, speed_shoes=speed_shoes)
     failed = [c for c in checks if c.passed is not True]
+    if debug or debug_requested():  # the full traceback of what the strategy raised
+        for check in checks:
+            if check.error is not None:
+                err_console.print(full_traceback(check.error), highlight=False,
+                                  soft_wrap=True, markup=False)
     if as_json:
         typer.echo(json.dumps({
             "strategy": spec, **figures, "passed": not failed,

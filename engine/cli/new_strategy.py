@@ -57,8 +57,9 @@ class $cls(Strategy):
     # `base`, the base stake, comes with every strategy.
     streak: int = Field(2, ge=1, description="Player wins in a row before betting Banker")
 
-    # Per-session state: one array entry per session, made afresh in start(). A name
-    # starting with "_" is the strategy's own state, not a parameter.
+    # Per-session state: one array entry per session, made afresh in start() (any
+    # self.name = value set in start, wager or settle is this run's state, not a
+    # parameter; declaring it, as here, documents it).
     _players: np.ndarray
 
     def start(self, table: Table) -> None:
@@ -119,7 +120,9 @@ class $cls(SimpleStrategy):
         """The stakes for the next coup: {"banker": 10}, {} for no bet.
 
         view shows this session so far: view.bankroll, view.history ("BPPT..."),
-        view.last, view.coup, view.new_shoe, view.rules.
+        view.last, view.coup, view.new_shoe, view.rules; view.roads with
+        `needs_roads = True` on the class; view.seen, view.remaining and view.odds()
+        (the exact odds of the cards left) with `needs_cards = True`.
         """
         return {"banker": self.base} if self.players >= self.streak else {}
 

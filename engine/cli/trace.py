@@ -17,6 +17,7 @@ from ..errors import BaccaratError
 from . import app
 from .common import (
     Commission,
+    Debug,
     Decks,
     RulesFile,
     TableMax,
@@ -187,6 +188,7 @@ def trace(
     table_min: TableMin = None,
     table_max: TableMax = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the ledger as JSON")] = False,
+    debug: Debug = False,
 ) -> None:
     """Play a strategy over a few coups and print its ledger coup by coup.
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..bets import BET_KINDS, KIND_INDEX  # the EV columns are the replay's stake columns
 from ..rules import TableRules
-from .composition import check_counts, pair_probability, shoe_rank_counts
+from .composition import check_counts, distinct_rows, pair_probability, shoe_rank_counts
 from .enumeration import (
     E_BANKER,
     E_DRAGON7,
@@ -102,10 +102,10 @@ def expected_values_batch(
         arr = np.asarray(counts_2d, dtype=np.int64)
     arr = np.atleast_2d(arr)
     # Sessions replaying the same shoes share compositions: enumerate each one once.
-    unique, inverse = np.unique(arr, axis=0, return_inverse=True)
+    unique, inverse = distinct_rows(arr)
     events = event_probabilities(unique, validate=False, parallel=parallel)
     ev = ev_from_probabilities(events, pair_probability(unique, rules.decks), rules)
-    return ev[inverse.reshape(-1)]
+    return ev[inverse]
 
 
 def expected_values(counts: object, rules: TableRules) -> dict[str, float]:

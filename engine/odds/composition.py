@@ -161,6 +161,48 @@ def pair_probability(
     return float(result) if np.ndim(result) == 0 else result
 
 
+# Counts by value packed into one int64: value 0 (at most 128 cards in 8 decks) in 8 bits,
+# values 1-9 (at most 32 each) in 6 bits each: 62 bits in all.
+_SHIFTS = np.array([0] + [8 + 6 * i for i in range(9)], dtype=np.int64)
+_MAX_PACKED = np.array([255] + [63] * 9, dtype=np.int64)
+
+
+def packable(counts: np.ndarray) -> bool:
+    """Whether rows of 10 counts by value fit :func:`pack_compositions` (8 decks always do)."""
+    c = np.asarray(counts)
+    return c.shape[-1] == N_VALUES and bool((c >= 0).all()) and bool((c <= _MAX_PACKED).all())
+
+
+def pack_compositions(counts: np.ndarray) -> np.ndarray:
+    """One int64 key per composition (rows of 10 counts by value, 0 <= counts, 8 decks max).
+
+    Equal keys mean equal compositions, so ``np.unique`` on the keys finds the distinct
+    compositions of a batch far faster than ``np.unique(..., axis=0)`` on the rows.
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    if not packable(c):
+        raise ValueError("compositions to pack must be 10 non-negative counts by value "
+                         "(at most 8 decks)")
+    return (c << _SHIFTS).sum(axis=-1)
+
+
+def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of compositions (n, 10|13) and, per row, the index of its own.
+
+    ``unique[inverse]`` gives ``counts`` back. Rows by value are told apart by their packed
+    keys; rows by rank (or beyond packing) by ``np.unique(..., axis=0)``.
+    """
+    arr = np.asarray(counts, dtype=np.int64)
+    if arr.shape[0] <= 1:
+        return arr, np.zeros(arr.shape[0], dtype=np.intp)
+    if packable(arr):
+        _, first, inverse = np.unique(pack_compositions(arr), return_index=True,
+                                      return_inverse=True)
+        return arr[first], inverse.reshape(-1)
+    unique, inverse = np.unique(arr, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
 def remaining_counts(seen: np.ndarray, decks: int, by_rank: bool = False) -> np.ndarray:
     """The cards left in a shoe of ``decks`` decks once the ``seen`` counts (..., 10|13) are out.
 

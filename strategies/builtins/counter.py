@@ -48,7 +48,7 @@ from engine.odds import (
     pair_probability,
     shoe_counts,
 )
-from engine.odds.composition import MIN_CARDS, N_VALUES
+from engine.odds.composition import MIN_CARDS, N_VALUES, pack_compositions
 from engine.odds.enumeration import N_EVENTS
 from engine.rules import TableRules
 
@@ -60,21 +60,6 @@ from .side_bets import BetKind, check_offered, win_payout
 DEFAULT_SCREEN = 5.0
 #: With fewer cards than this left, the screen does not trust the count: always enumerate.
 EXACT_BELOW = 26
-
-# Counts by value packed into one int64: value 0 (at most 128 cards in 8 decks) in 8 bits,
-# values 1-9 (at most 32 each) in 6 bits each: 62 bits in all.
-_SHIFTS = np.array([0] + [8 + 6 * i for i in range(9)], dtype=np.int64)
-_MAX_PACKED = np.array([255] + [63] * 9, dtype=np.int64)
-
-
-def pack_compositions(counts: np.ndarray) -> np.ndarray:
-    """One int64 key per composition (rows of 10 counts by value, 0 <= counts, 8 decks max)."""
-    c = np.asarray(counts, dtype=np.int64)
-    if c.shape[-1] != N_VALUES or (c < 0).any() or (c > _MAX_PACKED).any():
-        raise ValueError("compositions to pack must be 10 non-negative counts by value "
-                         "(at most 8 decks)")
-    return (c << _SHIFTS).sum(axis=-1)
-
 
 class CompositionCache:
     """Exact event probabilities per composition, computed once and kept.
