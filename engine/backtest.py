@@ -56,15 +56,18 @@ from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
 from .io.parquet import (
+    METADATA_KEY,
     IncompleteOutputError,
+    Output,
     OutputExistsError,
     RowGroup,
+    accept_part,
     check_complete,
     check_output_free,
     finish_output,
     finished_parts,
     is_output_folder,
-    open_output,
+    owned_output,
     parquet_files,
     part_name,
     read_part_info,
@@ -280,6 +283,7 @@ class BacktestResult:
                     f"command and --resume")
             raise BaccaratError(f"{folder} is not a run folder (no {RUN_FILE})")
         info = json.loads((folder / RUN_FILE).read_text())
+        check_run_parts(folder, info)
         return cls(pd.read_parquet(folder / SUMMARY_FILE), info, folder)
 
     @property
@@ -318,8 +322,9 @@ class BacktestResult:
         if target.exists() and target.resolve() == self._folder.resolve():
             return target
         check_output_free(target, force)
-        if target.is_dir() and not is_output_folder(target):
-            raise OutputExistsError(f"{target} is a folder that baccarat did not write; "
+        if target.exists() and (target.is_symlink() or not target.is_dir()
+                                or not is_output_folder(target)):
+            raise OutputExistsError(f"{target} is not a folder that baccarat wrote; "
                                     f"save the run elsewhere")
         target.parent.mkdir(parents=True, exist_ok=True)
         temp = temporary_sibling(target)
@@ -341,6 +346,29 @@ class BacktestResult:
         cols = ["config", "strategy", "sessions", "mean_net", "risk_of_ruin", "realized_edge"]
         return f"BacktestResult({len(self.summary)} configurations)\n" + self.summary[
             cols].to_string(index=False)
+
+
+def check_run_parts(folder: str | Path, info: dict[str, Any]) -> None:
+    """Refuse a run folder that holds a part of another run: every part must carry the
+    run's own metadata (configurations, dataset, rules, policy: footers only)."""
+    folder = Path(folder)
+    expected = json.loads(json.dumps(_file_metadata(info), sort_keys=True, default=str))
+    for name in (SESSIONS_FILE, LEDGER_FILE):
+        if not (folder / name).is_dir():
+            continue
+        files = parquet_files(folder / name)
+        for file in files:
+            try:
+                raw = (pq.read_schema(file).metadata or {}).get(METADATA_KEY, b"{}")
+                stored = json.loads(raw)
+            except (OSError, ValueError, pa.ArrowInvalid) as exc:
+                raise BaccaratError(f"{file}: not a readable part ({exc})") from None
+            stored.pop("kind", None)
+            if stored != expected:
+                raise BaccaratError(
+                    f"{file}: a part of another run (its configurations, dataset, rules or "
+                    f"policy are not those of {folder / RUN_FILE}); the folder mixes runs: "
+                    f"run it again into a new folder")
 
 
 def _file_metadata(info: dict[str, Any]) -> dict[str, Any]:
@@ -368,6 +396,7 @@ class _Job:
     fault: str | None = None                          # the resilience tests' hook
     expected: str = "auto"                            # how coups' expected net is priced
     config_rules: tuple[TableRules, ...] | None = None  # rules per configuration, if several
+    run_id: str = ""                                  # the run that planned the chunks
 
 
 @dataclass(frozen=True)
@@ -389,7 +418,9 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     """Play every configuration over the chunk's sessions and write its parts.
 
     The ledger part is written first, the sessions part last: a chunk whose sessions part
-    exists is complete. Returns the chunk's figures (also stored in the sessions part).
+    exists is complete. The parts are staged under the run's id; the run renames them into
+    place (in that order) when the task returns. Returns the chunk's figures (also stored
+    in the sessions part) and, under "parts", the staged parts.
     """
     job, chunk = task.job, task.chunk
     inject_fault(chunk.index, job.fault)
@@ -407,19 +438,22 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     stats: dict[str, Any] = {"chunk": chunk.index, "first_shoe": chunk.first_shoe,
                              "shoes": chunk.shoes, "coups": len(coups),
                              "sessions": int(grid.session_ids.size), "staked": staked}
+    run_id = job.run_id or None
+    parts = []
     if job.ledger:
-        write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
-                    for k, config_ledger in enumerate(ledgers)),
-                   folder / LEDGER_FILE, chunk.index, {**job.metadata, "kind": "ledger"})
+        parts.append(write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
+                                 for k, config_ledger in enumerate(ledgers)),
+                                folder / LEDGER_FILE, chunk.index,
+                                {**job.metadata, "kind": "ledger"}, run_id=run_id))
     tables = [sessions_table(grid, config_ledger, k, KINDS)
               for k, config_ledger in enumerate(ledgers)]
     per_group = max(1, -(-SESSION_GROUP_ROWS // sessions))
     groups = [pa.concat_tables(tables[i:i + per_group])
               for i in range(0, len(tables), per_group)]
-    write_part(groups, folder / SESSIONS_FILE, chunk.index,
-               {**job.metadata, "kind": "sessions"}, part_info=stats,
-               row_group_rows=per_group * sessions)
-    return stats
+    parts.append(write_part(groups, folder / SESSIONS_FILE, chunk.index,
+                            {**job.metadata, "kind": "sessions"}, part_info=stats,
+                            row_group_rows=per_group * sessions, run_id=run_id))
+    return {**stats, "parts": [str(p) for p in parts]}
 
 
 #: A sessions part holds whole configurations in row groups of about this many rows or
@@ -523,6 +557,7 @@ def backtest(
     on_start: Callable[[int], None] | None = None,
     rule_sets: Sequence[TableRules] | None = None,
     expected: str = "auto",
+    backend_options: dict[str, float] | None = None,
 ) -> BacktestResult:
     """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
 
@@ -541,6 +576,12 @@ def backtest(
     left in the shoe for strategies that see the cards and from the full shoe for the
     others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
     coup bet on is then enumerated, which is slower).
+
+    ``backend_options`` go to the ``Backend`` (the Dask timeouts).
+
+    The run folder belongs to this run while it runs (an OS lock: another run, --force or
+    --resume on it is refused); workers die with the run, and an interrupted run (Ctrl-C,
+    SIGTERM) stops them and says it is resumable.
     """
     configs = resolve_strategies(strategies)
     config_rules: tuple[TableRules, ...] | None = None
@@ -574,7 +615,7 @@ def backtest(
     if session_shoes > dataset.n_shoes:
         raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
                             f"{dataset.n_shoes:,} shoes; expected 1 to {dataset.n_shoes:,}")
-    workers = resolve_workers(workers, dataset.n_shoes)
+    workers = resolve_workers(workers, dataset.n_shoes, scheduler)
     if expected not in EXPECTED_MODES:
         raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
     info = _run_info(configs, rules, dataset, policy, command, config_rules)
@@ -584,60 +625,87 @@ def backtest(
 
     temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
     folder = Path(temp.name) / "run" if temp is not None else Path(out)  # type: ignore[arg-type]
-    state = open_output(folder, plan, force=force, resume=resume, complete=RUN_FILE)
-    if state == "complete":
-        return BacktestResult.load(folder)
+    with Backend(workers, scheduler, **(backend_options or {})) as backend:
+        backend.connect()  # a scheduler out of reach stops the run before anything is made
+        with owned_output(folder, plan, force=force, resume=resume,
+                          complete=RUN_FILE) as output:
+            if output.state == "complete":
+                return BacktestResult.load(folder)
+            summary = _play(output, backend, info, dataset, configs, rules, policy, chunks,
+                            rows, per_chunk, progress, on_start, fault=fault_spec(),
+                            config_rules=config_rules, ledger=bool(ledger),
+                            expected=expected, saved=out is not None)
+    return BacktestResult(summary, info, Path(out) if out is not None else None,
+                          folder=folder, temp=temp)
+
+
+def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Dataset,
+          configs: list[Strategy], rules: TableRules, policy: SessionPolicy,
+          chunks: list[Chunk],
+          rows: list[tuple[int, int] | None], per_chunk: int,
+          progress: Callable[[int, int], None] | None,
+          on_start: Callable[[int], None] | None, *, fault: str | None,
+          config_rules: tuple[TableRules, ...] | None, ledger: bool, expected: str,
+          saved: bool) -> pd.DataFrame:
+    """Run the chunks not done yet into the run folder ``output`` owns, then its summary and
+    ``run.json`` (``info``, completed); returns the summary."""
+    folder, state = output.folder, output.state
     if on_start is not None:
         on_start(dataset.n_shoes)
     started = time.perf_counter()
     pristine = tuple(_fresh(config) for config in configs)  # before any chunk starts them
     # Absolute paths: workers (a Dask cluster's above all) may not share our directory.
-    job = _Job(str(folder.absolute()), rules, policy, bool(ledger), _file_metadata(info),
+    job = _Job(str(folder.absolute()), rules, policy, ledger, _file_metadata(info),
                dataset.seed,
                str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
-               fault=fault_spec(), config_rules=config_rules, expected=expected)
-    done = _finished_chunks(folder, bool(ledger)) if state == "resume" else set()
+               fault=fault, config_rules=config_rules, expected=expected,
+               run_id=output.run_id)
+    done = _finished_chunks(folder, ledger) if state == "resume" else set()
+    for name in (SESSIONS_FILE, LEDGER_FILE) if ledger else (SESSIONS_FILE,):
+        (folder / name).mkdir(exist_ok=True)  # workers write into it, never make it
     stats: dict[int, dict[str, Any]] = {}
     for chunk in chunks:
         if chunk.index in done:
             stats[chunk.index] = read_part_info(folder / SESSIONS_FILE / part_name(chunk.index))
             if progress is not None:
                 progress(stats[chunk.index]["coups"], stats[chunk.index]["sessions"])
+    workers, scheduler = backend.workers, backend.scheduler
     remote = scheduler is not None or (workers > 1 and len(chunks) - len(done) > 1)
     shipped = _shippable(job, configs) if remote else job
     tasks = [_task(shipped, chunk, span, dataset) for chunk, span in zip(chunks, rows, strict=True)
              if chunk.index not in done]
 
     def record(task: _Task, chunk_stats: dict[str, Any]) -> None:
+        for staged in chunk_stats.pop("parts"):  # the ledger part first, the sessions last
+            accept_part(staged, output.run_id)
         stats[task.chunk.index] = chunk_stats
         if progress is not None:
             progress(chunk_stats["coups"], chunk_stats["sessions"])
 
-    with Backend(workers, scheduler) as backend:
-        try:
-            backend.run(_run_chunk, tasks, record)
-        except ChunkFailed:
-            raise
-        except BaccaratError as exc:
-            if state == "new":  # bad input: leave nothing behind
-                shutil.rmtree(folder, ignore_errors=True)
-            if isinstance(exc, StrategyFault) and out is not None:
-                kept = (f"nothing was left at {folder}" if state == "new" else
-                        f"{folder} keeps its finished chunks: fix the strategy and finish "
-                        f"the run with --resume")
-                raise StrategyFault(f"{exc}; {kept}", exc.detail) from None
-            raise
-        staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
-        sessions = sum(s["sessions"] for s in stats.values())
-        if sessions > SUMMARY_WORKER_ROWS and not scheduler:
-            # One configuration's columns are big: read them here, one configuration after
-            # the other, once the workers (and their memory) are gone.
-            backend.release()
-            summarizer = None
-        else:
-            summarizer = backend
-        summary = summarize_run(folder, configs, rules, summarizer, sessions=sessions,
-                                staked=staked, config_rules=config_rules)
+    try:
+        backend.run(_run_chunk, tasks, record)
+    except ChunkFailed:
+        raise
+    except BaccaratError as exc:
+        if state == "new":  # bad input: leave nothing behind
+            shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(exc, StrategyFault) and saved:
+            kept = (f"nothing was left at {folder}" if state == "new" else
+                    f"{folder} keeps its finished chunks: fix the strategy and finish "
+                    f"the run with --resume")
+            raise StrategyFault(f"{exc}; {kept}", exc.detail) from None
+        raise
+    staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
+    sessions = sum(s["sessions"] for s in stats.values())
+    if sessions > SUMMARY_WORKER_ROWS and not scheduler:
+        # One configuration's columns are big: read them here, one configuration after
+        # the other, once the workers (and their memory) are gone.
+        backend.release()
+        summarizer = None
+    else:
+        summarizer = backend
+    summary = summarize_run(folder, configs, rules, summarizer, sessions=sessions,
+                            staked=staked, config_rules=config_rules)
     elapsed = time.perf_counter() - started
     coups_run = sum(s["coups"] for i, s in stats.items() if i not in done)
     info["counts"] = {"configs": len(configs),
@@ -652,8 +720,7 @@ def backtest(
     write_table_atomic(pa.Table.from_pandas(summary, preserve_index=False),
                        folder / SUMMARY_FILE, {**_file_metadata(info), "kind": "summary"})
     finish_output(folder, RUN_FILE, info)
-    return BacktestResult(summary, info, Path(out) if out is not None else None,
-                          folder=folder, temp=temp)
+    return summary
 
 
 def _task(job: _Job, chunk: Chunk, rows: tuple[int, int] | None, dataset: Dataset) -> _Task:
@@ -975,5 +1042,5 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
 
 
 __all__ = ["BacktestResult", "Dataset", "LEDGER_FILE", "RUN_FILE", "SESSIONS_FILE",
-           "SUMMARY_FILE", "backtest", "chunk_size", "dataset_from", "read_run_table",
-           "resolve_strategies", "summarize_run"]
+           "SUMMARY_FILE", "backtest", "check_run_parts", "chunk_size", "dataset_from",
+           "read_run_table", "resolve_strategies", "summarize_run"]

@@ -16,15 +16,27 @@ A chunk that fails twice stops the run with a ``ChunkFailed`` naming its shoes a
 cause. Bad input (a ``BaccaratError``, e.g. a strategy's impossible stake) is not retried:
 it would fail the same way again. Parts already written stay, so ``--resume`` can finish.
 
+Workers die with their run. A pool worker ends when the main process ends in any way
+(kill -9 included): the kernel signals it when its parent (the fork server) dies, and a
+watchdog thread ends it when the main process is gone. An interrupted run (SIGINT,
+SIGTERM) kills its workers at once. A worker's parts carry the run's id in their staged
+name, and only the main process of that run renames them into place, so nothing a worker
+of another (dead) run writes is ever taken as a part.
+
 This module also holds the chunked ``generate`` job (``generate_dataset``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import errno
 import json
 import multiprocessing
 import os
+import select
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -85,13 +97,33 @@ def default_workers() -> int:
 SMALL_JOB_SHOES = 10_000
 
 
-def resolve_workers(workers: int | None, shoes: int) -> int:
-    """``workers``, or for None all cores (one process for a job under SMALL_JOB_SHOES)."""
+def resolve_workers(workers: int | None, shoes: int, scheduler: str | None = None) -> int:
+    """``workers``, or for None all cores (one process for a job under SMALL_JOB_SHOES).
+
+    Local workers are capped at the cores (``cap_workers``); with a Dask ``scheduler`` the
+    cluster's workers run the chunks and ``workers`` is kept as given.
+    """
     if workers is None:
         return default_workers() if shoes >= SMALL_JOB_SHOES else 1
     if workers < 1:
         raise BaccaratError(f"--workers must be at least 1, got {workers}")
-    return workers
+    return workers if scheduler else cap_workers(workers)[0]
+
+
+def cap_workers(workers: int) -> tuple[int, str | None]:
+    """``workers`` capped at the cores this process may use, and a note when it was: more
+    processes than cores only share them (and each costs its memory)."""
+    cores = default_workers()
+    if workers <= cores:
+        return workers, None
+    return cores, (f"--workers {workers} is more than the {cores} cores here: using {cores} "
+                   f"(--scheduler runs chunks on a Dask cluster's workers instead)")
+
+
+#: Seconds to wait for a Dask scheduler to answer, and for a cluster without workers to get
+#: one back, before the run stops.
+CONNECT_TIMEOUT = 5.0
+NO_WORKERS_TIMEOUT = 60.0
 
 
 class Task(Protocol):
@@ -136,6 +168,52 @@ def inject_fault(index: int, spec: str | None) -> None:
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _init_worker(main_pid: int) -> None:
+    """Make a pool worker die with its run, and leave Ctrl-C to the main process.
+
+    The kernel kills the worker when its parent (the fork server) dies; a watchdog thread
+    kills it when the main process ``main_pid`` is gone (the fork server may outlive it).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+    threading.Thread(target=_watch, args=(main_pid,), name="baccarat-watchdog",
+                     daemon=True).start()
+
+
+def _watch(pid: int) -> None:
+    """Kill this process as soon as process ``pid`` ends."""
+    try:
+        handle = os.pidfd_open(pid)
+    except (OSError, AttributeError):  # gone already, or no pidfd (old kernel): poll
+        handle = None
+    if handle is not None:
+        select.select([handle], [], [])  # readable when the process has ended
+    else:
+        while _alive(pid):
+            time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class Backend:
     """Where tasks run: this process, a local process pool, or a Dask cluster.
 
@@ -143,9 +221,13 @@ class Backend:
     the phases of a job (the chunks, then the summary) share workers started once.
     """
 
-    def __init__(self, workers: int = 1, scheduler: str | None = None) -> None:
+    def __init__(self, workers: int = 1, scheduler: str | None = None, *,
+                 connect_timeout: float = CONNECT_TIMEOUT,
+                 no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> None:
         self.workers = workers
         self.scheduler = scheduler
+        self.connect_timeout = connect_timeout
+        self.no_workers_timeout = no_workers_timeout
         self._pool: ProcessPoolExecutor | None = None
         self._client: Any = None
 
@@ -154,11 +236,43 @@ class Backend:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         # After an error, start no more tasks; let the running ones finish (their parts are
-        # valid) unless the user interrupted the run.
-        self._close_pool(wait=exc_type is not KeyboardInterrupt)
+        # valid) unless the user interrupted the run: then the workers are killed now.
+        interrupted = exc_type is not None and issubclass(exc_type, KeyboardInterrupt)
+        self._close_pool(wait=not interrupted, kill=interrupted)
         if self._client is not None:
-            self._client.close()
-            self._client = None
+            client, self._client = self._client, None
+            if interrupted:
+                try:
+                    client.cancel(list(client.futures.values()), force=True)
+                except Exception:  # pragma: no cover - the cluster is going away anyway
+                    pass
+            try:
+                client.close(timeout=2)
+            except Exception:  # pragma: no cover - a scheduler gone: nothing to close
+                pass
+
+    def connect(self) -> None:
+        """Connect to the Dask scheduler now (nothing for local backends), so that a run
+        which cannot reach it stops before it writes anything. Gives up after
+        ``connect_timeout`` seconds with one clear line."""
+        if not self.scheduler or self._client is not None:
+            return
+        try:
+            from distributed import Client
+        except ImportError:  # pragma: no cover - dask is in the dev install
+            raise BaccaratError("--scheduler needs Dask: pip install "
+                                "'baccarat-backtest[dask]'") from None
+        problem = _probe_scheduler(self.scheduler, self.connect_timeout)
+        if problem is None:
+            try:
+                self._client = Client(self.scheduler, timeout=self.connect_timeout,
+                                      set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                problem = str(exc) or type(exc).__name__
+        if problem is not None:
+            raise BaccaratError(f"cannot reach the Dask scheduler at {self.scheduler!r}: "
+                                f"{problem} (--scheduler-timeout sets how long to wait; "
+                                f"now {self.connect_timeout:g} s)")
 
     def release(self) -> None:
         """Stop the local workers now (their memory with them); a later ``run`` starts new
@@ -192,10 +306,14 @@ class Backend:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([
             "engine.backtest", "engine.parallel", "strategies.builtins"])  # imported once
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                   initializer=_init_worker, initargs=(os.getpid(),))
 
-    def _close_pool(self, wait: bool) -> None:
+    def _close_pool(self, wait: bool, kill: bool = False) -> None:
         if self._pool is not None:
+            if kill:  # the pool keeps its processes in a private dict: no public way
+                for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    process.kill()
             self._pool.shutdown(wait=wait, cancel_futures=True)
             self._pool = None
 
@@ -246,17 +364,7 @@ class Backend:
 
     def _run_dask(self, func: Callable[[T], R], tasks: Sequence[T],
                   on_done: Callable[[T, R], None]) -> None:
-        try:
-            from distributed import Client, as_completed
-        except ImportError:  # pragma: no cover - dask is in the dev install
-            raise BaccaratError("--scheduler needs Dask: pip install "
-                                "'baccarat-backtest[dask]'") from None
-        if self._client is None:
-            try:
-                self._client = Client(self.scheduler, timeout="20s", set_as_default=False)
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise BaccaratError(f"cannot reach the Dask scheduler at "
-                                    f"{self.scheduler!r}: {exc}") from None
+        self.connect()
         client = self._client
         stamp = f"{os.getpid()}-{time.monotonic_ns()}"
         # Dask retries a task on any exception; bad input (a strategy's error above all)
@@ -264,21 +372,86 @@ class Backend:
         futures = {client.submit(_bad_input_returned, func, task, retries=1, pure=False,
                                  key=f"baccarat-{i}-{stamp}"): task
                    for i, task in enumerate(tasks)}
+        pending = list(futures)
+        alone_since: float | None = None
         try:
-            for future in as_completed(list(futures), loop=client.loop):
-                task = futures[future]
-                try:
-                    result = future.result()
-                except BaccaratError:
-                    raise
-                except Exception as exc:
-                    raise _failed(task, _cause(exc)) from exc
-                if isinstance(result, _BadInput):
-                    raise result.error
-                on_done(task, result)
+            while pending:
+                # Polled, not awaited: Ctrl-C is seen at once, and so is a cluster left
+                # without workers.
+                finished = [future for future in pending if future.done()]
+                if not finished:
+                    alone_since = self._check_workers(alone_since)
+                    time.sleep(0.1)
+                    continue
+                alone_since = None
+                pending = [future for future in pending if not future.done()
+                           or future not in finished]
+                for future in finished:
+                    task = futures[future]
+                    try:
+                        result = future.result()
+                    except BaccaratError:
+                        raise
+                    except Exception as exc:
+                        raise _failed(task, _cause(exc)) from exc
+                    if isinstance(result, _BadInput):
+                        raise result.error
+                    on_done(task, result)
         except BaseException:
             client.cancel(list(futures))
             raise
+
+    def _check_workers(self, alone_since: float | None) -> float | None:
+        """When the cluster has had no worker for ``no_workers_timeout`` seconds, stop."""
+        if self._client.scheduler_info().get("workers"):
+            return None
+        now = time.monotonic()
+        if alone_since is None:
+            return now
+        if now - alone_since >= self.no_workers_timeout:
+            raise ChunkFailed(
+                f"the Dask cluster at {self.scheduler} has had no workers for "
+                f"{self.no_workers_timeout:g} s; the run stops (the parts already written "
+                f"are kept: --resume finishes the run once the cluster has workers)")
+        return alone_since
+
+
+def _probe_scheduler(address: str, timeout: float) -> str | None:
+    """Why ``address`` is not a Dask scheduler answering within ``timeout`` s (None if it
+    is). A distributed ``Client`` may wait far past its timeout on a port that accepts
+    and says nothing (or speaks another protocol), so this asks it once, with a deadline,
+    in a thread of its own (the caller may be running an event loop)."""
+    from distributed.comm import connect
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            await comm.close()
+
+    outcome: list[Any] = []
+
+    def ask() -> None:
+        try:
+            outcome.append(asyncio.run(asyncio.wait_for(identity(), timeout)))
+        except BaseException as exc:  # noqa: BLE001 - whatever it was, it is not a scheduler
+            outcome.append(exc)
+
+    thread = threading.Thread(target=ask, name="baccarat-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 1)
+    if not outcome:
+        return f"no answer within {timeout:g} s"
+    answer = outcome[0]
+    if isinstance(answer, asyncio.TimeoutError | TimeoutError):
+        return f"no answer within {timeout:g} s"
+    if isinstance(answer, BaseException):
+        return f"{type(answer).__name__}: {answer}".rstrip(": ")[:300]
+    if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
+        return "it answers, but it is not a Dask scheduler"
+    return None
 
 
 @dataclass(frozen=True)
@@ -345,14 +518,16 @@ class GenerateTask:
     metadata: dict[str, Any]
     fault: str | None = None
     shuffle: Any = None  # an engine.shuffles.ShuffleModel; None: uniform
+    run_id: str = ""      # the run that planned the chunk: its part is staged under this id
 
     def describe(self) -> str:
         """The chunk, for messages."""
         return self.chunk.describe()
 
 
-def generate_chunk(task: GenerateTask) -> int:
-    """Shuffle and deal the chunk's shoes, write them as its part; returns the coups."""
+def generate_chunk(task: GenerateTask) -> tuple[int, str]:
+    """Shuffle and deal the chunk's shoes, write them as its (staged) part; returns the
+    coups and the staged part, which the run renames into place."""
     from .deal import generate_coups
     from .io.parquet import write_part
 
@@ -364,8 +539,9 @@ def generate_chunk(task: GenerateTask) -> int:
     else:
         from .shuffles import generate_model_coups
         coups = generate_model_coups(task.rules, task.seed, ids, task.shuffle)
-    write_part([coups.to_arrow()], task.folder, chunk.index, task.metadata)
-    return len(coups)
+    staged = write_part([coups.to_arrow()], task.folder, chunk.index, task.metadata,
+                        run_id=task.run_id or None)
+    return len(coups), str(staged)
 
 
 DEFAULT_GENERATE_CHUNK = 50_000
@@ -384,6 +560,7 @@ def generate_dataset(
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
     shuffle: Any = None,
+    backend_options: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Generate ``shoes`` shoes from ``seed`` into the coups folder ``out``, chunk by chunk.
 
@@ -394,15 +571,17 @@ def generate_dataset(
     one it started with). ``workers`` processes run the chunks (None: all cores for a big
     job), or the Dask cluster at ``scheduler``. ``progress(coups, shoes)`` is called as
     chunks finish. ``shuffle`` (an :class:`engine.shuffles.ShuffleModel`) deals the shoes
-    from a real shuffle's model; None or uniform: the uniform shoes, unchanged. Returns the
+    from a real shuffle's model; None or uniform: the uniform shoes, unchanged.
+    ``backend_options`` go to the ``Backend`` (Dask timeouts). Returns the
     ``_dataset.json`` document.
     """
     from .io.parquet import (
         DATASET_FILE,
+        accept_part,
         coups_metadata,
         finish_output,
         finished_parts,
-        open_output,
+        owned_output,
         part_name,
         read_plan,
     )
@@ -410,7 +589,7 @@ def generate_dataset(
     rules = rules or TableRules()
     if shoes < 1:
         raise BaccaratError(f"--shoes must be at least 1, got {shoes}")
-    workers = resolve_workers(workers, shoes)
+    workers = resolve_workers(workers, shoes, scheduler)
     folder = Path(out)
     if chunk_shoes is None:
         stored = read_plan(folder) if resume and folder.is_dir() else None
@@ -425,35 +604,42 @@ def generate_dataset(
     plan = {"job": "generate", "version": __version__, "kind": "coups",
             "rules": rules.model_dump(), "seed": seed, "shoes": shoes,
             "chunk_shoes": chunk_shoes, "chunks": len(chunks), **model}
-    state = open_output(folder, plan, force=force, resume=resume, complete=DATASET_FILE)
-    if state == "complete":
-        return dict(json.loads((folder / DATASET_FILE).read_text()))
-    started = time.perf_counter()
-    done = finished_parts(folder) if state == "resume" else set()
-    coups_by_chunk: dict[int, int] = {}
-    for chunk in chunks:
-        if chunk.index in done:
-            coups_by_chunk[chunk.index] = pq.ParquetFile(
-                folder / part_name(chunk.index)).metadata.num_rows
-            if progress is not None:
-                progress(coups_by_chunk[chunk.index], chunk.shoes)
-    fault = fault_spec()
-    tasks = [GenerateTask(c, str(folder.absolute()), rules, seed, metadata, fault, shuffle)
-             for c in chunks if c.index not in done]
+    with Backend(workers, scheduler, **(backend_options or {})) as backend:
+        backend.connect()  # a scheduler out of reach stops the run before anything is made
+        with owned_output(folder, plan, force=force, resume=resume,
+                          complete=DATASET_FILE) as output:
+            if output.state == "complete":
+                return dict(json.loads((folder / DATASET_FILE).read_text()))
+            started = time.perf_counter()
+            done = finished_parts(folder) if output.state == "resume" else set()
+            coups_by_chunk: dict[int, int] = {}
+            for chunk in chunks:
+                if chunk.index in done:
+                    coups_by_chunk[chunk.index] = pq.ParquetFile(
+                        folder / part_name(chunk.index)).metadata.num_rows
+                    if progress is not None:
+                        progress(coups_by_chunk[chunk.index], chunk.shoes)
+            fault = fault_spec()
+            tasks = [GenerateTask(c, str(folder.absolute()), rules, seed, metadata, fault,
+                                  shuffle, output.run_id)
+                     for c in chunks if c.index not in done]
 
-    def record(task: GenerateTask, coups: int) -> None:
-        coups_by_chunk[task.chunk.index] = coups
-        if progress is not None:
-            progress(coups, task.chunk.shoes)
+            def record(task: GenerateTask, result: tuple[int, str]) -> None:
+                coups, staged = result
+                accept_part(staged, output.run_id)
+                coups_by_chunk[task.chunk.index] = coups
+                if progress is not None:
+                    progress(coups, task.chunk.shoes)
 
-    run_tasks(generate_chunk, tasks, workers=workers, scheduler=scheduler, on_done=record)
-    document = {**plan, **metadata, "coups": int(sum(coups_by_chunk.values())),
-                "resumed_chunks": len(done),
-                "seconds": round(time.perf_counter() - started, 3)}
-    finish_output(folder, DATASET_FILE, document)
+            backend.run(generate_chunk, tasks, record)
+            document = {**plan, **metadata, "coups": int(sum(coups_by_chunk.values())),
+                        "resumed_chunks": len(done),
+                        "seconds": round(time.perf_counter() - started, 3)}
+            finish_output(folder, DATASET_FILE, document)
     return document
 
 
-__all__ = ["Backend", "Chunk", "ChunkFailed", "FAULT_ENV", "GenerateTask", "SMALL_JOB_SHOES",
-           "default_workers", "fault_spec", "generate_chunk", "generate_dataset", "inject_fault",
-           "plan_chunks", "resolve_workers", "run_tasks"]
+__all__ = ["Backend", "CONNECT_TIMEOUT", "Chunk", "ChunkFailed", "FAULT_ENV", "GenerateTask",
+           "NO_WORKERS_TIMEOUT", "SMALL_JOB_SHOES", "cap_workers", "default_workers",
+           "fault_spec", "generate_chunk", "generate_dataset", "inject_fault", "plan_chunks",
+           "resolve_workers", "run_tasks"]

@@ -107,9 +107,17 @@ def test_refuses_to_overwrite_without_force(tmp_path: Path):
     result = run("generate", "--shoes", "3", "--out", str(out), "-q")
     assert result.exit_code == 2
     assert "already exists" in flat(result.output)
-    assert "--force" in flat(result.output)
+    assert out.read_bytes() == b"precious results"
+    # --force replaces only folders baccarat wrote: a plain file is a user's, kept
+    result = run("generate", "--shoes", "3", "--out", str(out), "--force", "-q")
+    assert result.exit_code == 2
+    assert "is a file, not a folder baccarat wrote" in flat(result.output)
     assert out.read_bytes() == b"precious results"
 
+    out = tmp_path / "dataset"
+    assert run("generate", "--shoes", "4", "--out", str(out), "-q").exit_code == 0
+    result = run("generate", "--shoes", "3", "--out", str(out), "-q")
+    assert result.exit_code == 2 and "--force" in flat(result.output)
     result = run("generate", "--shoes", "3", "--out", str(out), "--force", "-q")
     assert result.exit_code == 0, result.output
     assert read_metadata(out)["shoes"] == 3

@@ -169,8 +169,6 @@ def test_an_existing_output_is_never_overwritten_without_force(uninterrupted: Pa
     with pytest.raises(OutputExistsError):
         generate_dataset(precious, shoes=10)
     assert precious.read_bytes() == b"precious"
-    generate_dataset(precious, shoes=10, force=True)
-    assert precious.is_dir() and read_coups(precious)[0].shoe_ids().size == 10
 
 
 def test_force_replaces_outputs_but_not_other_folders(tmp_path: Path):

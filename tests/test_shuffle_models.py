@@ -153,6 +153,10 @@ def test_generate_shuffle_cli_metadata_and_uniform_unchanged(tmp_path: Path) -> 
     expected = generate_model_coups(TableRules(), 2, np.arange(12),
                                     parse_shuffle("riffle:3:cut", table_shoes=4))
     assert np.array_equal(coups.cards, expected.cards)  # chunks of 5 cut tables of 4
+    from engine.backtest import backtest
+    backtest(riffled, ["flat"], out=tmp_path / "run", ledger=False)
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["dataset"]["shuffle"]["model"] == "riffle:3:cut"
 
     bad = run("generate", "--shoes", "3", "--out", str(tmp_path / "bad"), "--shuffle", "cms")
     assert bad.exit_code == 2 and "not a shuffle model" in bad.output

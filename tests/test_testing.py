@@ -197,3 +197,32 @@ def test_the_readme_pytest_example_passes(monkeypatch: pytest.MonkeyPatch):
     assert tests
     for test in tests:
         test()
+
+
+def test_a_simple_form_road_follower_shows_its_roads(tmp_path: Path):
+    path = tmp_path / "eye.py"
+    path.write_text(textwrap.dedent('''
+        from strategies.base import SimpleStrategy
+
+        class FollowTheEye(SimpleStrategy):
+            """Bet the side whose big eye boy mark would repeat the last one."""
+            needs_roads = True
+
+            def bet(self, view):
+                last = view.roads.big_eye_boy
+                if last is None:
+                    return {}
+                side = "banker" if view.roads.colour_if(1, "B") == last else "player"
+                return {side: self.base}
+    '''))
+    ledger = play(f"{path}:FollowTheEye", "BBPBPP")
+    # The marks as worked out in test_roads_newest_marks_for_a_road_strategy.
+    assert ledger["big_eye_boy"].tolist() == ["", "", "", "blue", "red", "blue"]
+    # Before coup 5 the last mark is blue (coup 4); a Banker win would repeat B in column
+    # 3, row 2, beside column 2 which is one long: blue, the same, so Banker is bet. Before
+    # coup 6 the last mark is red (coup 5); a Banker win would open column 5 after columns
+    # 4 and 3, both one long: red, the same: Banker again. The built-in road agrees.
+    assert ledger["banker"].tolist() == [0, 0, 0, 0, 10, 10]
+    assert ledger["player"].tolist() == [0] * 6
+    builtin = play("road", "BBPBPP")
+    assert builtin["banker"].tolist() == ledger["banker"].tolist()

@@ -100,14 +100,16 @@ def analysis_table(analysis: Analysis) -> Table:
                   f"{analysis.n_reference:,} fair reference datasets",
                   box=box.SIMPLE_HEAVY)
     table.add_column("statistic", justify="left", min_width=24)
-    for head in ("observed", "reference mean", "95% of reference", "z", "p", "adjusted p", ""):
+    for head in ("observed", "reference mean", "95% of reference", "z", "p", "adjusted p"):
         table.add_column(head, justify="right", no_wrap=True)
     for row in analysis.table.to_dict("records"):
         table.add_row(
             str(row["label"]), _number(row["observed"]), _number(row["reference_mean"]),
             f"[{_number(row['reference_low'])}, {_number(row['reference_high'])}]",
-            f"{float(row['z']):+.2f}", _p(row["p"]), _p(row["p_adjusted"]),
-            "[bold red]stands out[/]" if row["stands_out"] else "")
+            f"{float(row['z']):+.2f}", _p(row["p"]),
+            f"{_p(row['p_adjusted'])} [bold red]<[/]" if row["stands_out"]
+            else f"{_p(row['p_adjusted'])}  ",
+            style="bold" if row["stands_out"] else None)
     return table
 
 
@@ -185,6 +187,8 @@ def analyze(
         err_console.print(message, highlight=False, soft_wrap=True)
         return
     console.print(analysis_table(analysis))
+    if not analysis.flagged.empty:
+        console.print("<: stands out (Holm-adjusted p below 5%)", highlight=False)
     console.print(f"Verdict: {analysis.verdict}", highlight=False, soft_wrap=True)
     for note in analysis.notes:
         console.print(f"Note: {note}", highlight=False, soft_wrap=True)

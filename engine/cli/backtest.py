@@ -15,14 +15,18 @@ import typer
 from ..errors import BaccaratError
 from . import app
 from .common import (
+    CONNECT_TIMEOUT,
+    NO_WORKERS_TIMEOUT,
     Commission,
     Debug,
     Decks,
     Force,
     NoTable,
+    NoWorkersTimeout,
     Quiet,
     Resume,
     Scheduler,
+    SchedulerTimeout,
     TableMax,
     TableMin,
     TiePays,
@@ -32,6 +36,7 @@ from .common import (
     console,
     done,
     err_console,
+    local_workers,
     progress_bar,
     reports_errors,
 )
@@ -101,6 +106,8 @@ def backtest(
         "many configurations, or the interrupted run's with --resume)")] = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
+    scheduler_timeout: SchedulerTimeout = CONNECT_TIMEOUT,
+    no_workers_timeout: NoWorkersTimeout = NO_WORKERS_TIMEOUT,
     resume: Resume = False,
     quiet: Quiet = False,
     no_table: NoTable = False,
@@ -152,8 +159,11 @@ def backtest(
             stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
             ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
-            progress=advance, workers=workers, scheduler=scheduler, resume=resume,
-            on_start=begin, rule_sets=rule_sets if len(rule_sets) > 1 else None,
+            progress=advance, workers=local_workers(workers, scheduler), scheduler=scheduler,
+            resume=resume, on_start=begin,
+            rule_sets=rule_sets if len(rule_sets) > 1 else None,
+            backend_options={"connect_timeout": scheduler_timeout,
+                             "no_workers_timeout": no_workers_timeout},
             expected=expected,
         )
     if not no_table:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -20,7 +22,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import BaccaratError, debug_requested, full_traceback
+from ..errors import BaccaratError, DiskFullError, debug_requested, full_traceback
 
 if TYPE_CHECKING:
     from ..rules import TableRules
@@ -53,6 +55,15 @@ Workers = Annotated[int | None, typer.Option(
 Scheduler = Annotated[str | None, typer.Option(
     "--scheduler", help="run the chunks on the Dask cluster at this address "
     "(tcp://host:8786); needs the dask extra and a folder every worker can write")]
+#: The defaults of the two Dask timeouts (``engine.parallel.CONNECT_TIMEOUT`` and
+#: ``NO_WORKERS_TIMEOUT``; not imported, to keep the command line quick to start).
+CONNECT_TIMEOUT = 5.0
+NO_WORKERS_TIMEOUT = 60.0
+SchedulerTimeout = Annotated[float, typer.Option(
+    "--scheduler-timeout", min=0.1, help="seconds to wait for the --scheduler to answer")]
+NoWorkersTimeout = Annotated[float, typer.Option(
+    "--no-workers-timeout", min=0.1, help="seconds a --scheduler cluster may have no "
+    "workers before the run stops (resumable)")]
 Resume = Annotated[bool, typer.Option(
     "--resume", help="finish an interrupted run into the same --out: only missing chunks "
     "are run, and the files are those an uninterrupted run writes")]
@@ -72,7 +83,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def reports_errors(func: F) -> F:
-    """Turn bad-input errors into one red line on stderr and exit code 2.
+    """Turn bad-input errors and a full disk into one red line on stderr and exit code 2,
+    and an interruption (Ctrl-C, SIGTERM) into one line saying what was kept, exit 130.
 
     With ``--debug`` (a ``debug`` parameter of the command) or ``BACCARAT_DEBUG=1`` the
     full traceback is printed first: for a strategy's error, the strategy's own.
@@ -80,16 +92,49 @@ def reports_errors(func: F) -> F:
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _stop_on_sigterm()
         try:
             return func(*args, **kwargs)
-        except (BaccaratError, FileNotFoundError) as exc:
-            if kwargs.get("debug") or debug_requested():
+        except (BaccaratError, FileNotFoundError, DiskFullError) as exc:
+            debug = kwargs.get("debug") or debug_requested()
+            if debug:
                 err_console.print(full_traceback(exc), highlight=False, soft_wrap=True,
                                   markup=False)
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            hint = ("" if debug or not getattr(exc, "detail", None) else
+                    " (--debug or BACCARAT_DEBUG=1 prints the full traceback)")
+            err_console.print(f"[bold red]error:[/] {exc}{hint}", highlight=False,
+                              soft_wrap=True)
             raise typer.Exit(code=2) from None
+        except KeyboardInterrupt as exc:
+            message = str(exc) if str(exc) and str(exc) != "SIGTERM" else "interrupted"
+            err_console.print(f"[bold yellow]{message}[/]", highlight=False, soft_wrap=True)
+            raise typer.Exit(code=130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _stop_on_sigterm() -> None:
+    """Make SIGTERM stop the command as Ctrl-C does (``KeyboardInterrupt``), so a run ended
+    by ``kill`` stops its workers and says what it kept (from the main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _sigterm)
+
+
+def _sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def local_workers(workers: int | None, scheduler: str | None) -> int | None:
+    """``--workers`` capped at this machine's cores (with a note) unless a Dask
+    ``--scheduler`` runs the chunks."""
+    if workers is None or scheduler:
+        return workers
+    from ..parallel import cap_workers
+
+    capped, note = cap_workers(workers)
+    if note:
+        err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+    return capped
 
 
 def show_progress(quiet: bool) -> bool:

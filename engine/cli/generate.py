@@ -10,20 +10,25 @@ import typer
 
 from . import app
 from .common import (
+    CONNECT_TIMEOUT,
+    NO_WORKERS_TIMEOUT,
     Burn,
     Commission,
     CutCard,
     Decks,
     Force,
+    NoWorkersTimeout,
     Quiet,
     Resume,
     RulesFile,
     Scheduler,
+    SchedulerTimeout,
     TiePays,
     VariantOpt,
     Workers,
     build_rules,
     done,
+    local_workers,
     progress_bar,
     reports_errors,
 )
@@ -59,6 +64,8 @@ def generate(
         "--coups-per-shoe", min=1, help="csm: coups per shoe (default 80)")] = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
+    scheduler_timeout: SchedulerTimeout = CONNECT_TIMEOUT,
+    no_workers_timeout: NoWorkersTimeout = NO_WORKERS_TIMEOUT,
     resume: Resume = False,
     quiet: Quiet = False,
     force: Force = False,
@@ -89,8 +96,10 @@ def generate(
 
         document = generate_dataset(
             out, shoes=shoes, seed=seed, rules=rules, chunk_shoes=chunk,
-            workers=workers or default_workers(), scheduler=scheduler, force=force,
-            resume=resume, progress=advance, shuffle=model)
+            workers=local_workers(workers, scheduler) or default_workers(),
+            scheduler=scheduler, force=force, resume=resume, progress=advance, shuffle=model,
+            backend_options={"connect_timeout": scheduler_timeout,
+                             "no_workers_timeout": no_workers_timeout})
     elapsed = time.perf_counter() - started
     resumed = document.get("resumed_chunks", 0)
     note = f" (resumed: {resumed} of {document['chunks']} chunks were already done)" \

@@ -8,6 +8,7 @@ folder and are renamed into place only when complete. Long jobs write folders of
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..coups import Coups
-from ..errors import BaccaratError
+from ..errors import BaccaratError, DiskFullError, Interrupted, is_disk_full
 from ..rules import TableRules
 
 METADATA_KEY = b"baccarat"
@@ -54,16 +55,31 @@ def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
 
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path to write; rename it to ``path`` only if the block succeeds."""
+    """Yield a temporary path to write; rename it to ``path`` only if the block succeeds.
+
+    A write that finds the disk full raises ``DiskFullError`` naming ``path`` (and leaves
+    no temporary behind).
+    """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
     temp = temporary_sibling(final)
     try:
+        final.parent.mkdir(parents=True, exist_ok=True)
         yield temp
         os.replace(temp, final)
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise disk_full(exc, final) from None
+        raise
     finally:
         if temp.exists():
             temp.unlink()
+
+
+def disk_full(exc: OSError, path: Path) -> OSError:
+    """``exc`` as a ``DiskFullError`` naming ``path`` (unchanged if it is one already)."""
+    if isinstance(exc, DiskFullError):
+        return exc
+    return DiskFullError(f"no space left on device writing {path}")
 
 
 def write_table_atomic(table: pa.Table, path: str | Path, metadata: dict[str, Any]) -> Path:
@@ -163,18 +179,21 @@ def parquet_files(path: str | Path) -> list[Path]:
 
 def write_part(tables: Iterable[pa.Table], folder: str | Path, index: int,
                metadata: dict[str, Any], part_info: dict[str, Any] | None = None,
-               row_group_rows: int | None = None) -> Path:
+               row_group_rows: int | None = None, run_id: str | None = None) -> Path:
     """Write part ``index`` of ``folder`` from ``tables`` (one row group or more each, of at
     most ``row_group_rows`` rows; default 131,072).
 
     Every part of a folder carries the same ``metadata`` (what the table is); ``part_info``
     (this chunk's own figures) goes under a separate schema key, read by ``read_part_info``.
-    The part appears under its final name only when complete.
+    The part appears under its final name only when complete. With ``run_id`` (a worker's
+    part of a run) it is written under a staged name carrying the run's id, returned, and
+    only the run that planned it gives it its final name (``accept_part``); the folder
+    must exist (a folder removed meanwhile is not made again).
     """
     path = Path(folder) / part_name(index)
     extra = {PART_KEY: json.dumps(part_info, sort_keys=True).encode()} if part_info else {}
     writer: pq.ParquetWriter | None = None
-    with atomic_path(path) as temp:
+    with (atomic_path(path) if run_id is None else staged_path(path, run_id)) as temp:
         try:
             for table in tables:
                 table = with_metadata(table, metadata)
@@ -189,7 +208,41 @@ def write_part(tables: Iterable[pa.Table], folder: str | Path, index: int,
                 writer.close()
         if writer is None:
             raise ValueError(f"part {index} of {folder}: no table to write")
-    return path
+    return path if run_id is None else temp
+
+
+@contextmanager
+def staged_path(path: Path, run_id: str) -> Iterator[Path]:
+    """Yield the staged name of part ``path`` for run ``run_id``: kept if the block
+    succeeds (for ``accept_part``), removed if it fails."""
+    staged = path.with_name(f".{path.name}.{run_id}-{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        yield staged
+    except OSError as exc:
+        staged.unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise disk_full(exc, path) from None
+        raise
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+
+
+def accept_part(staged: str | Path, run_id: str) -> Path:
+    """Give a part staged by a worker of run ``run_id`` its final name; returns it.
+
+    A part staged by another run (an orphaned worker of a killed one) is refused: it is
+    never renamed into place, and is removed with the other temporaries.
+    """
+    staged = Path(staged)
+    name = staged.name
+    final, _, rest = name[1:].partition(".parquet.")
+    if not (name.startswith(".") and rest.startswith(f"{run_id}-") and rest.endswith(".tmp")
+            and part_index(Path(final + ".parquet")) is not None):
+        raise BaccaratError(f"{staged}: not a part of this run ({run_id}); refused")
+    target = staged.with_name(final + ".parquet")
+    os.replace(staged, target)
+    return target
 
 
 #: Row groups hold at most this many rows: a reader's unit of memory, and what a reader of
@@ -239,70 +292,320 @@ def remove_temporaries(folder: str | Path) -> int:
     return count
 
 
+#: The lock file of an output folder: held (``flock``) by the run writing the folder, and
+#: naming its pid and run id. The OS releases the lock when the process dies, however.
+LOCK_FILE = "_owner.lock"
+
+
+class FolderLockedError(BaccaratError):
+    """An output folder another live run holds."""
+
+
+class FolderLock:
+    """The exclusive OS lock (``flock``) of one output folder, held for a run's life.
+
+    Each acquisition is a new run with its own id (``run_id``): the parts its workers
+    write carry it, and only the holder accepts them. The lock file is removed on release;
+    a process killed with it held leaves the file, unlocked, for the next run to take.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / LOCK_FILE
+        self.run_id = ""
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise ``FolderLockedError`` naming the holder's pid."""
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                if is_disk_full(exc):
+                    raise disk_full(exc, self.path) from None
+                raise
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _lock_holder(fd)
+                os.close(fd)
+                raise FolderLockedError(_locked_message(self.folder, holder)) from None
+            try:  # its last holder may have removed the file before we locked it
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        self._fd = fd
+        self.run_id = uuid.uuid4().hex[:12]
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()} {self.run_id}\n".encode())
+        except OSError:  # a full disk: the lock holds all the same, its pid goes unnamed
+            pass
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lock."""
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Remove the lock file and release the lock (nothing if not held)."""
+        if self._fd is None:
+            return
+        try:
+            if os.stat(self.path).st_ino == os.fstat(self._fd).st_ino:
+                self.path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+
+def lock_holder(folder: Path) -> int | None:
+    """The pid of the live process holding ``folder`` (0 if it names none), or None."""
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _lock_holder(fd)
+    finally:
+        os.close(fd)  # closing the descriptor releases a lock taken just to test
+    return None
+
+
+def _lock_holder(fd: int) -> int:
+    try:
+        first = os.pread(fd, 64, 0).split()
+        return int(first[0]) if first else 0
+    except (OSError, ValueError):
+        return 0
+
+
+def _locked_message(folder: Path, pid: int) -> str:
+    who = f"pid {pid}" if pid else "another process"
+    return (f"{folder} is in use by another run ({who}); wait for it to finish or stop it "
+            f"first (a folder has one run at a time)")
+
+
+@dataclass(frozen=True)
+class Output:
+    """The output folder a run owns: its state ("new", "resume" or "complete") and the id
+    its parts carry."""
+
+    folder: Path
+    state: str
+    run_id: str
+
+
+@contextmanager
+def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: bool,
+                 complete: str, ignore: tuple[str, ...] = ("command", )) -> Iterator[Output]:
+    """Own the output folder of a chunked job for the block (see ``open_output``).
+
+    The folder is locked for the block. If the block fails in a folder this run made
+    (new, or replaced with ``force``) and no part was finished, the folder is removed;
+    otherwise it is left resumable. An interruption (``KeyboardInterrupt``) or a full disk
+    is re-raised with a message saying which, and what was kept.
+    """
+    folder = Path(path)
+    lock = FolderLock(folder)
+    try:
+        state, fresh = _claim(folder, plan, lock, force=force, resume=resume,
+                              complete=complete, ignore=ignore)
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        yield Output(folder, state, lock.run_id)
+    except (KeyboardInterrupt, DiskFullError) as exc:
+        kept = _abandon(folder, fresh)
+        if isinstance(exc, DiskFullError):
+            raise DiskFullError(f"{exc}; {_what_was_kept(folder, kept)}") from None
+        raise Interrupted(f"interrupted: {_what_was_kept(folder, kept)}") from None
+    except BaseException:
+        _abandon(folder, fresh)
+        raise
+    finally:
+        lock.release()
+
+
 def open_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: bool,
                 complete: str, ignore: tuple[str, ...] = ("command",)) -> str:
     """Prepare the output folder of a chunked job; returns "new", "resume" or "complete".
 
     A missing output is created with ``plan`` in ``_plan.json``. An existing one is replaced
-    only with ``force``; with ``resume`` an interrupted output whose plan matches ``plan``
-    (all keys but ``ignore``) is kept as it is, and one already holding its completion
-    marker ``complete`` is reported "complete". Anything else is refused, untouched.
+    only with ``force``, and only if this project wrote it (it holds a plan or a completion
+    marker, and nothing else of anyone's); with ``resume`` an interrupted output whose plan
+    matches ``plan`` (all keys but ``ignore``) is kept as it is, and one already holding
+    its completion marker ``complete`` is reported "complete". Anything else is refused,
+    untouched, and so is a folder another live run holds. (``owned_output`` also holds
+    the folder's lock for the run's life.)
     """
-    folder = Path(path)
+    with owned_output(path, plan, force=force, resume=resume, complete=complete,
+                      ignore=ignore) as output:
+        return output.state
+
+
+def _claim(folder: Path, plan: dict[str, Any], lock: FolderLock, *, force: bool,
+           resume: bool, complete: str, ignore: tuple[str, ...]) -> tuple[str, bool]:
+    """Lock and prepare ``folder``; returns its state and whether this run made it."""
     if force and resume:
         raise BaccaratError("--force and --resume contradict each other: --force starts "
                             "over, --resume finishes an interrupted run; give one")
-    if folder.exists() and resume:
-        if folder.is_dir() and (folder / complete).exists():
-            return "complete"
-        stored = read_plan(folder)
-        if stored is None:
-            raise BaccaratError(f"{folder} is not an interrupted output (no {PLAN_FILE}); "
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        if resume:
+            raise BaccaratError(f"{folder} is not an interrupted output (not a folder); "
                                 f"nothing to resume")
-        differ = sorted(k for k in set(stored) | set(plan)
-                        if k not in ignore and _plain(stored.get(k)) != _plain(plan.get(k)))
-        if differ:
-            raise BaccaratError(
-                f"cannot resume {folder}: it was started with different "
-                f"{', '.join(differ)}; run the same command again with --resume, or "
-                f"start over with --force")
-        remove_temporaries(folder)
-        return "resume"
-    if folder.exists():
+        if force:
+            raise OutputExistsError(
+                f"{folder} is a file, not a folder baccarat wrote; --force replaces only "
+                f"run and dataset folders: remove it yourself or choose another --out")
+        raise OutputExistsError(f"{folder} already exists; choose another --out")
+    if folder.is_dir():
+        holder = lock_holder(folder)
+        if holder is not None:
+            raise FolderLockedError(_locked_message(folder, holder))
+        if resume:
+            return _claim_resume(folder, plan, lock, complete, ignore), False
+        if not any(p.name != LOCK_FILE for p in folder.iterdir()):  # empty: nothing to lose
+            lock.acquire()
+            _start(folder, plan, lock, made=False)
+            return "new", False
         if not force:
             hint = (" (an interrupted run: --resume finishes it)"
-                    if folder.is_dir() and (folder / PLAN_FILE).exists() else "")
+                    if (folder / PLAN_FILE).exists() else "")
             raise OutputExistsError(f"{folder} already exists{hint}; pass --force to "
                                     f"overwrite it")
-        if folder.is_dir() and not folder.is_symlink():
-            if not is_output_folder(folder):
-                raise OutputExistsError(
-                    f"{folder} is a folder that baccarat did not write; --force replaces "
-                    f"only outputs (files, or folders of parts and run folders): remove it "
-                    f"yourself or choose another --out")
-            shutil.rmtree(folder)
+        _check_replaceable(folder)
+        lock.acquire()
+        _check_replaceable(folder)
+        for entry in folder.iterdir():
+            if entry.name == LOCK_FILE:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        _start(folder, plan, lock, made=True)
+        return "new", True
+    try:  # a new output (also with --resume: there was nothing to resume)
+        folder.mkdir(parents=True)
+    except FileExistsError:
+        raise OutputExistsError(f"{folder} already exists (made by another run just now)") \
+            from None
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise disk_full(exc, folder) from None
+        raise
+    try:
+        lock.acquire()
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    _start(folder, plan, lock, made=True)
+    return "new", True
+
+
+def _claim_resume(folder: Path, plan: dict[str, Any], lock: FolderLock, complete: str,
+                  ignore: tuple[str, ...]) -> str:
+    if (folder / complete).exists():
+        return "complete"
+    if read_plan(folder) is None:
+        raise BaccaratError(f"{folder} is not an interrupted output (no {PLAN_FILE}); "
+                            f"nothing to resume")
+    lock.acquire()
+    stored = read_plan(folder)
+    if stored is None:  # finished or replaced while we took the lock
+        raise BaccaratError(f"{folder} is no longer an interrupted output; nothing to resume")
+    differ = sorted(k for k in set(stored) | set(plan)
+                    if k not in ignore and _plain(stored.get(k)) != _plain(plan.get(k)))
+    if differ:
+        raise BaccaratError(
+            f"cannot resume {folder}: it was started with different "
+            f"{', '.join(differ)}; run the same command again with --resume, or "
+            f"start over with --force")
+    remove_temporaries(folder)
+    return "resume"
+
+
+def _start(folder: Path, plan: dict[str, Any], lock: FolderLock, made: bool) -> None:
+    """Write the plan of a new run; on failure (a full disk) leave nothing behind."""
+    try:
+        write_json_atomic(folder / PLAN_FILE, plan)
+    except BaseException as exc:
+        lock.release()
+        if made:
+            shutil.rmtree(folder, ignore_errors=True)
         else:
-            folder.unlink()
-    folder.mkdir(parents=True)
-    write_json_atomic(folder / PLAN_FILE, plan)
-    return "new"
+            (folder / PLAN_FILE).unlink(missing_ok=True)
+        if isinstance(exc, DiskFullError):
+            raise DiskFullError(f"{exc}; nothing was written, {folder} is as it was"
+                                if not made else f"{exc}; nothing was kept") from None
+        raise
 
 
-#: What a folder written by a chunked job may hold (anything else: not ours to delete).
-_OUTPUT_NAMES = {PLAN_FILE, DATASET_FILE, "run.json", "summary.parquet", "sessions.parquet",
-                 "ledger.parquet"}
+def _check_replaceable(folder: Path) -> None:
+    if not is_output_folder(folder):
+        raise OutputExistsError(
+            f"{folder} is a folder that baccarat did not write; --force replaces only "
+            f"run and dataset folders (holding {PLAN_FILE}, {DATASET_FILE} or run.json, "
+            f"and nothing else): remove it yourself or choose another --out")
+
+
+def _abandon(folder: Path, fresh: bool) -> bool:
+    """After a failed run: remove ``folder`` if this run made it and finished no part in
+    it; returns whether the folder is kept."""
+    if not folder.is_dir():
+        return False
+    if fresh and not any(part_index(p) is not None for p in folder.rglob(f"{_PART_PREFIX}*")):
+        shutil.rmtree(folder, ignore_errors=True)
+        return False
+    return True
+
+
+def _what_was_kept(folder: Path, kept: bool) -> str:
+    if not kept:
+        return f"no chunk had finished, {folder} was removed"
+    if (folder / PLAN_FILE).exists():
+        return (f"{folder} keeps its finished chunks: run the same command with --resume "
+                f"to finish it")
+    return f"{folder} is kept"
+
+
+#: What a folder written by a chunked job may hold (anything else: not ours to delete):
+#: files, and folders of parts.
+_OUTPUT_FILES = {PLAN_FILE, DATASET_FILE, LOCK_FILE, "run.json", "summary.parquet"}
+_PART_FOLDERS = {"sessions.parquet", "ledger.parquet"}
+#: A folder is ours only if it holds one of these (its plan or its completion marker).
+_MARKERS = (PLAN_FILE, DATASET_FILE, "run.json")
 
 
 def is_output_folder(folder: Path) -> bool:
-    """Whether ``folder`` looks like an output of ours (parts, run files, temporaries), and
-    so may be replaced by one with --force."""
-    for path in folder.iterdir():
-        name = path.name
-        if name in _OUTPUT_NAMES or part_index(path) is not None or (
-                name.startswith(".") and name.endswith(".tmp")):
-            continue
+    """Whether ``folder`` is an output of ours (its plan or completion marker, with only
+    parts, run files and temporaries beside it), and so may be replaced with --force."""
+    if not any((folder / marker).is_file() for marker in _MARKERS):
         return False
+    for path in folder.iterdir():
+        if path.is_symlink():
+            return False
+        if path.is_dir():
+            if path.name not in _PART_FOLDERS or not all(
+                    _temporary(p) or (p.is_file() and part_index(p) is not None)
+                    for p in path.iterdir()):
+                return False
+        elif not (path.name in _OUTPUT_FILES or part_index(path) is not None
+                  or _temporary(path)):
+            return False
     return True
+
+
+def _temporary(path: Path) -> bool:
+    return path.name.startswith(".") and path.name.endswith(".tmp") and not path.is_symlink()
 
 
 def _plain(value: Any) -> Any:
@@ -323,8 +626,10 @@ def read_plan(folder: str | Path) -> dict[str, Any] | None:
 
 
 def finish_output(folder: str | Path, marker: str, document: dict[str, Any]) -> Path:
-    """Mark a chunked output complete: write ``marker`` then drop ``_plan.json``."""
+    """Mark a chunked output complete: remove what killed writers left (temporaries, parts
+    staged by another run), write ``marker``, then drop ``_plan.json``."""
     folder = Path(folder)
+    remove_temporaries(folder)
     path = write_json_atomic(folder / marker, document)
     (folder / PLAN_FILE).unlink(missing_ok=True)
     return path

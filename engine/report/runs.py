@@ -15,7 +15,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..backtest import LEDGER_FILE, RUN_FILE, SESSIONS_FILE, SUMMARY_FILE, BacktestResult
+from ..backtest import (
+    LEDGER_FILE,
+    RUN_FILE,
+    SESSIONS_FILE,
+    SUMMARY_FILE,
+    BacktestResult,
+    check_run_parts,
+)
 from ..errors import BaccaratError
 
 #: Rules that decide which cards are dealt (the rest only change payouts and limits).
@@ -129,6 +136,10 @@ def load_run(path: str | Path, label: str = "") -> Run:
         raise RunFolderError(f"{folder / RUN_FILE}: not readable JSON: {exc}") from exc
     if not isinstance(info, dict):
         raise RunFolderError(f"{folder / RUN_FILE}: expected a JSON object")
+    try:
+        check_run_parts(folder, info)
+    except BaccaratError as exc:
+        raise RunFolderError(str(exc)) from None
     try:
         summary = pd.read_parquet(folder / SUMMARY_FILE)
     except (OSError, ValueError) as exc:

@@ -1,0 +1,180 @@
+"""A run folder has one owner, and holds only what that run planned and wrote.
+
+The lock is a real OS lock held by a real other process; the orphaned part is one a worker
+of another run staged in the folder, as a worker outliving a killed run would.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from engine.cli import app
+from engine.errors import BaccaratError
+from engine.io.parquet import (
+    LOCK_FILE,
+    PLAN_FILE,
+    FolderLock,
+    FolderLockedError,
+    OutputExistsError,
+    accept_part,
+)
+from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from engine.report.runs import load_run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture
+def holder(tmp_path: Path):
+    """Another process holding the lock of folder ``tmp_path / "run"`` (a run of ours,
+    interrupted: plan and one part), as a live run would."""
+    out = tmp_path / "run"
+    os.environ[FAULT_ENV] = "1:raise"
+    try:
+        with pytest.raises(ChunkFailed):
+            backtest(strategies=["flat"], shoes=30, seed=1, chunk_shoes=10, out=out)
+    finally:
+        del os.environ[FAULT_ENV]
+    code = ("import sys, time; from pathlib import Path; from engine.io.parquet import "
+            "FolderLock; lock = FolderLock(Path(sys.argv[1])); lock.acquire(); "
+            "print('locked', flush=True); time.sleep(60)")
+    child = subprocess.Popen([sys.executable, "-c", code, str(out)], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline().strip() == "locked"
+    yield out, child.pid
+    child.kill()
+    child.wait()
+
+
+def test_a_locked_folder_is_refused_to_a_second_run_force_and_resume(holder):
+    out, pid = holder
+    before = sorted(str(p) for p in out.rglob("*"))
+    for extra in ([], ["--force"], ["--resume"]):
+        result = cli("backtest", "-s", "flat", "--shoes", "30", "--seed", "1", "--chunk", "10",
+                     "--out", str(out), "-q", *extra)
+        assert result.exit_code == 2, (extra, result.output)
+        assert f"in use by another run (pid {pid})" in flat(result.output), extra
+        assert "Traceback" not in result.output
+    with pytest.raises(FolderLockedError, match=f"pid {pid}"):
+        generate_dataset(out, shoes=10, force=True)
+    assert sorted(str(p) for p in out.rglob("*")) == before  # untouched
+
+
+def test_the_lock_is_released_when_its_holder_dies(holder):
+    out, pid = holder
+    os.kill(pid, 9)
+    time.sleep(0.2)
+    result = backtest(strategies=["flat"], shoes=30, seed=1, chunk_shoes=10, out=out,
+                      resume=True)
+    assert result.info["chunks"]["resumed"] == 1
+    assert not (out / LOCK_FILE).exists()  # a finished run leaves no lock file
+
+
+def test_two_locks_on_one_folder_in_one_process_conflict(tmp_path: Path):
+    first, second = FolderLock(tmp_path), FolderLock(tmp_path)
+    first.acquire()
+    with pytest.raises(FolderLockedError, match=f"pid {os.getpid()}"):
+        second.acquire()
+    first.release()
+    second.acquire()
+    assert first.run_id != second.run_id
+    second.release()
+
+
+def test_a_part_staged_by_another_run_is_never_accepted_and_is_removed(tmp_path: Path):
+    out = tmp_path / "run"
+    os.environ[FAULT_ENV] = "2:raise"
+    try:
+        with pytest.raises(ChunkFailed):
+            backtest(strategies=["flat"], shoes=40, seed=1, chunk_shoes=10, out=out)
+    finally:
+        del os.environ[FAULT_ENV]
+    # A worker of another run (martingale, killed meanwhile) finishes chunk 2 here.
+    other = tmp_path / "other"
+    backtest(strategies=["martingale"], shoes=40, seed=1, chunk_shoes=10, out=other)
+    foreign = out / SESSIONS_FILE / ".part-00002.parquet.0123456789ab-deadbeef.tmp"
+    foreign.write_bytes((other / SESSIONS_FILE / "part-00002.parquet").read_bytes())
+    with pytest.raises(BaccaratError, match="not a part of this run"):
+        accept_part(foreign, "feedfacecafe")
+    result = backtest(strategies=["flat"], shoes=40, seed=1, out=out, resume=True)
+    assert not foreign.exists()
+    assert set(result.sessions["strategy"] if "strategy" in result.sessions else ["flat"]) \
+        == {"flat"}
+    assert result.summary["spec"].tolist() == ["flat"]
+    for part in (out / SESSIONS_FILE).glob("part-*.parquet"):
+        assert b"martingale" not in pq.read_schema(part).metadata[b"baccarat"]
+
+
+def test_compare_and_report_refuse_a_folder_holding_another_runs_parts(tmp_path: Path):
+    flat_run, other = tmp_path / "flat", tmp_path / "other"
+    backtest(strategies=["flat"], shoes=40, seed=1, chunk_shoes=10, out=flat_run)
+    backtest(strategies=["martingale"], shoes=40, seed=1, chunk_shoes=10, out=other)
+    part = flat_run / SESSIONS_FILE / "part-00001.parquet"
+    part.write_bytes((other / SESSIONS_FILE / "part-00001.parquet").read_bytes())
+    with pytest.raises(BaccaratError, match=r"part-00001.parquet.*another run"):
+        BacktestResult.load(flat_run)
+    with pytest.raises(BaccaratError, match=r"part-00001.parquet.*another run"):
+        load_run(flat_run)
+    result = cli("compare", str(flat_run), str(other), "-q")
+    assert result.exit_code == 2 and "another run" in flat(result.output)
+
+
+def test_force_refuses_a_plain_file_and_a_folder_of_anything_else(tmp_path: Path):
+    document = tmp_path / "thesis.docx"
+    document.write_bytes(b"years of work")
+    result = cli("backtest", "-s", "flat", "--shoes", "5", "--out", str(document), "--force",
+                 "-q")
+    assert result.exit_code == 2 and "is a file, not a folder baccarat wrote" in flat(
+        result.output)
+    assert len(result.output.strip().splitlines()) <= 2  # one line (wrapped at most once)
+    assert document.read_bytes() == b"years of work"
+    with pytest.raises(OutputExistsError, match="is a file"):
+        generate_dataset(document, shoes=5, force=True)
+
+    # Names like ours are not enough: no plan and no marker, so not ours.
+    lookalike = tmp_path / "lookalike"
+    (lookalike / SESSIONS_FILE).mkdir(parents=True)
+    (lookalike / SESSIONS_FILE / "notes.txt").write_text("mine")
+    (lookalike / "summary.parquet").write_bytes(b"mine too")
+    for folder in (lookalike,):
+        with pytest.raises(OutputExistsError, match="did not write"):
+            backtest(strategies=["flat"], shoes=5, out=folder, force=True)
+    assert (lookalike / SESSIONS_FILE / "notes.txt").read_text() == "mine"
+    # A run folder with a user's file added to it is not replaced either.
+    run = tmp_path / "run"
+    backtest(strategies=["flat"], shoes=5, out=run)
+    (run / "my-analysis.ipynb").write_text("{}")
+    with pytest.raises(OutputExistsError, match="did not write"):
+        backtest(strategies=["flat"], shoes=5, out=run, force=True)
+    assert (run / "my-analysis.ipynb").exists() and (run / RUN_FILE).exists()
+    # An empty folder holds nothing to lose: it is used as it is.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    backtest(strategies=["flat"], shoes=5, out=empty)
+    assert (empty / RUN_FILE).exists() and not (empty / PLAN_FILE).exists()
+
+
+def test_force_replaces_a_run_folder_of_ours(tmp_path: Path):
+    run = tmp_path / "run"
+    backtest(strategies=["flat"], shoes=20, out=run)
+    result = backtest(strategies=["martingale"], shoes=20, out=run, force=True)
+    assert result.summary["spec"].tolist() == ["martingale"]
+    assert BacktestResult.load(run).summary["spec"].tolist() == ["martingale"]

@@ -1,0 +1,164 @@
+"""Workers die with their run, and a run stops at once when asked to.
+
+Real processes, real signals: ``baccarat backtest`` runs in a child process with a pool of
+workers playing a deliberately slow strategy; the test signals the main process only (as
+``kill PID`` does, not the whole group) and then looks at every process the run started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
+from engine.cli import app
+from engine.io.parquet import LOCK_FILE, PLAN_FILE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SLOW = '''
+import time
+import numpy as np
+from strategies.base import Strategy, Table, Wager
+
+
+class Slow(Strategy):
+    """Flat on Banker, 20 ms per coup: a chunk of two shoes takes over a second."""
+
+    name = "slow"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(0.02)
+        return Wager.on(banker=np.full(table.n, 10.0))
+'''
+
+
+def start_run(tmp_path: Path, workers: int = 2,
+              shoes: int = 8) -> tuple[subprocess.Popen[str], Path]:
+    """A slow backtest in a child process (its own session), and its run folder."""
+    plugin = tmp_path / "slow_strategy.py"
+    plugin.write_text(SLOW)
+    out = tmp_path / "run"
+    code = "from engine.cli import app; app(prog_name='baccarat')"
+    args = ["backtest", "-s", f"{plugin}:Slow", "--shoes", str(shoes), "--chunk", "2",
+            "--workers", str(workers), "--out", str(out), "-q"]
+    child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             start_new_session=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    return child, out
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process whose ancestry leads to ``pid`` (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def session_members(sid: int) -> set[int]:
+    """Live processes of session ``sid`` (the run started its own): its workers, its fork
+    server and resource tracker, whoever their parent is now (orphans move to init)."""
+    members = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                members.add(int(entry.name))
+    return members
+
+
+def wait_for_workers(child: subprocess.Popen[str], count: int) -> set[int]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert child.poll() is None, child.communicate()
+        found = descendants(child.pid)
+        if len(found) >= count + 2:  # fork server, resource tracker, workers
+            time.sleep(0.5)          # the workers are inside their first chunk
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"no pool appeared: {descendants(child.pid)}")
+
+
+def snapshot(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_size for p in folder.rglob("*")
+            if p.is_file() and p.name != LOCK_FILE}
+
+
+def gone_within(pids: set[int], seconds: float) -> set[int]:
+    deadline = time.monotonic() + seconds
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if Path(f"/proc/{pid}").exists()
+                 and (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                      != "Z")}
+    return alive
+
+
+def test_killing_the_main_process_ends_every_worker_and_nothing_is_written_after(
+        tmp_path: Path):
+    child, out = start_run(tmp_path)
+    workers = wait_for_workers(child, 2)
+    os.kill(child.pid, signal.SIGKILL)  # the main process only, not its group
+    child.wait()
+    before = snapshot(out)
+    survivors = gone_within(workers | session_members(child.pid), 5)
+    assert not survivors, f"processes of the killed run still alive: {survivors}"
+    time.sleep(2.5)  # a chunk takes ~1.6 s: an orphan would have written its part by now
+    assert snapshot(out) == before
+    assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_and_sigterm_stop_a_slow_run_at_once_and_it_resumes(tmp_path: Path,
+                                                                   signum: int):
+    child, out = start_run(tmp_path)
+    deadline = time.monotonic() + 60
+    while not list((out / SESSIONS_FILE).glob("part-*.parquet")):  # a chunk is done
+        assert time.monotonic() < deadline and child.poll() is None, child.communicate()
+        time.sleep(0.02)
+    workers = descendants(child.pid)
+    sent = time.monotonic()
+    os.kill(child.pid, signum)  # the main process only: the workers are its to stop
+    try:
+        code = child.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError("the run was still running 2 s after the signal") from None
+    assert time.monotonic() - sent < 2
+    _, err = child.communicate()
+    assert code == 130, err
+    assert "Traceback" not in err
+    assert "interrupted" in err and "--resume" in err.replace("\n", "")
+    assert not gone_within(workers | session_members(child.pid), 3)
+    assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
+
+    resumed = CliRunner().invoke(app, ["backtest", "-s", f"{tmp_path / 'slow_strategy.py'}:Slow",
+                                       "--shoes", "8", "--chunk", "2", "--workers", "1",
+                                       "--out", str(out), "--resume", "-q"])
+    assert resumed.exit_code == 0, resumed.output
+    info = BacktestResult.load(out).info
+    assert info["chunks"]["resumed"] >= 1 and info["counts"]["sessions"] == 8
