@@ -467,7 +467,7 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
     (problem, kind row, session, how many sessions alike); problem 0 means none. The
     order of the checks, and every floating-point operation, is that of the array form
     this kernel replaced, so results are bit for bit the same. Without a problem the second
-    value is the number of sessions ruined because the bankroll could not cover the stakes.
+    value is the number of sessions busted: the bankroll could not cover the stakes.
     """
     n_kinds, n = stakes.shape
     shorts = 0
