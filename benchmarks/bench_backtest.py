@@ -1,11 +1,13 @@
 """Backtest throughput: built-in strategies over generated 8-deck shoes.
 
 Reports coups per second per configuration (median of --repeat runs), with and without
-the ledger written, and for a SimpleStrategy plugin, plus the peak memory of the process.
+the ledger written, and for the simple form (a SimpleStrategy plugin without roads, and a
+road follower reading ``view.roads``), plus the peak memory of the process.
 The dataset is generated once up front and written to Parquet, so the timings cover
 the backtest itself (reading the coups, replay, metrics, writing the run folder).
 
     python benchmarks/bench_backtest.py --shoes 1000000 --repeat 3
+    python benchmarks/bench_backtest.py --simple-only --simple-shoes 20000 --repeat 5
 """
 
 from __future__ import annotations
@@ -25,6 +27,29 @@ from engine.parallel import generate_dataset  # noqa: E402
 from engine.rules import TableRules  # noqa: E402
 
 SIMPLE_PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "simple_martingale.py"
+
+
+def road_follower() -> object:
+    """A simple-form road follower (bets the side that repeats the big eye boy's last
+    mark): what reading ``view.roads`` costs per session and coup."""
+    from strategies.base import SessionView, SimpleStrategy
+
+    class SimpleRoadFollower(SimpleStrategy):
+        """Follow the big eye boy, one session at a time."""
+
+        name = "simple_road_follower"
+        needs_roads = True
+
+        def bet(self, view: SessionView) -> dict[str, float]:
+            roads = view.roads
+            last = roads.last_colour(1)
+            if last is None:
+                return {}
+            if roads.colour_if(1, "B") == last:
+                return {"banker": self.base}
+            return {"player": self.base} if roads.colour_if(1, "P") == last else {}
+
+    return SimpleRoadFollower()
 
 
 def peak_rss_mib() -> float:
@@ -49,30 +74,42 @@ def main() -> None:
     parser.add_argument("--simple-shoes", type=int, default=20_000,
                         help="shoes for the SimpleStrategy plugin run (it is slower)")
     parser.add_argument("--strategies", nargs="+", default=["flat", "martingale"])
+    parser.add_argument("--simple-only", action="store_true",
+                        help="time only the simple form (skip the built-ins)")
+    parser.add_argument("--no-roads", action="store_true",
+                        help="skip the simple form with roads (for engines without view.roads)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         rules = TableRules()
         coups_path = work / "coups.parquet"
-        coups = generate_dataset(coups_path, shoes=args.shoes, seed=2026, rules=rules)["coups"]
-        print(f"dataset: {args.shoes:,} shoes, {coups:,} coups")
+        shoes = 100 if args.simple_only else args.shoes
+        coups = generate_dataset(coups_path, shoes=shoes, seed=2026, rules=rules)["coups"]
+        print(f"dataset: {shoes:,} shoes, {coups:,} coups")
         backtest(coups_path, args.strategies, ledger=False)  # warm up the compiled kernels
-        for spec in args.strategies:
+        for spec in [] if args.simple_only else args.strategies:
             for ledger in (False, True):
                 seconds = time_run(coups_path, [spec], ledger, work, args.repeat)
                 median = statistics.median(seconds)
                 print(f"{spec:<12} ledger={'full' if ledger else 'none':<5} "
                       f"median {median:6.2f}s  {coups / median / 1e6:5.2f}M coups/s/config  "
                       f"(runs: {', '.join(f'{s:.2f}' for s in seconds)})")
-        if SIMPLE_PLUGIN.exists():
-            small = work / "small.parquet"
-            n = generate_dataset(small, shoes=args.simple_shoes, seed=2026, rules=rules)["coups"]
-            spec = f"{SIMPLE_PLUGIN}:SimpleMartingale"
-            seconds = time_run(small, [spec], False, work, args.repeat)
+        small = work / "small.parquet"
+        n = generate_dataset(small, shoes=args.simple_shoes, seed=2026, rules=rules)["coups"]
+        simple: list[tuple[str, object]] = [("no roads", f"{SIMPLE_PLUGIN}:SimpleMartingale")]
+        if not args.no_roads:
+            simple.append(("roads", road_follower()))
+        for label, spec in simple:
+            seconds = []
+            for _ in range(args.repeat):
+                started = time.perf_counter()
+                backtest(small, [spec], ledger=False)  # type: ignore[list-item]
+                seconds.append(time.perf_counter() - started)
             median = statistics.median(seconds)
-            print(f"SimpleStrategy plugin ledger=none median {median:6.2f}s  "
-                  f"{n / median / 1e3:7.0f}k coups/s")
+            print(f"SimpleStrategy {label:<8} ledger=none median {median:6.2f}s  "
+                  f"{n / median / 1e3:7.0f}k coups/s  "
+                  f"(runs: {', '.join(f'{s:.2f}' for s in seconds)})")
     print(f"peak RSS {peak_rss_mib():,.0f} MiB")
 
 

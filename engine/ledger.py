@@ -33,11 +33,16 @@ def ledger_table(grid: SessionGrid, coups: Coups, ledger: ConfigLedger, config: 
         "session_coup": pa.array((step + 1).astype(np.int32)),
         "outcome": pa.DictionaryArray.from_arrays(pa.array(coups.outcome[rows]), _OUTCOMES),
     }
+    expected = (ledger.exact_expected[played] if ledger.exact_expected is not None
+                else np.zeros(n))
     for kind in kinds:
         stake = ledger.stakes.get(kind)
-        columns[kind] = pa.array(stake[played] if stake is not None else np.zeros(n))
+        placed = stake[played] if stake is not None else np.zeros(n)
+        if stake is not None and ledger.exact_expected is None:
+            expected += placed * ledger.shoe_ev[kind]  # the rows' stakes, priced by the shoe
+        columns[kind] = pa.array(placed)
     columns["net"] = pa.array(ledger.net[played])
-    columns["expected_net"] = pa.array(ledger.expected_net()[played])
+    columns["expected_net"] = pa.array(expected)
     columns["bankroll"] = pa.array(ledger.bankroll[played])
     return pa.table(columns)
 

@@ -384,9 +384,6 @@ def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, f
         raise _fault(run, grid, coups, t, what, exc) from None
 
 
-_DEBUG_HINT = " (--debug or BACCARAT_DEBUG=1 prints the full traceback)"
-
-
 def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
            exc: Exception) -> StrategyFault:
     """The one-line report of a strategy's failure: strategy, file:line, method, where."""
@@ -406,7 +403,7 @@ def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
         text = f"wrote into its table in {what}(){line}: {cause}"
     else:
         text = f"raised {type(cause).__name__} in {what}(){line}: {cause}"
-    return StrategyFault(f"{at}: {text}{_DEBUG_HINT}",
+    return StrategyFault(f"{at}: {text}",
                          detail="".join(traceback.format_exception(cause)))
 
 
@@ -470,7 +467,7 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
     (problem, kind row, session, how many sessions alike); problem 0 means none. The
     order of the checks, and every floating-point operation, is that of the array form
     this kernel replaced, so results are bit for bit the same. Without a problem the second
-    value is the number of sessions ruined because the bankroll could not cover the stakes.
+    value is the number of sessions busted: the bankroll could not cover the stakes.
     """
     n_kinds, n = stakes.shape
     shorts = 0

@@ -646,6 +646,14 @@ class SessionView:
 
 
 _COLOURS = {1: "red", -1: "blue"}
+
+
+def _road_k(k: int) -> int:
+    if k not in (1, 2, 3):
+        from engine.roads import _check_k
+
+        _check_k(k)  # raises the roads' own message
+    return k
 _SIDE_CODES = {"B": 0, "P": 1, "T": 2}
 
 
@@ -694,20 +702,31 @@ class SessionRoads:
         """Ties before the first decision of the shoe."""
         return int(self._state._leading[self._i])
 
+    # Scalar reads of RoadState's per-session arrays (its own queries copy all sessions).
     def last_colour(self, k: int) -> str | None:
         """Latest mark of derived road ``k``: "red", "blue" or None."""
-        return _COLOURS.get(int(self._state.last_colour(k)[self._i]))
+        return _COLOURS.get(int(self._state._last[self._i, _road_k(k) - 1]))
 
     def colour_if(self, k: int, outcome: str) -> str | None:
-        """The mark ``outcome`` ("B", "P" or "T") would add to derived road ``k``."""
+        """The mark ``outcome`` ("B", "P" or "T") would add to derived road ``k``.
+
+        As ``RoadState.colour_if``: a repeat of the current side adds red unless column
+        C-k is as long as the current one; the other side adds the opposite colour; a tie,
+        or too few big road columns yet, adds none.
+        """
+        k = _road_k(k)
         code = _SIDE_CODES.get(outcome)
         if code is None:
             raise ValueError(f"outcome must be 'B', 'P' or 'T', got {outcome!r}")
-        return _COLOURS.get(int(self._state.colour_if(k, code)[self._i]))
+        state, i = self._state, self._i
+        if code == 2 or state._columns[i] <= k:
+            return None
+        same = 1 if state._lengths[i, k] != state._lengths[i, 0] else -1
+        return _COLOURS[same if code == state._side[i] else -same]
 
     def mark_count(self, k: int) -> int:
         """How many marks derived road ``k`` holds."""
-        return int(self._state.mark_count(k)[self._i])
+        return int(self._state._marks[self._i, _road_k(k) - 1])
 
     @property
     def big_eye_boy(self) -> str | None:

@@ -201,3 +201,13 @@ def test_partial_shoes_are_compared_with_fair_shoes_of_their_length() -> None:
     reference_length = analysis.table.set_index("statistic").loc["big_road_columns",
                                                                   "reference_mean"]
     assert 12 < reference_length < 16  # about 27 decisions in 30 coups, not a whole shoe
+
+
+def test_tiny_and_odd_datasets_leave_out_what_they_cannot_define() -> None:
+    # One shoe of four ties: no decisions, so no runs, roads or lag-1; the tie share of 1
+    # stands out; nothing crashes.
+    analysis = analyze_coups(coups_from_outcomes(["TTTT"]), n_reference=30)
+    kept = set(analysis.table["statistic"])
+    assert "runs_z" not in kept and "lag1_banker" not in kept
+    assert "tie_share" in set(analysis.flagged["statistic"])
+    assert any("left out" in note for note in analysis.notes)

@@ -132,3 +132,12 @@ def test_the_readme_check_would_catch_a_missing_option():
     assert shown["backtest"] == {"--cut-card"} and shown["odds"] == {"--bogus", "--more"}
     assert shown["generate"] == {"--shuffle"}
     assert "--cut-card" not in _help_options("backtest")
+
+
+def test_quiet_hides_only_the_progress_bar_and_no_table_the_table(tmp_path: Path):
+    base = ["backtest", "--shoes", "3", "-s", "flat"]
+    quiet = runner.invoke(app, [*base, "--out", str(tmp_path / "a"), "-q"])
+    assert quiet.exit_code == 0 and "Backtest: 8 decks" in quiet.output
+    bare = runner.invoke(app, [*base, "--out", str(tmp_path / "b"), "-q", "--no-table"])
+    assert bare.exit_code == 0 and "Backtest" not in bare.output
+    assert bare.output.strip().splitlines()[-1].startswith(f"wrote {tmp_path / 'b'}")

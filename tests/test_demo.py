@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -24,11 +23,8 @@ def flat(text: str) -> str:
 
 def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    started = time.perf_counter()
     result = runner.invoke(app, ["demo"])
-    elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
-    assert elapsed < 60, f"the demo took {elapsed:.1f}s"
     demo = tmp_path / "demo"
     assert sorted(p.name for p in demo.iterdir()) == ["comparison.parquet", "report.html", "run"]
     # it says where everything is, in one closing line

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.odds import (
+    BET_KINDS,
     EVENTS,
     ev_from_probabilities,
     event_probabilities,
@@ -183,3 +184,20 @@ def test_batches_enumerate_each_distinct_composition_once_and_give_every_row_bac
     batch = expected_values_batch(by_value + 2, rules)
     one_by_one = np.vstack([expected_values_batch(row[None, :], rules) for row in by_value + 2])
     np.testing.assert_array_equal(batch, one_by_one)
+
+
+def test_the_counters_exact_ev_equals_the_reference_on_mid_shoe_compositions() -> None:
+    from strategies.builtins.counter import CompositionCache, exact_ev
+
+    rng = np.random.default_rng(11)
+    shoe = np.repeat(np.arange(10), shoe_counts(8))
+    rows = np.array([np.bincount(rng.permutation(shoe)[rng.integers(0, 410):], minlength=10)
+                     for _ in range(40)])
+    reference = reference_tallies(rows).astype(np.float64)
+    reference /= np.asarray(sequences_total(rows.sum(axis=1)), dtype=np.float64)[:, None]
+    pair = pair_probability(rows, 8)
+    for rules in RULES[2:]:
+        expected = ev_from_probabilities(reference, pair, rules)
+        for k, kind in enumerate(BET_KINDS):
+            got = exact_ev(rows, rules, kind, decks=8, cache=CompositionCache())
+            np.testing.assert_allclose(got, expected[:, k], rtol=0, atol=1e-12)

@@ -119,3 +119,13 @@ def test_interleaved_rows_far_apart_are_refused_when_streamed(
     with pytest.raises(ImportDataError, match=r"far\.csv:33: shoe A comes back more than 10 "
                                               r"rows after its last coup"):
         import_files([path])
+
+
+def test_a_long_bad_token_is_quoted_short(tmp_path: Path) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text("player,banker\n" + "Z" * 50_000 + "-K,A-7\n")
+    with pytest.raises(ImportDataError) as err:
+        import_files([path])
+    message = str(err.value)
+    assert message.startswith(f"unknown card '{'Z' * 60}...' at {path}:2")
+    assert len(message) < 400

@@ -383,3 +383,17 @@ def test_slips_sample() -> None:
     assert got.valid is not None and int((~got.valid).sum()) == 1
     assert len(got) == len(dealt(800)) - 1  # one coup was never recorded
     assert got.after_gap is not None and int(got.after_gap.sum()) == 1
+
+
+def test_message_fields_of_any_name_are_mapped(tmp_path: Path) -> None:
+    path = write(tmp_path, "odd.log", "\n".join([
+        '[21:00:01] {"kind": "round", "body": {"no": 1, "res": "B"}}',
+        '[21:00:30] {"kind": "round", "body": {"no": 2, "res": "T"}}',
+    ]) + "\n")
+    assert detect_format(path) == "messages"
+    with pytest.raises(ImportDataError, match=r"odd\.log: no coups in its 2 lines"):
+        import_files([path])
+    options = ReadOptions(columns=parse_mapping(["outcome=body.res", "coup=body.no"]))
+    got = import_files([path], options=options)
+    assert list(got.outcome) == [BANKER, TIE]
+    assert got.recorded_coup is not None and list(got.recorded_coup) == [1, 2]

@@ -30,6 +30,8 @@ from .statistics import BY_ID, STATISTICS, card_statistics, outcome_statistics
 
 #: Default number of reference datasets: the reference standard deviation to about 3%.
 DEFAULT_REFERENCE = 500
+#: A statistic is kept only if defined (finite) on at least this share of reference datasets.
+MIN_DEFINED = 0.9
 #: The family-wise level of the verdict.
 LEVEL = 0.05
 
@@ -199,6 +201,10 @@ def analyze_coups(
             notes.append(f"{statistic.label} left out: not defined for this dataset")
             continue
         finite = sample[np.isfinite(sample)]
+        if finite.size < MIN_DEFINED * n_reference:
+            notes.append(f"{statistic.label} left out: not defined for most datasets of "
+                         "this shape")
+            continue
         z = z_score(value, finite)
         rows.append({
             "statistic": statistic.id, "label": statistic.label, "group": statistic.group,

@@ -104,7 +104,8 @@ def _decision_statistics(frame: ShoeFrame) -> dict[str, np.ndarray]:
                        frame.per_dataset(pair_shoe[same_shoe & ~previous_b]))
     out = {"lag1_banker": b_after_b - b_after_p}
 
-    starts = np.flatnonzero(np.r_[True, (side[1:] != side[:-1]) | ~same_shoe])
+    starts = np.flatnonzero(np.r_[True, (side[1:] != side[:-1]) | ~same_shoe]) if side.size \
+        else np.empty(0, dtype=np.int64)
     lengths = np.diff(np.r_[starts, side.size])
     run_shoe = shoe[starts]
     runs = np.bincount(run_shoe, minlength=frame.n_shoes).astype(np.float64)

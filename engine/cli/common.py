@@ -96,10 +96,14 @@ def reports_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except (BaccaratError, FileNotFoundError, DiskFullError) as exc:
-            if kwargs.get("debug") or debug_requested():
+            debug = kwargs.get("debug") or debug_requested()
+            if debug:
                 err_console.print(full_traceback(exc), highlight=False, soft_wrap=True,
                                   markup=False)
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            hint = ("" if debug or not getattr(exc, "detail", None) else
+                    " (--debug or BACCARAT_DEBUG=1 prints the full traceback)")
+            err_console.print(f"[bold red]error:[/] {exc}{hint}", highlight=False,
+                              soft_wrap=True)
             raise typer.Exit(code=2) from None
         except KeyboardInterrupt as exc:
             message = str(exc) if str(exc) and str(exc) != "SIGTERM" else "interrupted"

@@ -1,7 +1,7 @@
 """Exact probabilities and expected values of every bet, from any shoe composition.
 
 - :func:`outcome_probabilities` / :func:`outcome_combinations`: exact enumeration of a coup
-  over card values drawn without replacement (compiled; some 10-20 us a composition).
+  over card values drawn without replacement (compiled, grouped by the first four cards).
 - :func:`house_edges`, :func:`expected_values`, :func:`expected_values_batch`: every bet
   of :data:`BET_KINDS` under a ``TableRules`` (standard, EZ, Super 6, any commission and pays).
 - :func:`effect_of_removal`, :func:`count_system`: card counting on top of the exact EVs.

@@ -12,9 +12,11 @@ multiplicity of 2 when the values differ) but their third cards are not dealt on
 time: the deals are grouped by their two totals, and since the weight of any third card
 is a polynomial of degree at most 2 in the cards left, each group's third cards follow
 exactly from three moments of its removed cards (see :func:`_third_cards`). The result is
-the same integers as the direct enumeration (kept in :mod:`engine.odds.reference` and
-tested against it), about 15 times faster: some 10-20 us a composition on one core.
-One compiled signature per kernel: int64 (n, 10) counts in, int64 (n, 7) tallies out.
+the same integers as the path-by-path enumeration (kept in :mod:`engine.odds.reference`
+and tested against it), about 15 times faster (`benchmarks/bench_odds.py` times both).
+Two entry kernels, :func:`_tally_range` (one thread) and :func:`_tally_batch` (parallel),
+one compiled signature each: int64 (n, 10) counts in, int64 (n, 7) tallies out; the
+helpers they call are compiled once with them.
 """
 
 from __future__ import annotations
@@ -186,41 +188,36 @@ def _third_cards(c, n, m0, m1, p, hist):
 
 
 @njit(cache=True)
-def _tally_one(counts, out, c, m0, m1, p, hist):
-    """Tally the events of one composition (10 value counts) into ``out`` (int64, zeroed).
-
-    ``c``, ``m0``, ``m1``, ``p`` and ``hist`` are scratch arrays, overwritten. Exact in int64
-    up to 8 decks: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the total.
-    """
-    n = 0
-    for v in range(10):
-        c[v] = counts[v]
-        n += counts[v]
-    m0[:] = 0
-    m1[:] = 0
-    p[:] = 0
-    hist[:] = 0
-    _moments(c, m0, m1, p)
-    _third_cards(c, n, m0, m1, p, hist)
-    for pd in range(2):
-        for bd in range(2):
-            for fpt in range(10):
-                for fbt in range(10):
-                    h = hist[pd, bd, fpt, fbt]
-                    if h != 0:
-                        settle(fpt, fbt, pd == 1, bd == 1, h, out)
-
-
-@njit(cache=True)
 def _tally_range(counts, out, lo, hi):
-    """Tally rows ``lo``..``hi`` of ``counts`` (n, 10) into ``out`` (n, N_EVENTS)."""
+    """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
+
+    ``out`` rows start at zero. Exact in int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63,
+    and no partial sum exceeds the total. The scratch arrays are allocated once per call.
+    """
     c = np.empty(10, dtype=np.int64)
     m0 = np.empty((10, 10), dtype=np.int64)
     m1 = np.empty((10, 10, 10), dtype=np.int64)
     p = np.empty((6, 7, 10, 10), dtype=np.int64)
     hist = np.empty((2, 2, 10, 10), dtype=np.int64)
     for i in range(lo, hi):
-        _tally_one(counts[i], out[i], c, m0, m1, p, hist)
+        n = 0
+        for v in range(10):
+            c[v] = counts[i, v]
+            n += c[v]
+        m0[:] = 0
+        m1[:] = 0
+        p[:] = 0
+        hist[:] = 0
+        _moments(c, m0, m1, p)
+        _third_cards(c, n, m0, m1, p, hist)
+        row = out[i]
+        for pd in range(2):
+            for bd in range(2):
+                for fpt in range(10):
+                    for fbt in range(10):
+                        h = hist[pd, bd, fpt, fbt]
+                        if h != 0:
+                            settle(fpt, fbt, pd == 1, bd == 1, h, row)
 
 
 #: Rows per block of the parallel batch (each block allocates its scratch once).
@@ -236,9 +233,8 @@ def _tally_batch(counts, out):
         _tally_range(counts, out, b * PARALLEL_BLOCK, min(n, (b + 1) * PARALLEL_BLOCK))
 
 
-@njit(cache=True)
-def _tally_rows(counts, out):
-    """Tally every row of ``counts`` (n, 10) into ``out`` (n, N_EVENTS) on this thread."""
+def _tally_rows(counts: np.ndarray, out: np.ndarray) -> None:
+    """Tally every row of ``counts`` (n, 10) int64 into ``out`` (n, N_EVENTS) on this thread."""
     _tally_range(counts, out, 0, counts.shape[0])
 
 
@@ -294,7 +290,7 @@ def event_probabilities(
     values = np.ascontiguousarray(_as_values(arr), dtype=np.int64)
     from .direct import direct_tallies_batch, use_direct  # a few rows: no need for numba
 
-    if use_direct(values.shape[0], _tally_rows):
+    if use_direct(values.shape[0], _tally_range):
         out = direct_tallies_batch(values)
     else:
         out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)

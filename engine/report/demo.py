@@ -57,6 +57,7 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
              backtest_progress: Callable[[int, int], None] | None = None,
              report_progress: Callable[[int, int], None] | None = None) -> DemoResult:
     """Run the demo into ``out`` (refused when it exists and is not empty, unless ``force``)."""
+    from .. import warm
     from ..backtest import BacktestResult, backtest
     from .compare import compare, write_comparison
     from .html import write_report
@@ -67,12 +68,18 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     temp.mkdir()
+    helper = warm.start(DEMO_STRATEGIES)  # a fresh install: compile on the second core too
     try:
-        backtest(strategies=list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
-                          bankroll=DEMO_BANKROLL, out=temp / RUN_FOLDER,
-                          chunk_shoes=max(1, min(1000, shoes)),  # a progress bar that moves
-                          command=command or f"baccarat demo --shoes {shoes} --seed {seed}",
-                          progress=backtest_progress)
+        try:
+            backtest(strategies=list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
+                     bankroll=DEMO_BANKROLL, out=temp / RUN_FOLDER,
+                     chunk_shoes=max(1, min(1000, shoes)),  # a progress bar that moves
+                     command=command or f"baccarat demo --shoes {shoes} --seed {seed}",
+                     progress=backtest_progress)
+        except BaseException:
+            warm.finish(helper, failed=True)
+            raise
+        warm.finish(helper)
         run = load_run(temp / RUN_FOLDER)
         run.shown = str(target / RUN_FOLDER)  # where it will be once renamed into place
         comparison = compare([run])

@@ -89,23 +89,29 @@ def looks_like_messages(lines: list[str]) -> bool:
     return not flat_records
 
 
-def _roles(flat: dict[str, str | None], mapping: dict[str, list[str]]) -> dict[str, str | None]:
-    """A flattened record's values by role (mapped fields first, then known names)."""
+def _roles(flat: dict[str, str | None], mapping: dict[str, list[str]],
+           sources: dict[str, str] | None = None) -> dict[str, str | None]:
+    """A flattened record's values by role (mapped fields first, then known names);
+    ``sources`` learns which source name filled each role (for --dry-run)."""
     out: dict[str, str | None] = {}
     names = list(flat)
     used: set[str] = set()
-    for field_name, sources in mapping.items():
-        columns = [find_column(names, s) for s in sources]
+    for field_name, wanted in mapping.items():
+        columns = [find_column(names, s) for s in wanted]
         if any(c is None for c in columns):
             continue
         used.update(c for c in columns if c is not None)
         out[FIELDS[field_name]] = "/".join(str(flat[c]) for c in columns if c is not None)
+        if sources is not None:
+            sources.setdefault(FIELDS[field_name], "/".join(c for c in columns if c))
     for name, value in flat.items():
         if name in used:
             continue
         role = cached_role(name)
         if role is not None and role not in out:
             out[role] = value
+            if sources is not None:
+                sources.setdefault(role, name)
     return out
 
 
@@ -150,6 +156,7 @@ class _Shoe:
     line: int
     first_file: int
     first_line: int
+    path: str = ""
 
 
 @dataclass
@@ -174,6 +181,8 @@ class MessageStream:
     _state_paths: dict[tuple[str, ...], str | None] = field(default_factory=dict)
     _last_path: tuple[str, ...] | None = None
     _recent: dict[tuple[tuple[str, str], ...], list[_Shoe]] = field(default_factory=dict)
+    #: per file, the source name (dotted) that filled each role
+    sources: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def feed(self, file: int, line: int, message: dict[str, Any]) -> None:
         """Take one message of file ``file`` at ``line``."""
@@ -181,9 +190,10 @@ class MessageStream:
         state = self._state(message)
         if state is not None:
             counts.states += 1
-            self._extend(_stream_key(message), state, file, line)
+            self._extend(_stream_key(message), state, file, line,
+                         ".".join(self._last_path or ()))
             return
-        roles = _roles(flatten(message), self.mapping)
+        roles = _roles(flatten(message), self.mapping, self.sources.setdefault(file, {}))
         if _is_coup(roles):
             counts.singles += 1
             self.singles.setdefault(file, []).append((line, roles))
@@ -217,7 +227,7 @@ class MessageStream:
         return found[path].lists[0]
 
     def _extend(self, key: tuple[tuple[str, str], ...], state: list[dict[str, Any]],
-                file: int, line: int) -> None:
+                file: int, line: int, path: str = "") -> None:
         live = self.live.get(key)
         if live is not None:
             n = len(live.records)
@@ -227,7 +237,7 @@ class MessageStream:
             if len(state) < n and live.records[:len(state)] == state:
                 return  # an older state again (overlapping logs)
             self._finish(live)
-        self.live[key] = _Shoe(key, state, file, line, file, line)
+        self.live[key] = _Shoe(key, state, file, line, file, line, path)
 
     def _finish(self, shoe: _Shoe) -> None:
         """Keep a finished shoe, unless it repeats one of the last few of its table (the
@@ -271,8 +281,12 @@ class MessageStream:
                     continue
                 label = "/".join(v for _, v in shoe.key) or source.default_label(
                     shoe.first_line if shoe.first_file == file else shoe.line)
+                prefix = f"{shoe.path}." if shoe.path else ""
                 for record in shoe.records:
-                    roles = _roles(flatten(record), self.mapping)
+                    found: dict[str, str] = {}
+                    roles = _roles(flatten(record), self.mapping, found)
+                    for role, name in found.items():
+                        self.sources.setdefault(file, {}).setdefault(role, prefix + name)
                     roles["shoe"] = f"#{index}"
                     roles["label"] = label
                     rows.append(roles)
@@ -348,6 +362,9 @@ def read_message_files(paths: list[Path], mapping: dict[str, list[str]] | None =
                 f"(winner, scores, cards)")
         records_ = table_records(table)
         records_.notes.extend(notes)
+        known = stream.sources.get(index, {})
+        records_.mapping = {role: known.get(role, role) for role in records_.mapping
+                            if role in known}
         out.append(records_)
     return out
 

@@ -32,7 +32,7 @@ from .tables import (
 )
 
 #: Rows per block read (and the least a chunk holds before it is handed on).
-CHUNK_ROWS = 200_000
+CHUNK_ROWS = 50_000
 #: A shoe of more rows than this is not a shoe (a card per row takes at most 416 rows).
 LONGEST_SHOE_ROWS = 20_000
 

@@ -60,6 +60,10 @@ def card_at(text: str, where: str) -> int:
     """``parse_card`` of a spelling read at ``where`` (an ``UnknownCardError`` if unknown)."""
     try:
         return parse_card(text, where=where)
+    except CardError:
+        pass
+    try:  # the message quotes the text: a long one is cut (it is no card either way)
+        return parse_card(clip(text), where=where)
     except CardError as exc:
         raise UnknownCardError(str(exc)) from None
 
