@@ -366,7 +366,7 @@ class Strategy(BaseModel):
     State: ``self.anything = value`` in ``start``, ``wager`` or ``settle`` keeps the
     strategy's own per-run state (not a parameter: it is never validated, stored in the
     outputs or shown in the SPEC). The engine clears it before each run calls ``start``,
-    so nothing leaks from one run or chunk into the next.
+    so nothing leaks from one run or chunk into the next; what ``__init__`` set stays.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
@@ -401,10 +401,16 @@ class Strategy(BaseModel):
         object.__setattr__(self, name, value)  # the strategy's own per-run state
 
     def clear_state(self) -> None:
-        """Forget the per-run state (every attribute that is not a parameter)."""
+        """Forget the per-run state: every attribute set since the engine first saw this
+        instance that is not a parameter (what ``__init__`` set is configuration, kept)."""
+        values = self.__dict__
+        kept = values.get(_CONFIGURED)
+        if kept is None:  # the first run: whatever is here now came with the instance
+            values[_CONFIGURED] = frozenset(values)
+            return
         fields = type(self).__pydantic_fields__
-        for key in [k for k in self.__dict__ if k not in fields]:
-            del self.__dict__[key]
+        for key in [k for k in values if k not in kept and k not in fields]:
+            del values[key]
 
     def start(self, table: Table) -> None:
         """Allocate per-session state for ``table.n`` sessions."""
@@ -427,6 +433,9 @@ class Strategy(BaseModel):
         if not changed:
             return self.name
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
+
+
+_CONFIGURED = "_configured_attributes_"
 
 
 def snake_case(name: str) -> str:
