@@ -162,3 +162,49 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(tmp_path: Path):
                           scheduler=cluster.scheduler_address, resume=True)
     assert result.info["chunks"]["resumed"] == done
     assert BacktestResult.load(out).info["counts"]["sessions"] == 12
+
+
+SLOW_PLUGIN = '''
+import time
+import numpy as np
+from strategies.base import Strategy, Table, Wager
+
+
+class Slow(Strategy):
+    name = "slow"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(0.01)
+        return Wager.on(banker=np.full(table.n, 10.0))
+'''
+
+
+def test_ctrl_c_during_a_dask_run_stops_it_at_once_resumable(tmp_path: Path):
+    plugin = tmp_path / "slow_plugin.py"
+    plugin.write_text(SLOW_PLUGIN)
+    out = tmp_path / "run"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", dashboard_address=None) as cluster:
+        code = "from engine.cli import app; app(prog_name='baccarat')"
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Slow", "--shoes", "30",
+             "--chunk", "1", "--out", str(out), "--scheduler", cluster.scheduler_address,
+             "-q", "--no-table"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 90
+            while not list((out / SESSIONS_FILE).glob("part-*.parquet")):
+                assert time.monotonic() < deadline and child.poll() is None
+                time.sleep(0.02)
+            os.kill(child.pid, signal.SIGINT)
+            sent = time.monotonic()
+            code_ = child.wait(timeout=3)
+            assert time.monotonic() - sent < 2.5
+        finally:
+            child.kill()
+        _, err = child.communicate()
+    assert code_ == 130, err
+    assert "interrupted" in err and "--resume" in " ".join(err.split())
+    assert "Traceback" not in err
+    assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
