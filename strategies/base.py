@@ -425,6 +425,9 @@ class Strategy(BaseModel):
 
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
+        if name in _STATE_NAMES.get(cls, ()):  # the hot path: a state name seen before
+            object.__setattr__(self, name, value)
+            return
         if (name in cls.__pydantic_fields__ or name in cls.__private_attributes__
                 or name.startswith("__")):
             super().__setattr__(name, value)  # a parameter (validated), private or Python's
@@ -436,6 +439,7 @@ class Strategy(BaseModel):
                 f"{cls.__name__}.{name} is {what} of the strategy, not state: keep the state "
                 f"under another name (e.g. self.{name.lstrip('_')}_state = ...)")
         object.__setattr__(self, name, value)  # the strategy's own per-run state
+        _STATE_NAMES.setdefault(cls, set()).add(name)
 
     def clear_state(self) -> None:
         """Forget the per-run state: every attribute set since the engine first saw this
@@ -473,6 +477,8 @@ class Strategy(BaseModel):
 
 
 _CONFIGURED = "_configured_attributes_"
+#: Per class, the names already accepted as state (checked once, then set directly).
+_STATE_NAMES: dict[type, set[str]] = {}
 
 
 def snake_case(name: str) -> str:
