@@ -517,3 +517,30 @@ def test_state_under_a_method_or_setting_name_is_refused_in_one_line():
     with pytest.raises(StrategyFault, match=r"Setting\.needs_cards is a class setting of the "
                                             r"strategy, not state"):
         backtest(coups_from_outcomes(["B"]), [Setting()])
+
+
+def test_what_init_sets_is_configuration_and_survives_every_run():
+    class Tabled(Strategy):
+        """Stakes from a table built once, when the strategy is made."""
+
+        name = "tabled"
+
+        def __init__(self, **params: Any) -> None:
+            super().__init__(**params)
+            self.stakes = [self.base, 2 * self.base]  # configuration, not per-run state
+
+        def start(self, table: Table) -> None:
+            self.k = np.zeros(table.n, dtype=np.int64)
+
+        def wager(self, table: Table) -> Wager:
+            return Wager.on(banker=np.asarray(self.stakes)[self.k % 2])
+
+        def settle(self, table: Table, result: Result) -> None:
+            self.k = self.k + 1
+
+    strategy = Tabled()
+    coups = coups_from_outcomes(["BBP"])
+    for _ in range(2):
+        _, (ledger,) = replay(coups, [strategy], TableRules())
+        assert ledger.net[0].tolist() == [9.5, 19, -10]
+    assert backtest(coups, [strategy]).ledger["net"].tolist() == [9.5, 19, -10]
