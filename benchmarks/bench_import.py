@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import statistics
 import subprocess
 import sys
@@ -94,20 +94,21 @@ def write_message_log(path: Path, megabytes: int, seed: int = 2026) -> int:
 
 
 def run_import(path: Path, out: Path) -> tuple[float, float, str]:
-    """Import ``path`` in a fresh process: (wall seconds, peak MB of the child, stdout)."""
+    """Import ``path`` in a fresh process: (wall seconds, peak MB of that child, stdout)."""
     code = ("from engine.cli import app; "
             f"app(['import', {str(path)!r}, '--out', {str(out)!r}, '--quiet', '--force'], "
             "prog_name='baccarat')")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    said = out.parent / f"{out.name}.out"
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    with said.open("w") as stdout:
+        child = subprocess.Popen([sys.executable, "-c", code], stdout=stdout,
+                                 stderr=subprocess.STDOUT, cwd=ROOT,
+                                 env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the max
     wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"import of {path} failed: {done.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest of any child so far: runs go from small to big
-    return wall, max(peak, before) / 1024, done.stdout.strip()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"import of {path} failed: {said.read_text().strip()}")
+    return wall, usage.ru_maxrss / 1024, said.read_text().strip()
 
 
 def main() -> None:
