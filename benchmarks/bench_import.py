@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -93,22 +92,30 @@ def write_message_log(path: Path, megabytes: int, seed: int = 2026) -> int:
     return coups
 
 
+#: Run in the child at exit: its own peak resident memory (VmHWM starts anew at exec,
+#: unlike ru_maxrss, which keeps the forking parent's size).
+PEAK_PROBE = ("import atexit, sys\n"
+              "def _peak(path=sys.argv[1]):\n"
+              "    for line in open('/proc/self/status'):\n"
+              "        if line.startswith('VmHWM:'):\n"
+              "            open(path, 'w').write(line.split()[1])\n"
+              "atexit.register(_peak)\n")
+
+
 def run_import(path: Path, out: Path) -> tuple[float, float, str]:
-    """Import ``path`` in a fresh process: (wall seconds, peak MB of that child, stdout)."""
+    """Import ``path`` in a fresh process: (wall seconds, its peak MB, what it said)."""
     code = ("from engine.cli import app; "
             f"app(['import', {str(path)!r}, '--out', {str(out)!r}, '--quiet', '--force'], "
             "prog_name='baccarat')")
-    said = out.parent / f"{out.name}.out"
+    peak_file = out.parent / f"{out.name}.peak"
     started = time.perf_counter()
-    with said.open("w") as stdout:
-        child = subprocess.Popen([sys.executable, "-c", code], stdout=stdout,
-                                 stderr=subprocess.STDOUT, cwd=ROOT,
-                                 env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-        _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the max
+    done = subprocess.run([sys.executable, "-c", PEAK_PROBE + code, str(peak_file)],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"import of {path} failed: {said.read_text().strip()}")
-    return wall, usage.ru_maxrss / 1024, said.read_text().strip()
+    if done.returncode != 0:
+        raise SystemExit(f"import of {path} failed: {done.stderr.strip()}")
+    return wall, int(peak_file.read_text()) / 1024, done.stdout.strip()
 
 
 def main() -> None:
