@@ -26,7 +26,7 @@ from engine.bets import BET_KINDS
 from engine.coups import Coups
 from engine.rules import TableRules
 
-from .readonly import ReadOnlyError, read_only, read_only_message
+from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
 
 if TYPE_CHECKING:
     from engine.roads import BigRoad, RoadState
@@ -75,6 +75,18 @@ class Table:
         """Outcomes of the coups already played, shape (n, steps so far); -1 = no coup."""
         return self._history[:, : self.step]  # type: ignore[attr-defined, no-any-return]
 
+    def __getattr__(self, name: str) -> Any:
+        # The engine publishes read-only buffers; an array view is made on first reading.
+        sources = self.__dict__.get("_sources")
+        if sources is not None and name in sources:
+            view = view_of(sources[name], f"table.{name}")
+            self.__dict__[name] = view
+            return view
+        raise AttributeError(f"'Table' object has no attribute {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *self.__dict__.get("_sources", ())})
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise ReadOnlyError(read_only_message(f"table.{name}"))
 
@@ -121,6 +133,7 @@ class TableState:
         put(self.table, "roads", None)
         put(self.table, "seen", None)
         put(self.table, "remaining", None)
+        put(self.table, "_sources", {})
         self.publish(*self.ARRAYS)
 
     def set(self, **arrays: np.ndarray) -> None:
@@ -130,9 +143,13 @@ class TableState:
         self.publish(*arrays)
 
     def publish(self, *names: str) -> None:
-        """Show the table fresh read-only views of the named engine arrays."""
+        """Show the table fresh read-only views of the named engine arrays (made when a
+        strategy first reads them: most coups most strategies read few)."""
+        shown = self.table.__dict__
+        sources = shown["_sources"]
         for name in names:
-            object.__setattr__(self.table, name, read_only(getattr(self, name), f"table.{name}"))
+            sources[name] = frozen_source(getattr(self, name))
+            shown.pop(name, None)
 
     def attach_roads(self, roads: RoadState) -> None:
         """Keep these roads for the sessions; the table shows them through ``TableRoads``."""
@@ -303,22 +320,42 @@ class Result:
     session and it was active). Read-only, like the table.
     """
 
-    __slots__ = ("dealt", "net", "staked", "played")
+    __slots__ = ("dealt", "_sources", "_views")
     dealt: Dealt
-    net: np.ndarray
-    staked: np.ndarray
-    played: np.ndarray
+    _sources: tuple[Any, Any, Any]
+    _views: list[np.ndarray | None]
 
     def __init__(self, dealt: Dealt, net: np.ndarray, staked: np.ndarray,
                  played: np.ndarray) -> None:
         put = object.__setattr__
         put(self, "dealt", dealt)
-        put(self, "net", read_only(net, "result.net"))
-        put(self, "staked", read_only(staked, "result.staked"))
-        put(self, "played", read_only(played, "result.played"))
+        put(self, "_sources", (frozen_source(net), frozen_source(staked),
+                               frozen_source(played)))
+        put(self, "_views", [None, None, None])
+
+    def _view(self, k: int, name: str) -> np.ndarray:
+        view = self._views[k]
+        if view is None:
+            view = self._views[k] = view_of(self._sources[k], name)
+        return view
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise ReadOnlyError(read_only_message(f"result.{name}"))
+
+    @property
+    def net(self) -> np.ndarray:
+        """This strategy's net on the coup, per session."""
+        return self._view(0, "result.net")
+
+    @property
+    def staked(self) -> np.ndarray:
+        """The total staked on the coup, per session."""
+        return self._view(1, "result.staked")
+
+    @property
+    def played(self) -> np.ndarray:
+        """The session was dealt the coup and was active."""
+        return self._view(2, "result.played")
 
     @property
     def outcome(self) -> np.ndarray:
@@ -388,6 +425,9 @@ class Strategy(BaseModel):
 
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
+        if name in _STATE_NAMES.get(cls, ()):  # the hot path: a state name seen before
+            object.__setattr__(self, name, value)
+            return
         if (name in cls.__pydantic_fields__ or name in cls.__private_attributes__
                 or name.startswith("__")):
             super().__setattr__(name, value)  # a parameter (validated), private or Python's
@@ -399,6 +439,7 @@ class Strategy(BaseModel):
                 f"{cls.__name__}.{name} is {what} of the strategy, not state: keep the state "
                 f"under another name (e.g. self.{name.lstrip('_')}_state = ...)")
         object.__setattr__(self, name, value)  # the strategy's own per-run state
+        _STATE_NAMES.setdefault(cls, set()).add(name)
 
     def clear_state(self) -> None:
         """Forget the per-run state: every attribute set since the engine first saw this
@@ -436,6 +477,8 @@ class Strategy(BaseModel):
 
 
 _CONFIGURED = "_configured_attributes_"
+#: Per class, the names already accepted as state (checked once, then set directly).
+_STATE_NAMES: dict[type, set[str]] = {}
 
 
 def snake_case(name: str) -> str:

@@ -93,3 +93,21 @@ def read_only(array: np.ndarray, name: str) -> ReadOnlyArray:
         view.flags.writeable = False
     view._name = name
     return view
+
+
+def frozen_source(array: np.ndarray) -> memoryview | ReadOnlyArray:
+    """What a lazy view is made from: a read-only buffer over ``array`` (cheap to take at
+    every coup; nothing can be written through it), or a frozen copy of an empty or 0-d
+    array."""
+    base = np.asarray(array)
+    if base.ndim and base.size:
+        return memoryview(base).toreadonly()  # type: ignore[arg-type]
+    return read_only(base, "")
+
+
+def view_of(source: memoryview | ReadOnlyArray, name: str) -> ReadOnlyArray:
+    """The read-only array of a ``frozen_source``, named ``name`` in errors."""
+    view = (np.asarray(source).view(ReadOnlyArray) if isinstance(source, memoryview)
+            else source.view(ReadOnlyArray))
+    view._name = name
+    return view

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import numpy as np
@@ -172,17 +173,18 @@ def test_report_adds_the_analysis_section(tmp_path) -> None:
     path = write_coups(coups, tmp_path / "coups.parquet", TableRules())
     assert run_cli("analyze", str(path), "--reference", "40", "--out",
                    str(tmp_path / "a")).exit_code == 0
-    plain = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "plain.html"))
-    assert plain.exit_code == 0, plain.output
     result = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "r.html"),
                      "--analysis", str(tmp_path / "a"))
     assert result.exit_code == 0, result.output
     text = (tmp_path / "r.html").read_text()
-    statistics = len(pd.read_parquet(tmp_path / "a" / "analysis.parquet"))
-    assert "Are these shoes random?" in text
-    # one figure per statistic, on top of the report's own
-    before = (tmp_path / "plain.html").read_text().count("<figure>")
-    assert text.count("<figure>") == before + statistics
+    statistics = pd.read_parquet(tmp_path / "a" / "analysis.parquet")
+    section = text[text.index('<section id="analysis">'):]
+    section = section[:section.index("</section>")]
+    assert "Are these shoes random?" in section
+    # one figure per statistic, each named in its caption
+    assert section.count("<figure>") == len(statistics)
+    for label in statistics["label"]:
+        assert f"<figcaption>{html.escape(label)}: z " in section
     missing = run_cli("report", str(tmp_path / "run"), "--out", str(tmp_path / "m.html"),
                       "--analysis", str(tmp_path / "nothing"))
     assert missing.exit_code == 2 and "no analysis.parquet" in missing.output

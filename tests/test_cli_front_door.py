@@ -141,3 +141,10 @@ def test_quiet_hides_only_the_progress_bar_and_no_table_the_table(tmp_path: Path
     bare = runner.invoke(app, [*base, "--out", str(tmp_path / "b"), "-q", "--no-table"])
     assert bare.exit_code == 0 and "Backtest" not in bare.output
     assert bare.output.strip().splitlines()[-1].startswith(f"wrote {tmp_path / 'b'}")
+
+
+def test_help_texts_show_their_brackets():
+    # rich markup would swallow a bare [a,b]: the grid syntax must reach the reader
+    result = runner.invoke(app, ["backtest", "--help"], env={"COLUMNS": "240"})
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "(key=[a,b] expands a grid)" in text

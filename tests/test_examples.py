@@ -74,7 +74,8 @@ def test_simple_martingale_matches_the_builtin() -> None:
     simple = backtest(strategies=[SIMPLE_MARTINGALE], shoes=300, seed=4)
     assert builtin.summary["bust_rate"].iloc[0] > 0.1  # the progression does go bust
     pd.testing.assert_frame_equal(builtin.ledger.drop(columns="strategy"),
-                                  simple.ledger.drop(columns="strategy"))
+                                  simple.ledger.drop(columns="strategy"),
+                                  check_exact=True)
 
 
 def test_the_plugin_from_the_command_line_with_a_grid(tmp_path: Path) -> None:

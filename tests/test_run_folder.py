@@ -178,3 +178,33 @@ def test_force_replaces_a_run_folder_of_ours(tmp_path: Path):
     result = backtest(strategies=["martingale"], shoes=20, out=run, force=True)
     assert result.summary["spec"].tolist() == ["martingale"]
     assert BacktestResult.load(run).summary["spec"].tolist() == ["martingale"]
+
+
+def test_workers_beyond_the_cores_are_capped_with_a_note(tmp_path: Path):
+    from engine.parallel import default_workers
+
+    cores = default_workers()
+    out = tmp_path / "run"
+    result = cli("backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers",
+                 "1000", "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    assert f"--workers 1000 is more than the {cores} cores here: using {cores}" in flat(
+        result.output)
+    assert BacktestResult.load(out).info["chunks"]["workers"] == cores
+
+
+def test_a_finished_run_removes_what_killed_writers_left(tmp_path: Path):
+    out = tmp_path / "run"
+    os.environ[FAULT_ENV] = "1:raise"
+    try:
+        with pytest.raises(ChunkFailed):
+            backtest(strategies=["flat"], shoes=30, seed=1, chunk_shoes=10, out=out)
+    finally:
+        del os.environ[FAULT_ENV]
+    # What writers killed mid-file leave: a temporary, a part staged by a dead run.
+    strays = [out / SESSIONS_FILE / ".part-00001.parquet.1a2b3c4d.tmp",
+              out / ".summary.parquet.99887766.tmp"]
+    for stray in strays:
+        stray.write_bytes(b"half written")
+    backtest(strategies=["flat"], shoes=30, seed=1, out=out, resume=True)
+    assert not any(p.exists() for p in strays) and not list(out.rglob(".*"))

@@ -68,7 +68,8 @@ def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Pat
 def backtest(
     strategy: Annotated[list[str], typer.Option(
         "--strategy", "-s",
-        help="SPEC: name or name:key=value,... (key=[a,b] expands a grid); repeatable")],
+        # the help is rich markup: a bare [a,b] would be read as a style and vanish
+        help="SPEC: name or name:key=value,... (key=\\[a,b] expands a grid); repeatable")],
     coups: Annotated[Path | None, typer.Option(help="coups Parquet dataset to replay")] = None,
     shoes: Annotated[int | None, typer.Option(min=1, help="generate N shoes instead")] = None,
     seed: Annotated[int, typer.Option(

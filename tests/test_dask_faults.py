@@ -1,0 +1,210 @@
+"""Dask faults: a scheduler out of reach, a port that is not Dask, a cluster that loses all
+its workers, Ctrl-C while connecting. Each ends in one clear line, quickly, with nothing
+left behind (or a resumable run), on a real LocalCluster and real sockets."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from engine.cli import app
+from engine.io.parquet import PLAN_FILE
+from engine.parallel import ChunkFailed
+from strategies.base import Strategy, Table, Wager
+
+distributed = pytest.importorskip("distributed")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(params=["silent", "banner"])
+def not_dask(request: pytest.FixtureRequest) -> Iterator[tuple[str, threading.Event]]:
+    """A TCP server on localhost that is not Dask: it accepts and says nothing, or sends
+    an SSH banner. Yields its address and an event set once a client connected."""
+    yield from serve_not_dask(request.param)
+
+
+@pytest.fixture
+def silent() -> Iterator[tuple[str, threading.Event]]:
+    """A TCP server that accepts and never answers (a client waits on it)."""
+    yield from serve_not_dask("silent")
+
+
+def serve_not_dask(kind: str) -> Iterator[tuple[str, threading.Event]]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    connected = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            connected.set()
+            if kind == "banner":
+                conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n" * 50)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}", connected
+    server.close()
+    for conn in held:
+        conn.close()
+
+
+def test_a_port_with_nothing_listening_is_one_line_at_the_timeout(tmp_path: Path):
+    out = tmp_path / "coups"
+    started = time.monotonic()
+    result = CliRunner().invoke(app, ["generate", "--shoes", "10", "--out", str(out),
+                                      "--scheduler", f"tcp://127.0.0.1:{free_port()}",
+                                      "--scheduler-timeout", "1", "-q"])
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 2, result.output
+    assert flat(result.output).startswith("error: cannot reach the Dask scheduler")
+    assert "--scheduler-timeout" in result.output and "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_a_port_that_is_not_dask_is_one_line_at_the_timeout(tmp_path: Path, not_dask):
+    address, _ = not_dask
+    out = tmp_path / "run"
+    started = time.monotonic()
+    result = CliRunner().invoke(app, ["backtest", "-s", "flat", "--shoes", "10", "--out",
+                                      str(out), "--scheduler", address,
+                                      "--scheduler-timeout", "1", "-q"])
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 2, result.output
+    assert flat(result.output).startswith(f"error: cannot reach the Dask scheduler at "
+                                          f"'{address}'")
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_ctrl_c_while_connecting_stops_at_once(tmp_path: Path, silent):
+    address, connected = silent
+    code = "from engine.cli import app; app(prog_name='baccarat')"
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, "generate", "--shoes", "10", "--out",
+         str(tmp_path / "coups"), "--scheduler", address, "--scheduler-timeout", "60", "-q"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert connected.wait(60), "the command never connected"
+        time.sleep(0.3)
+        os.kill(child.pid, signal.SIGINT)
+        code_ = child.wait(timeout=3)
+    finally:
+        child.kill()
+    _, err = child.communicate()
+    assert code_ == 130 and "interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "coups").exists()
+
+
+class Slowish(Strategy):
+    """Flat on Banker, 5 ms per coup: a chunk of one shoe takes about half a second."""
+
+    name = "slowish"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(0.005)
+        return Wager.on(banker=np.full(table.n, 10.0))
+
+
+def test_a_cluster_left_without_workers_stops_the_run_resumable(tmp_path: Path):
+    out = tmp_path / "run"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        def lose_the_workers() -> None:
+            deadline = time.monotonic() + 60
+            while not list((out / SESSIONS_FILE).glob("part-*.parquet")):
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.02)
+            cluster.scale(0)
+
+        threading.Thread(target=lose_the_workers, daemon=True).start()
+        started = time.monotonic()
+        with pytest.raises(ChunkFailed, match=r"no workers for 1 s.*--resume"):
+            backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
+                     scheduler=cluster.scheduler_address,
+                     backend_options={"no_workers_timeout": 1.0})
+        assert time.monotonic() - started < 30
+        assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
+        done = len(list((out / SESSIONS_FILE).glob("part-*.parquet")))
+        assert 1 <= done < 12
+
+        cluster.scale(1)
+        result = backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
+                          scheduler=cluster.scheduler_address, resume=True)
+    assert result.info["chunks"]["resumed"] == done
+    assert BacktestResult.load(out).info["counts"]["sessions"] == 12
+
+
+SLOW_PLUGIN = '''
+import time
+import numpy as np
+from strategies.base import Strategy, Table, Wager
+
+
+class Slow(Strategy):
+    name = "slow"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(0.01)
+        return Wager.on(banker=np.full(table.n, 10.0))
+'''
+
+
+def test_ctrl_c_during_a_dask_run_stops_it_at_once_resumable(tmp_path: Path):
+    plugin = tmp_path / "slow_plugin.py"
+    plugin.write_text(SLOW_PLUGIN)
+    out = tmp_path / "run"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", dashboard_address=None) as cluster:
+        code = "from engine.cli import app; app(prog_name='baccarat')"
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Slow", "--shoes", "30",
+             "--chunk", "1", "--out", str(out), "--scheduler", cluster.scheduler_address,
+             "-q", "--no-table"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 90
+            while not list((out / SESSIONS_FILE).glob("part-*.parquet")):
+                assert time.monotonic() < deadline and child.poll() is None
+                time.sleep(0.02)
+            os.kill(child.pid, signal.SIGINT)
+            sent = time.monotonic()
+            code_ = child.wait(timeout=3)
+            assert time.monotonic() - sent < 2.5
+        finally:
+            child.kill()
+        _, err = child.communicate()
+    assert code_ == 130, err
+    assert "interrupted" in err and "--resume" in " ".join(err.split())
+    assert "Traceback" not in err
+    assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
