@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -93,21 +92,30 @@ def write_message_log(path: Path, megabytes: int, seed: int = 2026) -> int:
     return coups
 
 
+#: Run in the child at exit: its own peak resident memory (VmHWM starts anew at exec,
+#: unlike ru_maxrss, which keeps the forking parent's size).
+PEAK_PROBE = ("import atexit, sys\n"
+              "def _peak(path=sys.argv[1]):\n"
+              "    for line in open('/proc/self/status'):\n"
+              "        if line.startswith('VmHWM:'):\n"
+              "            open(path, 'w').write(line.split()[1])\n"
+              "atexit.register(_peak)\n")
+
+
 def run_import(path: Path, out: Path) -> tuple[float, float, str]:
-    """Import ``path`` in a fresh process: (wall seconds, peak MB of the child, stdout)."""
+    """Import ``path`` in a fresh process: (wall seconds, its peak MB, what it said)."""
     code = ("from engine.cli import app; "
             f"app(['import', {str(path)!r}, '--out', {str(out)!r}, '--quiet', '--force'], "
             "prog_name='baccarat')")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_file = out.parent / f"{out.name}.peak"
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run([sys.executable, "-c", PEAK_PROBE + code, str(peak_file)],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"import of {path} failed: {done.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest of any child so far: runs go from small to big
-    return wall, max(peak, before) / 1024, done.stdout.strip()
+    return wall, int(peak_file.read_text()) / 1024, done.stdout.strip()
 
 
 def main() -> None:
