@@ -59,14 +59,12 @@ from .io.parquet import (
     METADATA_KEY,
     IncompleteOutputError,
     Output,
-    OutputExistsError,
     RowGroup,
     accept_part,
     check_complete,
     check_output_free,
     finish_output,
     finished_parts,
-    is_output_folder,
     owned_output,
     parquet_files,
     part_name,
@@ -322,10 +320,6 @@ class BacktestResult:
         if target.exists() and target.resolve() == self._folder.resolve():
             return target
         check_output_free(target, force)
-        if target.exists() and (target.is_symlink() or not target.is_dir()
-                                or not is_output_folder(target)):
-            raise OutputExistsError(f"{target} is not a folder that baccarat wrote; "
-                                    f"save the run elsewhere")
         target.parent.mkdir(parents=True, exist_ok=True)
         temp = temporary_sibling(target)
         shutil.copytree(self._folder, temp)

@@ -9,12 +9,20 @@ package ``__init__`` first. ``lazy_exports`` gives the package a module ``__geta
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
 
 def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package``: name -> the relative submodule holding it."""
+    """A module ``__getattr__`` for ``package``: name -> the relative submodule holding it.
+
+    A name may be both an export and a submodule (``engine.report.compare``, the function,
+    lives in ``engine/report/compare.py``): importing the submodule must not replace the
+    export, so the package refuses that one assignment the import system makes.
+    """
+    _keep_exports_over_submodules(sys.modules[package], where)
 
     def __getattr__(name: str) -> Any:
         if name not in where:
@@ -24,3 +32,17 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]
         return value
 
     return __getattr__
+
+
+def _keep_exports_over_submodules(module: types.ModuleType, where: Mapping[str, str]) -> None:
+    shadowed = {name for name, source in where.items() if source == f".{name}"}
+    if not shadowed:
+        return
+
+    class _Package(types.ModuleType):
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name in shadowed and isinstance(value, types.ModuleType):
+                return
+            super().__setattr__(name, value)
+
+    module.__class__ = _Package

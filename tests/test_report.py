@@ -259,8 +259,14 @@ def test_write_report_is_atomic_and_refuses_overwrite(run3: Path, tmp_path: Path
     with pytest.raises(Exception, match="already exists"):
         write_report(run3, out)
     assert out.read_text() == "precious"
-    write_report(run3, out, force=True)
-    assert out.read_text().startswith("<!DOCTYPE html>")
+    with pytest.raises(Exception, match="not an output baccarat wrote"):
+        write_report(run3, out, force=True)  # a user's file, even with force
+    assert out.read_text() == "precious"
+    out.unlink()
+    write_report(run3, out)
+    first = out.read_text()
+    write_report(run3, out, force=True)  # a report of ours is replaced
+    assert out.read_text().startswith("<!DOCTYPE html>") and first.startswith("<!DOCTYPE html>")
     assert [p.name for p in tmp_path.iterdir()] == ["keep.html"]
 
 

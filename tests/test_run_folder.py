@@ -208,3 +208,39 @@ def test_a_finished_run_removes_what_killed_writers_left(tmp_path: Path):
         stray.write_bytes(b"half written")
     backtest(strategies=["flat"], shoes=30, seed=1, out=out, resume=True)
     assert not any(p.exists() for p in strays) and not list(out.rglob(".*"))
+
+
+def test_force_on_single_file_outputs_replaces_only_files_of_ours(tmp_path: Path):
+    """import, compare and report write single files: --force replaces one of ours (Parquet
+    with our metadata, a report with our generator mark) and never a user's document."""
+    run = tmp_path / "run"
+    backtest(strategies=["flat", "martingale"], shoes=20, out=run)
+    sample = str(ROOT / "data" / "outcomes.csv")
+    for command, name in ((["import", sample], "coups.parquet"),
+                          (["compare", str(run)], "comparison.parquet"),
+                          (["report", str(run)], "report.html")):
+        folder = tmp_path / command[0]
+        folder.mkdir()
+        # compare's --out is the folder that holds comparison.parquet
+        out = folder if command[0] == "compare" else folder / name
+        document = folder / name
+        document.write_bytes(b"years of work")
+        result = cli(*command, "--out", str(out), "--force", "-q")
+        assert result.exit_code == 2, (command, result.output)
+        assert "not an output baccarat wrote" in flat(result.output), command
+        assert document.read_bytes() == b"years of work"
+        document.unlink()
+        first = cli(*command, "--out", str(out), "-q")
+        assert first.exit_code == 0, (command, first.output)
+        again = cli(*command, "--out", str(out), "--force", "-q")
+        assert again.exit_code == 0, (command, again.output)
+
+
+def test_compare_out_that_is_a_file_is_one_line(tmp_path: Path):
+    run = tmp_path / "run"
+    backtest(strategies=["flat"], shoes=5, out=run)
+    document = tmp_path / "notes.txt"
+    document.write_text("mine")
+    result = cli("compare", str(run), "--out", str(document), "-q")
+    assert result.exit_code == 2 and "is a file; --out names the folder" in flat(result.output)
+    assert document.read_text() == "mine"

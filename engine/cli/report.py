@@ -89,13 +89,16 @@ def compare_command(
 
     Every difference is the configuration's figure minus the baseline's.
     """
-    from ..io.parquet import check_output_free
+    from ..io.parquet import OutputExistsError, check_output_free
     from ..report.compare import check_metric, compare, write_comparison
 
     if sort is not None:
         check_metric(sort)
     shown = [check_metric(m.strip()) for m in metrics.split(",") if m.strip()] \
         if metrics else None
+    if out.exists() and not out.is_dir():
+        raise OutputExistsError(f"{out} is a file; --out names the folder that will hold "
+                                f"{COMPARISON_FILE}")
     target = out / COMPARISON_FILE
     check_output_free(target, force)
     frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)

@@ -35,10 +35,36 @@ class OutputExistsError(BaccaratError):
     """An output that already exists and was not to be overwritten."""
 
 
+#: The mark every HTML report carries in its head, so --force knows the file is ours.
+HTML_GENERATOR = '<meta name="generator" content="baccarat-backtest">'
+
+
+def is_output_file(path: Path) -> bool:
+    """Whether the plain file ``path`` is one this project wrote (a Parquet file carrying
+    our schema metadata, or an HTML report with our generator mark), and so may be
+    replaced with --force."""
+    try:
+        if path.suffix.lower() in (".html", ".htm"):
+            with path.open("rb") as handle:
+                return HTML_GENERATOR.encode() in handle.read(4096)
+        metadata = pq.read_schema(path).metadata or {}
+    except (OSError, pa.ArrowException, ValueError):
+        return False
+    return METADATA_KEY in metadata
+
+
 def check_output_free(path: Path, force: bool) -> None:
-    """Refuse to replace an existing output unless ``force`` is given."""
-    if path.exists() and not force:
+    """Refuse to replace an existing output unless ``force`` is given, and even then
+    refuse anything this project did not write: a user's file is never lost."""
+    if not path.exists() and not path.is_symlink():
+        return
+    if not force:
         raise OutputExistsError(f"{path} already exists; pass --force to overwrite it")
+    ours = is_output_folder(path) if path.is_dir() else is_output_file(path)
+    if path.is_symlink() or not ours:
+        raise OutputExistsError(
+            f"{path} is not an output baccarat wrote; --force replaces only those: "
+            f"remove it yourself or choose another --out")
 
 
 def temporary_sibling(path: Path) -> Path:

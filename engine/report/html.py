@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..io.parquet import atomic_path, check_output_free
+from ..io.parquet import HTML_GENERATOR, atomic_path, check_output_free
 from ..metrics import SUMMARY_METRICS, format_metric
 from . import figures
 from .compare import UNPAIRED, compare
@@ -147,6 +147,7 @@ def render_report(runs: Runs, *, samples: int = 5,
                 f"nothing was re-run.</p></footer>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"{HTML_GENERATOR}"
             "<title>Baccarat backtest report</title>"
             f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 

@@ -19,9 +19,8 @@ from ...errors import BaccaratError
 from ...rules import TableRules
 from ..parquet import (
     DATASET_FILE,
-    OutputExistsError,
+    check_output_free,
     coups_metadata,
-    is_output_folder,
     temporary_sibling,
     write_json_atomic,
     write_part,
@@ -32,17 +31,6 @@ from .readers import ReadOptions
 
 #: Coups per part: parts are written once this many coups are ready.
 PART_COUPS = 500_000
-
-
-def _check_replaceable(out: Path, force: bool) -> None:
-    if not out.exists() and not out.is_symlink():
-        return
-    if not force:
-        raise OutputExistsError(f"{out} already exists; pass --force to overwrite it")
-    if out.is_dir() and not is_output_folder(out):
-        raise OutputExistsError(
-            f"{out} is a folder that baccarat did not write; --force replaces only outputs "
-            f"(files, or folders of parts): remove it yourself or choose another --out")
 
 
 def _replace(temp: Path, out: Path) -> None:
@@ -83,7 +71,7 @@ def import_dataset(
     report = report if report is not None else ImportReport()
     files = [Path(p) for p in paths]
     target = Path(out)
-    _check_replaceable(target, force)
+    check_output_free(target, force)
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = temporary_sibling(target)
     temp.mkdir()
