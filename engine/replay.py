@@ -38,6 +38,7 @@ from .coups import Coups
 from .errors import BaccaratError, StrategyFault, innermost_frame, shown_path
 from .jit import njit
 from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
+from .odds.cache import CACHE
 from .odds.composition import MIN_CARDS
 from .rules import TableRules
 
@@ -633,7 +634,7 @@ def _price_step(run: _ConfigRun, t: int, shared: _SharedView) -> None:
     if whole.any():
         ev[whole] = expected_values_batch(remaining[whole], run.rules.model_copy(
             update={"decks": shared.decks}) if shared.decks != run.rules.decks else run.rules,
-            validate=False, parallel=False)
+            validate=False, parallel=False, cache=CACHE)
     if not whole.all():
         shoe = full_shoe_ev(run.rules)
         ev[~whole] = [shoe[kind] for kind in BET_KINDS]

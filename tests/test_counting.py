@@ -22,15 +22,11 @@ from engine.bets import BET_KINDS, KIND_INDEX
 from engine.coups import Coups, coups_from_outcomes
 from engine.deal import generate_coups
 from engine.odds import event_probabilities, expected_values, expected_values_batch
+from engine.odds.composition import pack_compositions
 from engine.replay import SessionPolicy, StrategyFault, replay
 from engine.rules import TableRules
 from strategies.base import Result, Strategy, Table, TableState, Wager
-from strategies.builtins.counter import (
-    CompositionCache,
-    Counter,
-    exact_ev,
-    pack_compositions,
-)
+from strategies.builtins.counter import CompositionCache, Counter, exact_ev
 from strategies.registry import StrategyError, expand_spec
 
 # --------------------------------------------------------------------------- counting here

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..bets import BET_KINDS, KIND_INDEX  # the EV columns are the replay's stake columns
 from ..rules import TableRules
-from .composition import check_counts, distinct_rows, pair_probability, shoe_rank_counts
+from .cache import CompositionCache
+from .composition import N_VALUES, check_counts, distinct_rows, pair_probability, shoe_rank_counts
 from .enumeration import (
     E_BANKER,
     E_DRAGON7,
@@ -86,6 +87,7 @@ def expected_values_batch(
     rules: TableRules,
     validate: bool = True,
     parallel: bool | None = None,
+    cache: CompositionCache | None = None,
 ) -> np.ndarray:
     """Exact EV per unit staked of every bet in :data:`BET_KINDS`, for n compositions at once.
 
@@ -95,6 +97,8 @@ def expected_values_batch(
     identical rows are enumerated once. ``validate=False`` skips the input checks for
     compositions already known to be valid; ``parallel`` is passed to
     :func:`~engine.odds.enumeration.event_probabilities` (default: threads for big batches).
+    ``cache`` (compositions by value only) looks the probabilities up there first, so a
+    composition a counter already priced is not enumerated again.
     """
     if validate:
         arr = check_counts(counts_2d, max_decks=rules.decks)
@@ -103,7 +107,10 @@ def expected_values_batch(
     arr = np.atleast_2d(arr)
     # Sessions replaying the same shoes share compositions: enumerate each one once.
     unique, inverse = distinct_rows(arr)
-    events = event_probabilities(unique, validate=False, parallel=parallel)
+    if cache is not None and unique.shape[1] == N_VALUES:
+        events = cache.events(unique)
+    else:
+        events = event_probabilities(unique, validate=False, parallel=parallel)
     ev = ev_from_probabilities(events, pair_probability(unique, rules.decks), rules)
     return ev[inverse]
 
