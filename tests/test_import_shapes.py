@@ -198,6 +198,25 @@ def test_chinese_and_vietnamese_outcome_words(tmp_path: Path) -> None:
     assert list(import_files([words]).outcome) == [BANKER, PLAYER]
 
 
+def test_outcome_words_of_bot_exports_and_sheets(tmp_path: Path) -> None:
+    """``BANKER_WIN`` (bot exports), "Player wins", "banker-won" are the outcome they name;
+    a semicolon CSV with a "Hand #" column and nested JSON winners read the same way."""
+    sheet = write(tmp_path, "euro.csv", "Date;Table;Hand #;Result\n"
+                  "2026-03-01;Baccarat 3;1;BANKER\n2026-03-01;Baccarat 3;2;Player wins\n"
+                  "2026-03-01;Baccarat 3;3;TIE\n2026-03-01;Baccarat 3;4;banker-won\n")
+    assert list(import_files([sheet]).outcome) == [BANKER, PLAYER, TIE, BANKER]
+    bot = write(tmp_path, "rounds.json", json.dumps({"rounds": [
+        {"outcome": {"winner": "BANKER_WIN", "player": {"score": 4}, "banker": {"score": 6}}},
+        {"outcome": {"winner": "PLAYER_WIN", "player": {"score": 9}, "banker": {"score": 2}}},
+    ]}))
+    got = import_files([bot])
+    assert list(got.outcome) == [BANKER, PLAYER]
+    assert list(got.player_total) == [4, 9] and list(got.banker_total) == [6, 2]
+    bad = write(tmp_path, "bad.csv", "Result\nBANKER\nWIN\n")
+    with pytest.raises(ImportDataError, match=r"bad.csv:3: unknown outcome 'WIN'"):
+        import_files([bad], format="csv")
+
+
 def test_quoted_header_with_a_line_break(tmp_path: Path) -> None:
     path = write(tmp_path, "q.csv", '"Hand\nNo","Winning\nOutcome"\n1,B\n2,P\n')
     got = import_files([path])

@@ -40,11 +40,17 @@ OUTCOME_WORDS = {
 OUTCOME_NAMES = ("Banker", "Player", "Tie")
 _CJK_LETTERS = {"莊": "B", "庄": "B", "閒": "P", "闲": "P", "和": "T"}
 _SPACES = re.compile(r"\s+")
+_JOINERS = re.compile(r"[_\-]+")
+_WIN_SUFFIX = re.compile(r"(?<=\S) (?:WINS?|WON)$")
 
 
 def outcome_key(text: str) -> str:
-    """An outcome spelling as compared: NFC form, stripped, upper case, one space inside."""
-    return _SPACES.sub(" ", unicodedata.normalize("NFC", text).strip().upper())
+    """An outcome spelling as compared: NFC form, upper case, underscores and hyphens as
+    spaces, one space inside, and a trailing "win", "wins" or "won" dropped (bot exports
+    write ``BANKER_WIN``, sheets "Player wins")."""
+    key = _JOINERS.sub(" ", unicodedata.normalize("NFC", text).upper())
+    key = _SPACES.sub(" ", key).strip()
+    return _WIN_SUFFIX.sub("", key)
 
 
 def outcome_code(text: str) -> int | None:
@@ -120,7 +126,8 @@ def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
             line = int(lines[_first_row(inverse, i)])
             raise ImportDataError(
                 f"{source.at(line)}: unknown outcome {clip(text)!r}: expected B, P or T, "
-                f"Banker, Player or Tie (any case), 莊/閒/和, or Nhà cái/Người chơi/Hòa"
+                f"Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
+                f"or Nhà cái/Người chơi/Hòa"
             )
     return codes[inverse] if unique else np.empty(0, dtype=np.int8)
 
