@@ -10,6 +10,7 @@ dealt in each session, filled in by the engine after each coup is settled.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import sys
@@ -82,7 +83,7 @@ class Table:
             view = view_of(sources[name], f"table.{name}")
             self.__dict__[name] = view
             return view
-        raise AttributeError(f"'Table' object has no attribute {name!r}")
+        raise AttributeError(_unknown_table_attribute(name, self.__dir__()))
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *self.__dict__.get("_sources", ())})
@@ -92,6 +93,15 @@ class Table:
 
     def __delattr__(self, name: str) -> None:
         raise ReadOnlyError(read_only_message(f"table.{name}"))
+
+
+def _unknown_table_attribute(name: str, names: list[str]) -> str:
+    """The message for a name the table does not have: the closest one, and what it has."""
+    shown = sorted(n for n in names if not n.startswith("_"))
+    close = difflib.get_close_matches(name, shown, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"the table has no attribute {name!r}{hint}; it shows {', '.join(shown)} "
+            f"(n is the number of sessions)")
 
 
 class TableState:
@@ -233,23 +243,29 @@ class TableRoads:
 class Wager:
     """The stakes for the coup about to be dealt: one array of shape (n,) per bet kind.
 
-    Kinds not given are not bet. ``Wager.on(banker=stakes)`` (an array of shape (n,) or a
-    scalar per kind) or ``Wager.side(side, stake)`` build one. The engine refuses anything
-    else (a string, None, an array of another shape) at the coup it comes.
+    Kinds not given are not bet. ``Wager(banker=stakes)`` or ``Wager.on(banker=stakes)``
+    (an array of shape (n,) or a scalar per kind), ``Wager({"banker": stakes})`` or
+    ``Wager.side(side, stake)`` build one. The engine refuses anything else (a string,
+    None, an array of another shape) at the coup it comes.
     """
 
     __slots__ = ("stakes",)
 
-    def __init__(self, stakes: dict[str, np.ndarray]) -> None:
-        unknown = set(stakes) - set(BET_KINDS)
+    def __init__(self, stakes: dict[str, np.ndarray] | None = None,
+                 **by_kind: np.ndarray | float) -> None:
+        stakes = dict(stakes or {})
+        stakes.update({k: _stake_array(k, v) for k, v in by_kind.items()})
+        unknown = sorted(set(stakes) - set(BET_KINDS))
         if unknown:
-            raise KeyError(f"unknown bet kind(s) {sorted(unknown)}; known: {list(BET_KINDS)}")
+            close = difflib.get_close_matches(unknown[0], BET_KINDS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise KeyError(f"unknown bet kind(s) {unknown}{hint}; known: {list(BET_KINDS)}")
         self.stakes = stakes
 
     @classmethod
     def on(cls, **stakes: np.ndarray | float) -> Wager:
         """A wager from keyword stakes (arrays or scalars of numbers; text is refused)."""
-        return cls({k: _stake_array(k, v) for k, v in stakes.items()})
+        return cls(None, **stakes)
 
     @classmethod
     def side(cls, side: str | np.ndarray, stake: np.ndarray | float) -> Wager:

@@ -544,3 +544,25 @@ def test_what_init_sets_is_configuration_and_survives_every_run():
         _, (ledger,) = replay(coups, [strategy], TableRules())
         assert ledger.net[0].tolist() == [9.5, 19, -10]
     assert backtest(coups, [strategy]).ledger["net"].tolist() == [9.5, 19, -10]
+
+
+def test_newcomer_mistakes_on_the_table_and_the_wager_read_plainly():
+    """A misspelt table attribute names the closest one and what the table shows;
+    ``Wager(banker=...)`` works like ``Wager.on``; an unknown kind hints the closest."""
+    from strategies.base import Table, TableState
+
+    table = TableState(3, TableRules(), np.full(3, 100.0)).table
+    with pytest.raises(AttributeError, match=r"no attribute 'histroy' \(did you mean "
+                                             r"'history'\?\); it shows .*bankroll"):
+        _ = table.histroy
+    with pytest.raises(AttributeError, match=r"n is the number of sessions"):
+        _ = table.sessions
+    assert isinstance(table, Table)
+    wager = Wager(banker=np.array([10.0, 0.0, 5.0]), tie=1)
+    assert wager.stakes["banker"].tolist() == [10.0, 0.0, 5.0]
+    assert float(wager.stakes["tie"]) == 1.0
+    assert Wager.on(player=2).stakes["player"] == 2.0
+    with pytest.raises(KeyError, match=r"did you mean 'banker'"):
+        Wager(bankr=10)
+    with pytest.raises(TypeError, match="not a number"):
+        Wager(banker="10")
