@@ -29,13 +29,15 @@ def codes() -> Callable[[str], list[int]]:
 # only loads it. The groups share no kernel and take about as long as each other.
 
 def _dealers_checks_and_shuffles() -> None:
-    from engine.deal import deal_one, generate_coups
+    from engine.deal import deal_one, deal_sequences, generate_coups
     from engine.io.importers.checks import check_coups
     from engine.rules import TableRules
+    from engine.shoe import shuffled_shoes
     from engine.shuffles import generate_model_coups, parse_shuffle
 
     coups = generate_coups(TableRules(), 1, np.arange(2))
     deal_one([1, 2, 3, 4, 5, 6])
+    deal_sequences([shuffled_shoes(1, 1, np.arange(1))[0]], TableRules(decks=1))
     check_coups(coups.cards, coups.shoe, coups.player_total, coups.banker_total,
                 coups.outcome, 8)
     for spec in ("riffle:7", "csm"):
