@@ -37,9 +37,20 @@ from strategies.base import Strategy
 from strategies.builtins.progressions import _FIB
 from strategies.compiled import COMPILED_SIDES, LABOUCHERE, CompiledForm, declared_form
 
-from .bets import KIND_INDEX, _classify, classify_coups, payout_table
-from .cards import RANK_OF_CODE, VALUE_OF_CODE, full_deck_codes
-from .coups import Coups
+from .bets import (
+    BANKER_3CARD_7,
+    BANKER_6,
+    KIND_INDEX,
+    N_PAIR_STATES,
+    N_SPECIAL,
+    NO_PAIR,
+    PLAIN,
+    PLAYER_3CARD_8,
+    classify_coups,
+    payout_table,
+)
+from .cards import VALUE_OF_CODE, full_deck_codes
+from .coups import BANKER, PLAYER, Coups
 from .deal import _BURN_CODES, BURN_STANDARD, _deal_shoe, max_coups_per_shoe
 from .jit import njit
 from .ledger import session_rows
@@ -108,7 +119,7 @@ def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed
     template = full_deck_codes(rules.decks)
     classes = np.empty(ids.size * max_coups_per_shoe(template.size), dtype=np.int16)
     counts = np.empty(ids.size, dtype=np.int64)
-    total = _deal_classes(template, np.uint64(seed), ids, VALUE_OF_CODE, RANK_OF_CODE,
+    total = _deal_classes(template, np.uint64(seed), ids, VALUE_OF_CODE,
                           _BURN_CODES[rules.burn], rules.burn_count, rules.cut_card,
                           rules.extra_coup_after_cut, classes, counts)
     shoe_starts = np.zeros(ids.size + 1, dtype=np.int64)
@@ -154,7 +165,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np
     for c, form in enumerate(plan.forms):
         params[c, :len(form.params)] = form.params
         n_given[c] = len(form.params)
-    tables = {r: payout_table(r)[:, :len(COMPILED_SIDES)] for r in set(plan.rules)}
+    tables = {r: _main_bet_payouts(r) for r in set(plan.rules)}
     payouts = np.ascontiguousarray(np.stack([tables[r] for r in plan.rules]))
     table_min = np.array([float(r.table_min) for r in plan.rules])
     table_max = np.array([float(r.table_max) for r in plan.rules])
@@ -196,11 +207,21 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np
     return FusedChunk(out, int(classes.size), n_sessions, kinds)
 
 
+def _main_bet_payouts(rules: TableRules) -> np.ndarray:
+    """The payout table's Banker, Player and Tie columns, checked not to depend on the pair
+    states (what lets ``_main_bet_class`` leave them out)."""
+    table = payout_table(rules)[:, :len(COMPILED_SIDES)]
+    by_pairs = table.reshape(-1, N_PAIR_STATES * N_PAIR_STATES, len(COMPILED_SIDES))
+    assert all(np.array_equal(by_pairs[:, 0], by_pairs[:, j], equal_nan=True)
+               for j in range(1, by_pairs.shape[1]))
+    return np.ascontiguousarray(table)
+
+
 @njit(cache=True)
-def _deal_classes(template, seed, shoe_ids, values, rank_of, burn_mode, burn_count,
+def _deal_classes(template, seed, shoe_ids, values, burn_mode, burn_count,
                   cut_from_end, extra_coup, out_classes, out_counts):  # pragma: no cover
     """Shuffle, burn and deal each shoe (``engine.shoe``, ``engine.deal``), keeping only the
-    class of each coup; returns the coups dealt."""
+    class of each coup as the main bets see it; returns the coups dealt."""
     n = template.shape[0]
     buf = np.empty(n, dtype=np.int8)
     rows = max_coups_per_shoe_kernel(n)
@@ -213,12 +234,29 @@ def _deal_classes(template, seed, shoe_ids, values, rank_of, burn_mode, burn_cou
         shuffle_into(template, buf, seed, np.uint64(shoe_ids[s]))
         dealt, _ = _deal_shoe(buf, n, values, burn_mode, burn_count, cut_from_end,
                               extra_coup, cards, pt, bt, outcome, 0)
-        classes = _classify(cards[:dealt], outcome[:dealt], pt[:dealt], bt[:dealt], rank_of)
         for j in range(dealt):
-            out_classes[k + j] = classes[j]
+            out_classes[k + j] = _main_bet_class(outcome[j], pt[j], bt[j], cards[j, 2],
+                                                 cards[j, 5])
         out_counts[s] = dealt
         k += dealt
     return k
+
+
+@njit(cache=True, inline="always")
+def _main_bet_class(outcome, player_total, banker_total, player_third,
+                    banker_third):  # pragma: no cover - compiled
+    """The class (``engine.bets.classify_coups``) of a coup dealt with its cards, as far as
+    Banker, Player and Tie care: both pair states read NO_PAIR, which changes none of their
+    payouts (``_play`` checks that on the payout table). Written without branches: the
+    outcome is random, and a mispredicted branch per coup costs more than the deal."""
+    special = PLAIN
+    special = BANKER_6 if (outcome == BANKER) & (banker_total == 6) else special
+    special = BANKER_3CARD_7 if ((outcome == BANKER) & (banker_total == 7)
+                                 & (banker_third >= 0)) else special
+    special = PLAYER_3CARD_8 if ((outcome == PLAYER) & (player_total == 8)
+                                 & (player_third >= 0)) else special
+    return ((outcome * N_SPECIAL + special) * N_PAIR_STATES + NO_PAIR) * N_PAIR_STATES \
+        + NO_PAIR
 
 
 @njit(cache=True, inline="always")
