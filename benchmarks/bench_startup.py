@@ -77,8 +77,8 @@ def import_seconds(repeat: int, env: dict[str, str]) -> float:
 
 
 def available(env: dict[str, str]) -> list[str]:
-    code = ("from engine.cli import app; print(' '.join(c.name or c.callback.__name__ "
-            "for c in app.registered_commands))")
+    code = ("from engine.cli import app; from typer.main import get_command; "
+            "print(' '.join(get_command(app).list_commands(None)))")
     names = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, check=True).stdout.split()
     return [c for c in COMMANDS if c in names]
