@@ -373,7 +373,8 @@ def _third_cards_one(c, n, m0, m1, p, hist):
 
 @njit(cache=True)
 def _tally_each(counts, out, lo, hi):
-    """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes)."""
+    """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes), in int64
+    (exact: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the total)."""
     c = np.empty(10, dtype=np.int64)
     m0 = np.empty((10, 10), dtype=np.int64)
     m1 = np.empty((10, 10, 10), dtype=np.int64)
@@ -406,9 +407,12 @@ def _tally_range(counts, out, lo, hi):
 
     ``out`` rows start at zero. Blocks of up to :data:`LANES` rows, as many in each, are
     enumerated together (spare lanes of the last block repeat its last row and are not read
-    back). Exact in
-    int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the
-    total. The scratch arrays are allocated once per call.
+    back). The lanes hold float64, exactly: every quantity is a whole number below 2**53
+    (about 9.0e15). Up to 8 decks no tally, moment or partial sum exceeds the total
+    416 * 415 * ... * 411 < 5.0e15 (every term added is a count of sequences, >= 0), and
+    no product in the third-card formulas exceeds 128 * 128 * 416**4 < 5e14, so no
+    rounding ever happens; float multiplies vectorise better than int64 ones. The scratch
+    arrays are allocated once per call.
     """
     rows = max(hi - lo, 1)
     blocks = (rows + LANES - 1) // LANES
@@ -416,17 +420,17 @@ def _tally_range(counts, out, lo, hi):
     if lanes < MIN_LANES:
         _tally_each(counts, out, lo, hi)
         return
-    c = np.empty((10, lanes), dtype=np.int64)
-    n = np.empty(lanes, dtype=np.int64)
-    m0 = np.empty((10, 10, lanes), dtype=np.int64)
-    m1 = np.empty((8, 8, 10, lanes), dtype=np.int64)  # [lo, hi - lo]
-    p = np.empty((_BOTH_DRAW_CELLS, 55, lanes), dtype=np.int64)
-    hist = np.empty((2, 2, 10, 10, lanes), dtype=np.int64)
-    tallies = np.empty((N_EVENTS, lanes), dtype=np.int64)
-    scratch = np.empty((10, lanes), dtype=np.int64)
-    w2 = np.empty(lanes, dtype=np.int64)
-    w3 = np.empty(lanes, dtype=np.int64)
-    w = np.empty(lanes, dtype=np.int64)
+    c = np.empty((10, lanes), dtype=np.float64)
+    n = np.empty(lanes, dtype=np.float64)
+    m0 = np.empty((10, 10, lanes), dtype=np.float64)
+    m1 = np.empty((8, 8, 10, lanes), dtype=np.float64)  # [lo, hi - lo]
+    p = np.empty((_BOTH_DRAW_CELLS, 55, lanes), dtype=np.float64)
+    hist = np.empty((2, 2, 10, 10, lanes), dtype=np.float64)
+    tallies = np.empty((N_EVENTS, lanes), dtype=np.float64)
+    scratch = np.empty((10, lanes), dtype=np.float64)
+    w2 = np.empty(lanes, dtype=np.float64)
+    w3 = np.empty(lanes, dtype=np.float64)
+    w = np.empty(lanes, dtype=np.float64)
     for first in range(lo, hi, lanes):
         for k in range(lanes):
             i = min(first + k, hi - 1)
@@ -445,7 +449,7 @@ def _tally_range(counts, out, lo, hi):
         _settle_lanes(hist, tallies)
         for k in range(min(lanes, hi - first)):
             for e in range(N_EVENTS):
-                out[first + k, e] += tallies[e, k]
+                out[first + k, e] += np.int64(tallies[e, k])
 
 
 #: Rows per block of the parallel batch (each block allocates its scratch once).
