@@ -120,13 +120,11 @@ def _cards() -> None:
                  expected="exact")
 
 
-def _others() -> None:
+def _models() -> None:
     """The other shuffle models, dealing and checking recorded cards (``import``), the
-    odds' parallel and reference enumerations, and ``backtest --ledger none`` (the fused
-    path where it applies)."""
+    odds' parallel and reference enumerations."""
     import numpy as np
 
-    from .backtest import backtest
     from .deal import deal_one, deal_sequences, generate_coups
     from .io.importers.checks import check_coups
     from .odds.enumeration import event_probabilities
@@ -146,15 +144,28 @@ def _others() -> None:
     counts = np.array([[4, 1, 1, 1, 1, 1, 1, 1, 1, 1]] * 16, dtype=np.int64)  # not "a few"
     event_probabilities(counts, parallel=True)
     reference_tallies(counts[:1])
+
+
+def _no_ledger() -> None:
+    """``backtest --ledger none`` over generated and recorded shoes (the fused path, for
+    the strategies it plays)."""
+    from .backtest import backtest
+    from .coups import coups_from_outcomes
+
+    recorded = coups_from_outcomes(_OUTCOME_SHOES)
     with tempfile.TemporaryDirectory() as tmp:
-        backtest(strategies=_builtin_strategies(outcomes_only=True), shoes=2, seed=0,
-                 out=f"{tmp}/run", ledger=False)
+        # One strategy at a time: a run goes the fused way only if all its strategies can.
+        for k, name in enumerate(_builtin_strategies(outcomes_only=True)):
+            backtest(strategies=[name], shoes=2, seed=0, out=f"{tmp}/g{k}", ledger=False)
+            backtest(recorded, [name], out=f"{tmp}/r{k}", ledger=False)
 
 
-#: Exercise name -> function, in phases: the first phase needs no kernel of another.
+#: Exercise name -> function. The exercises of a phase run at once (as many as there are
+#: processes, the longest first); the second phase loads the dealers the first compiled.
 EXERCISES: dict[str, Callable[[], None]] = {
-    "deal": _deal, "replay": _replay, "cards": _cards, "others": _others}
-PHASES: tuple[tuple[str, ...], ...] = (("deal", "replay"), ("cards", "others"))
+    "deal": _deal, "replay": _replay, "models": _models, "no-ledger": _no_ledger,
+    "cards": _cards}
+PHASES: tuple[tuple[str, ...], ...] = (("replay", "deal", "models"), ("no-ledger", "cards"))
 
 
 @dataclass
@@ -172,8 +183,8 @@ class WarmReport:
 
 
 def _run_phase(names: Sequence[str], processes: int) -> list[str]:
-    """Run the exercises ``names``: each in its own process (at once) when ``processes``
-    allows, else one after the other here. Returns a line for each that failed."""
+    """Run the exercises ``names``, each in a process of its own, ``processes`` at a time
+    (one after the other in this process if 1). Returns a line for each that failed."""
     failed = []
     if processes < 2:
         for name in names:
@@ -183,24 +194,29 @@ def _run_phase(names: Sequence[str], processes: int) -> list[str]:
                 failed.append(f"warming {name!r} failed: {type(exc).__name__}: {exc}")
         return failed
     with tempfile.TemporaryDirectory() as tmp:
-        helpers: list[tuple[str, subprocess.Popen[bytes], Path]] = []
+        pending = list(names)
+        running: list[tuple[str, subprocess.Popen[bytes], Path]] = []
         try:
-            for name in names:
-                log = Path(tmp) / f"{name}.log"
-                with log.open("wb") as stderr:
-                    helpers.append((name, subprocess.Popen(
-                        [sys.executable, "-m", "engine.warm", "--exercise", name],
-                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr),
-                        log))
-            for name, helper, log in helpers:
-                if helper.wait() != 0:
-                    last = log.read_text(errors="replace").strip().splitlines()[-1:]
-                    failed.append(f"warming {name!r} failed: {' '.join(last)}")
+            while pending or running:
+                while pending and len(running) < processes:
+                    name = pending.pop(0)
+                    log = Path(tmp) / f"{name}.log"
+                    with log.open("wb") as stderr:
+                        running.append((name, subprocess.Popen(
+                            [sys.executable, "-m", "engine.warm", "--exercise", name],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=stderr), log))
+                time.sleep(0.05)
+                for name, helper, log in [r for r in running if r[1].poll() is not None]:
+                    running.remove((name, helper, log))
+                    if helper.returncode != 0:
+                        last = log.read_text(errors="replace").strip().splitlines()[-1:]
+                        failed.append(f"warming {name!r} failed: {' '.join(last)}")
         finally:
-            for _, helper, _ in helpers:
+            for _, helper, _ in running:
                 if helper.poll() is None:
                     helper.kill()
-                    helper.wait()
+                helper.wait()
     return failed
 
 
@@ -208,11 +224,11 @@ def warm(processes: int | None = None,
          progress: Callable[[str], None] | None = None) -> WarmReport:
     """Compile every kernel of the engine into numba's cache; see the module docstring.
 
-    ``processes``: how many exercises run at once (default: the cores, at most 2, which is
-    what a phase holds). Kernels already cached are loaded, not compiled again.
+    ``processes``: how many exercises run at once (default: the cores). Kernels already
+    cached are loaded, not compiled again.
     """
     started = time.perf_counter()
-    processes = max(1, min(processes or os.cpu_count() or 1, 2))
+    processes = max(1, processes or os.cpu_count() or 1)
     found = kernels()
     before = {name_of(k) for k in found if not inlined(k) and cached(k)}
     failed: list[str] = []

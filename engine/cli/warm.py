@@ -14,7 +14,7 @@ from .common import console, done, err_console, reports_errors
 @reports_errors
 def warm(
     processes: Annotated[int | None, typer.Option(
-        min=1, help="processes compiling at once (default: the cores, at most 2)")] = None,
+        min=1, help="processes compiling at once (default: the cores)")] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="name every kernel and what became of it")] = False,
 ) -> None:
