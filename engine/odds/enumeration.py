@@ -8,15 +8,19 @@ whose sum is N (N-1) ... (N-5): the convention of the published tables (4,998,39
 for eight decks).
 
 The first four cards are enumerated (each hand's two cards as an unordered pair with a
-multiplicity of 2 when the values differ) but their third cards are not dealt one deal at a
-time: the deals are grouped by their two totals, and since the weight of any third card
-is a polynomial of degree at most 2 in the cards left, each group's third cards follow
-exactly from three moments of its removed cards (see :func:`_third_cards`). The result is
-the same integers as the path-by-path enumeration (kept in :mod:`engine.odds.reference`
-and tested against it), about 15 times faster (`benchmarks/bench_odds.py` times both).
-Two entry kernels, :func:`_tally_range` (one thread) and :func:`_tally_batch` (parallel),
-one compiled signature each: int64 (n, 10) counts in, int64 (n, 7) tallies out; the
-helpers they call are compiled once with them.
+multiplicity of 2 when the values differ, and each unordered pair of hands once: a deal and
+the one with the hands swapped have the same weight and cards) but their third cards are
+not dealt one deal at a time: the deals are grouped by their two totals, and since the
+weight of any third card is a polynomial of degree at most 2 in the cards left, each
+group's third cards follow exactly from three moments of its removed cards (see
+:func:`_third_cards`). Which deal adds to which moment does not depend on the counts, so
+:data:`LANES` compositions are enumerated together, the counts of each in one lane of
+every scratch array, and every step is a short loop over the lanes that compiles to vector
+instructions. The result is the same integers as the path-by-path enumeration (kept in
+:mod:`engine.odds.reference` and tested against it), some 40 times faster
+(`benchmarks/bench_odds.py` times both). Two entry kernels, :func:`_tally_range` (one
+thread) and :func:`_tally_batch` (parallel), one compiled signature each: int64 (n, 10)
+counts in, int64 (n, 7) tallies out; the helpers they call are compiled once with them.
 """
 
 from __future__ import annotations
@@ -69,159 +73,200 @@ def settle(pt, bt, player_drew, banker_drew, weight, out):
         out[E_TIE] += weight
 
 
-# The scratch arrays of one enumeration, allocated once per batch (see _tally_range):
-#   m0[pt, bt]        sum of w over the first four cards with those two-card totals,
-#   m1[pt, bt, v]     sum of w * r[v], r = how many of the four cards have value v,
-#   p[pt, bt, u, v]   sum of w * (pairs of positions i < j with values u, v), for the
-#                     cells where both hands can draw (pt <= 5, bt <= 6),
+# The enumeration works on a block of compositions at once, one per *lane*: every scratch
+# array has the lanes as its last axis, and every step of the enumeration is a short loop
+# over them, which the compiler turns into vector instructions. Which four-card deal a step
+# adds to which moment does not depend on the counts, only its weight does (a weight is 0
+# for a deal a composition cannot deal), so one pass over the deals serves every lane.
+# Per lane, the moments of the first four cards of one composition:
+#   m0[lo, hi]          sum of w over the deals whose two-card totals are lo <= hi,
+#   m1[lo, hi, v]       sum of w * r[v], r = how many of the four cards have value v,
+#   p[lo, hi, u, v]     sum of w * (pairs of positions i < j with values u, v), for the
+#                       cells where both hands can draw (pt <= 5, bt <= 6),
+# filled for lo <= hi and mirrored (a deal and the one with the hands swapped have the same
+# weight and cards, so cell (pt, bt) has the moments of cell (bt, pt)); then
 #   hist[pd, bd, fpt, fbt]  sequences ending on final totals, by who drew.
-@njit(cache=True)
-def _moments(c, m0, m1, p):
-    """Fill the moments of the first four cards of composition ``c`` (restored on return).
 
-    w is the number of ordered four-card sequences P1, B1, P2, B2 with those values (each
-    hand's pair enumerated unordered, times 2 when its values differ).
+#: Compositions enumerated together (the lanes of one block).
+LANES = 32
+
+
+@njit(cache=True, inline="always")
+def _add(dst, w):
+    for k in range(w.shape[0]):
+        dst[k] += w[k]
+
+
+@njit(cache=True)
+def _moments(c, m0, m1, p, w2, w3, w):
+    """Fill the moments of the first four cards of the compositions ``c`` (10, lanes).
+
+    Each unordered pair of hands {h1, h2} (each hand an unordered pair of values, times 2
+    when they differ) is visited once, for both deals it gives: h1 to Player and h2 to
+    Banker, and the reverse. w is the number of ordered four-card sequences P1, B1, P2,
+    B2 of one of those deals. ``c`` is restored on return.
     """
+    lanes = w.shape[0]
     for p1 in range(10):
-        n1 = c[p1]
-        if n1 == 0:
-            continue
-        c[p1] = n1 - 1
+        for k in range(lanes):
+            c[p1, k] -= 1
         for p2 in range(p1, 10):
-            n2 = c[p2]
-            if n2 == 0:
-                continue
-            c[p2] = n2 - 1
-            w2 = n1 * n2 * (1 if p2 == p1 else 2)
-            pt = p1 + p2 - (10 if p1 + p2 >= 10 else 0)
-            a0 = m0[pt]
-            if pt >= 8:  # a natural: only the count of deals matters
-                for b1 in range(10):
-                    n3 = c[b1]
-                    if n3 == 0:
-                        continue
-                    c[b1] = n3 - 1
-                    w3 = w2 * n3
-                    a0[2 * b1 - (10 if b1 >= 5 else 0)] += w3 * c[b1]
-                    w3 += w3
-                    for b2 in range(b1 + 1, 10):
-                        a0[b1 + b2 - (10 if b1 + b2 >= 10 else 0)] += w3 * c[b2]
-                    c[b1] = n3
-                c[p2] = n2
-                continue
-            a1 = m1[pt]
-            both = pt <= 5
-            q = p[pt if both else 0]
-            for b1 in range(10):
-                n3 = c[b1]
-                if n3 == 0:
-                    continue
-                c[b1] = n3 - 1
-                w3 = w2 * n3
-                for b2 in range(b1, 10):
-                    n4 = c[b2]
-                    if n4 == 0:
-                        continue
-                    w = w3 * n4
-                    if b2 != b1:
-                        w += w
-                    bt = b1 + b2 - (10 if b1 + b2 >= 10 else 0)
-                    a0[bt] += w
-                    if bt < 8:
-                        r = a1[bt]
-                        r[p1] += w
-                        r[p2] += w
-                        r[b1] += w
-                        r[b2] += w
-                        if both and bt <= 6:  # both can draw (Banker 7 stands)
-                            qq = q[bt]
-                            qq[p1, p2] += w
-                            qq[p1, b1] += w
-                            qq[p1, b2] += w
-                            qq[p2, b1] += w
-                            qq[p2, b2] += w
-                            qq[b1, b2] += w
-                c[b1] = n3
-            c[p2] = n2
-        c[p1] = n1
+            mult = 1 if p2 == p1 else 2
+            for k in range(lanes):
+                w2[k] = (c[p1, k] + 1) * c[p2, k] * mult
+                c[p2, k] -= 1
+            t1 = p1 + p2 - (10 if p1 + p2 >= 10 else 0)
+            for b1 in range(p1, 10):  # the second hand comes after the first: (b1, b2) >= (p1, p2)
+                for k in range(lanes):
+                    w3[k] = w2[k] * c[b1, k]
+                    c[b1, k] -= 1
+                for b2 in range(p2 if b1 == p1 else b1, 10):
+                    t2 = b1 + b2 - (10 if b1 + b2 >= 10 else 0)
+                    lo = min(t1, t2)
+                    hi = max(t1, t2)
+                    m = 1 if b2 == b1 else 2
+                    if lo == hi and (b1 != p1 or b2 != p2):
+                        m += m  # both deals of two different hands land in this cell
+                    for k in range(lanes):
+                        w[k] = w3[k] * c[b2, k] * m
+                    _add(m0[lo, hi], w)
+                    if hi < 8:
+                        r = m1[lo, hi]
+                        _add(r[p1], w)
+                        _add(r[p2], w)
+                        _add(r[b1], w)
+                        _add(r[b2], w)
+                        if lo <= 5 and hi <= 6:  # both can draw, either way round
+                            q = p[lo, hi]
+                            _add(q[p1, p2], w)
+                            _add(q[p1, b1], w)
+                            _add(q[p1, b2], w)
+                            _add(q[p2, b1], w)
+                            _add(q[p2, b2], w)
+                            _add(q[b1, b2], w)
+                for k in range(lanes):
+                    c[b1, k] += 1
+            for k in range(lanes):
+                c[p2, k] += 1
+        for k in range(lanes):
+            c[p1, k] += 1
 
 
 @njit(cache=True)
-def _third_cards(c, n, m0, m1, p, hist):
+def _mirror(m0, m1, p):
+    """Cell (b, a) has the moments of cell (a, b): copy the upper triangle to the lower."""
+    for a in range(10):
+        for b in range(a + 1, 10):
+            m0[b, a] = m0[a, b]
+            if b < 8:
+                m1[b, a] = m1[a, b]
+                if b <= 5:
+                    p[b, a] = p[a, b]
+
+
+@njit(cache=True)
+def _third_cards(c, n, m0, m1, p, hist, x):
     """Deal the third cards of every group of four-card deals at once, into ``hist``.
 
     With r the four cards' values, the cards left are c - r, and every third-card weight
     is a polynomial of degree at most 2 in them, so the sums over the deals of a group
     come exactly from the group's moments: sum of w (c - r)[v] = c[v] m0 - m1[v], and
     sum of w (c - r)[u] (c - r)[v] = c[u] c[v] m0 - c[u] m1[v] - c[v] m1[u] + m2[u, v] with
-    m2 = diag(m1) + p + p^T.
+    m2 = diag(m1) + p + p^T. Every lane at once; ``x`` is scratch (lanes).
     """
-    left = n - 4
+    lanes = x.shape[0]
     for pt in range(10):
         for bt in range(10):
             w = m0[pt, bt]
-            if w == 0:
-                continue
             if pt >= 8 or bt >= 8 or (pt >= 6 and not banker_draws(bt, -1)):
-                hist[0, 0, pt, bt] += w * left * (left - 1)  # nobody draws
+                h = hist[0, 0, pt, bt]  # nobody draws
+                for k in range(lanes):
+                    h[k] += w[k] * (n[k] - 4) * (n[k] - 5)
                 continue
             r1 = m1[pt, bt]
             if pt >= 6:  # Player stands, Banker draws
                 for b3 in range(10):
-                    hist[0, 1, pt, (bt + b3) % 10] += (left - 1) * (c[b3] * w - r1[b3])
+                    h = hist[0, 1, pt, (bt + b3) % 10]
+                    cb = c[b3]
+                    rb = r1[b3]
+                    for k in range(lanes):
+                        h[k] += (n[k] - 5) * (cb[k] * w[k] - rb[k])
                 continue
             q = p[pt, bt]
             for p3 in range(10):
-                x = c[p3] * w - r1[p3]  # sum of w (c - r)[p3]
-                if x == 0:
-                    continue
+                cp = c[p3]
+                rp = r1[p3]
+                for k in range(lanes):
+                    x[k] = cp[k] * w[k] - rp[k]  # sum of w (c - r)[p3]
                 fpt = (pt + p3) % 10
                 if banker_draws(bt, p3):
                     for b3 in range(10):
-                        m2 = q[p3, b3] + q[b3, p3]
-                        if b3 == p3:
-                            m2 += r1[p3] - x  # diag(m1), and one card fewer of p3
-                        y = c[p3] * (c[b3] * w - r1[b3]) - c[b3] * r1[p3] + m2
-                        hist[1, 1, fpt, (bt + b3) % 10] += y
+                        cb = c[b3]
+                        rb = r1[b3]
+                        qa = q[p3, b3]
+                        qb = q[b3, p3]
+                        h = hist[1, 1, fpt, (bt + b3) % 10]
+                        if b3 == p3:  # diag(m1), and one card fewer of p3
+                            for k in range(lanes):
+                                h[k] += (cp[k] * (cb[k] * w[k] - rb[k]) - cb[k] * rp[k]
+                                         + qa[k] + qb[k] + rp[k] - x[k])
+                        else:
+                            for k in range(lanes):
+                                h[k] += (cp[k] * (cb[k] * w[k] - rb[k]) - cb[k] * rp[k]
+                                         + qa[k] + qb[k])
                 else:
-                    hist[1, 0, fpt, bt] += x * (left - 1)
+                    h = hist[1, 0, fpt, bt]
+                    for k in range(lanes):
+                        h[k] += x[k] * (n[k] - 5)
 
 
 @njit(cache=True)
 def _tally_range(counts, out, lo, hi):
     """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
 
-    ``out`` rows start at zero. Exact in int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63,
-    and no partial sum exceeds the total. The scratch arrays are allocated once per call.
+    ``out`` rows start at zero. Blocks of up to :data:`LANES` rows are enumerated together
+    (the last block's spare lanes repeat its last row and are not read back). Exact in
+    int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the
+    total. The scratch arrays are allocated once per call.
     """
-    c = np.empty(10, dtype=np.int64)
-    m0 = np.empty((10, 10), dtype=np.int64)
-    m1 = np.empty((10, 10, 10), dtype=np.int64)
-    p = np.empty((6, 7, 10, 10), dtype=np.int64)
-    hist = np.empty((2, 2, 10, 10), dtype=np.int64)
-    for i in range(lo, hi):
-        n = 0
-        for v in range(10):
-            c[v] = counts[i, v]
-            n += c[v]
+    lanes = min(LANES, max(hi - lo, 1))
+    c = np.empty((10, lanes), dtype=np.int64)
+    n = np.empty(lanes, dtype=np.int64)
+    m0 = np.empty((10, 10, lanes), dtype=np.int64)
+    m1 = np.empty((10, 10, 10, lanes), dtype=np.int64)
+    p = np.empty((6, 7, 10, 10, lanes), dtype=np.int64)
+    hist = np.empty((2, 2, 10, 10, lanes), dtype=np.int64)
+    w2 = np.empty(lanes, dtype=np.int64)
+    w3 = np.empty(lanes, dtype=np.int64)
+    w = np.empty(lanes, dtype=np.int64)
+    for first in range(lo, hi, lanes):
+        for k in range(lanes):
+            i = min(first + k, hi - 1)
+            total = 0
+            for v in range(10):
+                c[v, k] = counts[i, v]
+                total += counts[i, v]
+            n[k] = total
         m0[:] = 0
         m1[:] = 0
         p[:] = 0
         hist[:] = 0
-        _moments(c, m0, m1, p)
-        _third_cards(c, n, m0, m1, p, hist)
-        row = out[i]
-        for pd in range(2):
-            for bd in range(2):
-                for fpt in range(10):
-                    for fbt in range(10):
-                        h = hist[pd, bd, fpt, fbt]
-                        if h != 0:
-                            settle(fpt, fbt, pd == 1, bd == 1, h, row)
+        _moments(c, m0, m1, p, w2, w3, w)
+        _mirror(m0, m1, p)
+        _third_cards(c, n, m0, m1, p, hist, w)
+        for k in range(min(lanes, hi - first)):
+            row = out[first + k]
+            for pd in range(2):
+                for bd in range(2):
+                    for fpt in range(10):
+                        for fbt in range(10):
+                            h = hist[pd, bd, fpt, fbt, k]
+                            if h != 0:
+                                settle(fpt, fbt, pd == 1, bd == 1, h, row)
 
 
 #: Rows per block of the parallel batch (each block allocates its scratch once).
-PARALLEL_BLOCK = 32
+PARALLEL_BLOCK = LANES
 
 
 @njit(cache=True, parallel=True)
