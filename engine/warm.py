@@ -6,8 +6,8 @@ install pays: about 8 CPU-seconds for the kernels the demo needs. Two ways to hi
 
 - :func:`warm` (``baccarat warm``, a step of the install) compiles every kernel ahead of
   time. It finds the kernels itself (:func:`kernels`: every :class:`engine.jit.Kernel`
-  in the modules of ``engine`` and ``strategies``), so a new kernel is covered without
-  being listed here: the ones with explicit signatures are compiled as they are; the
+  defined by the modules of ``engine`` and ``strategies``), so a new kernel is covered
+  without being listed here: the ones with explicit signatures are compiled as they are; the
   others are compiled for the types the engine really calls them with, by running the
   :data:`EXERCISES` (tiny versions of what the commands do) on the cores in parallel.
   Whatever is left uncompiled is named in its report.
@@ -33,24 +33,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .jit import Kernel
+from .jit import DEFINED, Kernel
 
 #: The packages whose modules :func:`kernels` searches.
 PACKAGES = ("engine", "strategies")
 
 
 def kernels(packages: Iterable[str] = PACKAGES) -> list[Kernel]:
-    """Every kernel defined at module level in ``packages`` (their modules imported)."""
-    found: dict[int, Kernel] = {}
+    """Every kernel defined in the modules of ``packages`` (all of them imported first)."""
     for package in packages:
         root = importlib.import_module(package)
-        names = [root.__name__] + [info.name for info in pkgutil.walk_packages(
-            root.__path__, prefix=f"{root.__name__}.") if not info.name.endswith("__main__")]
-        for name in names:
-            module = importlib.import_module(name)
-            for value in vars(module).values():
-                if isinstance(value, Kernel) and value.__module__ == name:
-                    found.setdefault(id(value), value)
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{root.__name__}."):
+            if not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
+    inside = tuple(packages)
+    found = {id(k): k for k in DEFINED if k.__module__.split(".")[0] in inside}
     return sorted(found.values(), key=lambda k: (k.__module__, k.__qualname__))
 
 

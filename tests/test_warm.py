@@ -45,13 +45,13 @@ def test_the_search_finds_every_kernel_in_the_sources():
 _COVERAGE = """
 import json, sys
 from engine import warm
-from engine.jit import is_loaded
+from engine.jit import is_reached
 from engine.report.demo import run_demo
 from engine.backtest import backtest
 for exercise in warm.EXERCISES.values():
     exercise()
 found = [k for k in warm.kernels() if not warm.inlined(k)]
-unreached = [warm.name_of(k) for k in found if not is_loaded(k)]
+unreached = [warm.name_of(k) for k in found if not is_reached(k)]
 before = {warm.name_of(k): sorted(map(str, k.signatures)) for k in found}
 run_demo(sys.argv[1] + "/demo", shoes=20)
 backtest(strategies=["counter"], shoes=2, seed=0, out=sys.argv[1] + "/counter")
@@ -63,7 +63,7 @@ print(json.dumps({"unreached": unreached,
 
 
 def test_the_exercises_reach_every_kernel_with_the_types_the_commands_use(tmp_path):
-    """Every kernel found is compiled (or loaded) by the warm-up's exercises, and a demo,
+    """Every kernel found is reached by the warm-up's exercises, and a demo,
     a counter and a ``--ledger none`` run afterwards need no other specialisation: what
     ``baccarat warm`` puts in the cache is what a first run loads. (Signatures are compared
     in the process, so the check does not depend on what numba's cache held before.)"""
