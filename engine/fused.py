@@ -27,6 +27,7 @@ cannot settle): the replay then raises its own error, naming the session and the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -207,6 +208,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np
     return FusedChunk(out, int(classes.size), n_sessions, kinds)
 
 
+@functools.lru_cache(maxsize=64)
 def _main_bet_payouts(rules: TableRules) -> np.ndarray:
     """The payout table's Banker, Player and Tie columns, checked not to depend on the pair
     states (what lets ``_main_bet_class`` leave them out)."""
@@ -214,7 +216,7 @@ def _main_bet_payouts(rules: TableRules) -> np.ndarray:
     by_pairs = table.reshape(-1, N_PAIR_STATES * N_PAIR_STATES, len(COMPILED_SIDES))
     assert all(np.array_equal(by_pairs[:, 0], by_pairs[:, j], equal_nan=True)
                for j in range(1, by_pairs.shape[1]))
-    return np.ascontiguousarray(table)
+    return np.ascontiguousarray(table)  # cached: callers copy it (np.stack), never write it
 
 
 @njit(cache=True)
@@ -467,54 +469,39 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
                 stakes[t] = stake
                 played += 1
                 coup += 1
-                # --- the path metrics (_path_metrics)
-                if bankroll > peak:
-                    peak = bankroll
-                if bankroll < trough:
-                    trough = bankroll
+                # --- the path metrics (_path_metrics), written as selects: the outcome
+                # of a coup is random, and a mispredicted branch costs more than the work
+                peak = max(peak, bankroll)
+                trough = min(trough, bankroll)
                 dd = peak - bankroll
-                if dd > max_dd:
-                    max_dd = dd
+                max_dd = max(max_dd, dd)
                 if peak > 0 and dd / peak > max_dd_pct:
                     max_dd_pct = dd / peak
-                won = False
-                lost = False
+                won = (total > 0) & (net > 0)
+                lost = (total > 0) & (net < 0)
                 if stake > 0:
                     bets += 1
-                    if net > 0:
-                        wins += 1
-                        win_run += 1
-                        lose_run = 0
-                        best_win = max(best_win, win_run)
-                    elif net < 0:
-                        losses += 1
-                        lose_run += 1
-                        win_run = 0
-                        best_lose = max(best_lose, lose_run)
-                    else:
-                        pushes += 1
-                if total > 0:
-                    won = net > 0
-                    lost = net < 0
-                # --- the system's move (the Python form's settle)
-                if won or lost:
-                    if system == 1 or system == 2:
-                        if won:
-                            k = 0
-                        elif cap >= 0 and k >= cap:
-                            k = 0
-                        else:
-                            k += 1
-                    elif system == 3:
-                        if won:
-                            k = 0 if k + 1 >= cap else k + 1
-                        else:
-                            k = 0
-                    elif system == 4:
-                        k = max(k - 1, 0) if won else k + 1
-                    elif system == 5:
-                        k = max(k - 2, 0) if won else k + 1
-                    elif system == 6:
+                    wins += won
+                    losses += lost
+                    pushes += 1 - won - lost  # a push neither extends nor breaks a streak
+                    win_run = win_run + 1 if won else (0 if lost else win_run)
+                    lose_run = lose_run + 1 if lost else (0 if won else lose_run)
+                    best_win = max(best_win, win_run)
+                    best_lose = max(best_lose, lose_run)
+                # --- the system's move (the Python form's settle); neither won nor lost
+                # (a push, or no stake) leaves every system where it is
+                if system == 1 or system == 2:
+                    raised = 0 if (cap >= 0) & (k >= cap) else k + 1
+                    k = 0 if won else (raised if lost else k)
+                elif system == 3:
+                    up = 0 if k + 1 >= cap else k + 1
+                    k = up if won else (0 if lost else k)
+                elif system == 4:
+                    k = max(k - 1, 0) if won else (k + 1 if lost else k)
+                elif system == 5:
+                    k = max(k - 2, 0) if won else (k + 1 if lost else k)
+                elif system == 6:
+                    if won or lost:
                         units = line[line_lo]
                         if line_hi - line_lo != 1:
                             units = units + line[line_hi - 1]
@@ -531,15 +518,13 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
                                 return 1
                             line[line_hi] = units
                             line_hi += 1
-                    elif system == 7:
-                        series = series + k if won else series - k
-                        if won and series >= 1:
-                            k = 1
-                            series = 0
-                        elif won:
-                            k = min(k + 1, 1 - series)
-                    elif system == 8:
-                        k = (k + 1) % 4 if won else 0
+                elif system == 7:
+                    moved = series + k if won else (series - k if lost else series)
+                    finished = won & (moved >= 1)
+                    k = 1 if finished else (min(k + 1, 1 - moved) if won else k)
+                    series = 0 if finished else moved
+                elif system == 8:
+                    k = (k + 1) % 4 if won else (0 if lost else k)
                 # --- the stop rules (_stop_kernel), in their order
                 result = bankroll - start
                 if bankroll < broke_below[c]:

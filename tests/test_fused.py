@@ -105,8 +105,8 @@ POLICIES = [
 @pytest.mark.parametrize("policy", POLICIES)
 def test_generated_shoes_give_the_replays_sessions(tmp_path: Path, policy: dict[str, Any]):
     rules = TableRules(table_min=5, table_max=200)  # the limit binds within a few losses
-    fused, generic = both_ways(strategies=SPECS, shoes=41, seed=11, rules=rules,
-                               chunk_shoes=20, **policy)
+    fused, generic = both_ways(strategies=SPECS, shoes=27, seed=11, rules=rules,
+                               chunk_shoes=10, **policy)
     assert_same_run(fused, generic)
     sessions = fused.sessions
     if not policy or "session_shoes" in policy:
@@ -120,7 +120,7 @@ def test_generated_shoes_give_the_replays_sessions(tmp_path: Path, policy: dict[
 @pytest.mark.parametrize("variant", ["ez", "super6"])
 def test_rule_variants_give_the_replays_sessions(variant: str):
     rules = TableRules(variant=variant, table_min=5, tie_pays=9)  # type: ignore[arg-type]
-    fused, generic = both_ways(strategies=SPECS, shoes=40, seed=3, rules=rules,
+    fused, generic = both_ways(strategies=SPECS, shoes=25, seed=3, rules=rules,
                                stop_loss=150.0, when_short="reduce")
     assert_same_run(fused, generic)
 

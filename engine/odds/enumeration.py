@@ -78,17 +78,40 @@ def settle(pt, bt, player_drew, banker_drew, weight, out):
 # over them, which the compiler turns into vector instructions. Which four-card deal a step
 # adds to which moment does not depend on the counts, only its weight does (a weight is 0
 # for a deal a composition cannot deal), so one pass over the deals serves every lane.
-# Per lane, the moments of the first four cards of one composition:
-#   m0[lo, hi]          sum of w over the deals whose two-card totals are lo <= hi,
+# Per lane, the moments of the first four cards of one composition, by cell (lo, hi) of
+# two-card totals lo <= hi (a deal and the one with the hands swapped have the same weight
+# and cards, so cell (pt, bt) has the moments of cell (bt, pt)):
+#   m0[lo, hi]          sum of w over the deals of the cell,
 #   m1[lo, hi, v]       sum of w * r[v], r = how many of the four cards have value v,
-#   p[lo, hi, u, v]     sum of w * (pairs of positions i < j with values u, v), for the
-#                       cells where both hands can draw (pt <= 5, bt <= 6),
-# filled for lo <= hi and mirrored (a deal and the one with the hands swapped have the same
-# weight and cards, so cell (pt, bt) has the moments of cell (bt, pt)); then
-#   hist[pd, bd, fpt, fbt]  sequences ending on final totals, by who drew.
+#   p[cell, pair]       sum of w * (pairs of positions i < j whose values are the pair
+#                       u <= v), for the cells where both hands can draw (pt <= 5, bt <= 6),
+#                       numbered by _CELL[lo, hi] and _PAIR[u, v];
+# then hist[pd, bd, fpt, fbt]: sequences ending on final totals, by who drew.
 
 #: Compositions enumerated together (the lanes of one block).
-LANES = 32
+LANES = 64
+#: Blocks of fewer rows are enumerated one composition at a time.
+MIN_LANES = 8
+
+
+def _index_tables() -> tuple[np.ndarray, np.ndarray, int]:
+    """Row of p for each cell (lo, hi) where both can draw, and for each pair u <= v."""
+    cell = np.full((10, 10), -1, dtype=np.int64)
+    cells = 0
+    for lo in range(6):
+        for hi in range(lo, 7):
+            cell[lo, hi] = cells
+            cells += 1
+    pair = np.full((10, 10), -1, dtype=np.int64)
+    pairs = 0
+    for u in range(10):
+        for v in range(u, 10):
+            pair[u, v] = pair[v, u] = pairs
+            pairs += 1
+    return cell, pair, cells
+
+
+_CELL, _PAIR, _BOTH_DRAW_CELLS = _index_tables()
 
 
 @njit(cache=True, inline="always")
@@ -131,19 +154,19 @@ def _moments(c, m0, m1, p, w2, w3, w):
                         w[k] = w3[k] * c[b2, k] * m
                     _add(m0[lo, hi], w)
                     if hi < 8:
-                        r = m1[lo, hi]
+                        r = m1[lo, hi - lo]
                         _add(r[p1], w)
                         _add(r[p2], w)
                         _add(r[b1], w)
                         _add(r[b2], w)
                         if lo <= 5 and hi <= 6:  # both can draw, either way round
-                            q = p[lo, hi]
-                            _add(q[p1, p2], w)
-                            _add(q[p1, b1], w)
-                            _add(q[p1, b2], w)
-                            _add(q[p2, b1], w)
-                            _add(q[p2, b2], w)
-                            _add(q[b1, b2], w)
+                            q = p[_CELL[lo, hi]]
+                            _add(q[_PAIR[p1, p2]], w)
+                            _add(q[_PAIR[p1, b1]], w)
+                            _add(q[_PAIR[p1, b2]], w)
+                            _add(q[_PAIR[p2, b1]], w)
+                            _add(q[_PAIR[p2, b2]], w)
+                            _add(q[_PAIR[b1, b2]], w)
                 for k in range(lanes):
                     c[b1, k] += 1
             for k in range(lanes):
@@ -153,89 +176,254 @@ def _moments(c, m0, m1, p, w2, w3, w):
 
 
 @njit(cache=True)
-def _mirror(m0, m1, p):
-    """Cell (b, a) has the moments of cell (a, b): copy the upper triangle to the lower."""
-    for a in range(10):
-        for b in range(a + 1, 10):
-            m0[b, a] = m0[a, b]
-            if b < 8:
-                m1[b, a] = m1[a, b]
-                if b <= 5:
-                    p[b, a] = p[a, b]
-
-
-@njit(cache=True)
-def _third_cards(c, n, m0, m1, p, hist, x):
+def _third_cards(c, n, m0, m1, p, hist, left_w):
     """Deal the third cards of every group of four-card deals at once, into ``hist``.
 
     With r the four cards' values, the cards left are c - r, and every third-card weight
     is a polynomial of degree at most 2 in them, so the sums over the deals of a group
     come exactly from the group's moments: sum of w (c - r)[v] = c[v] m0 - m1[v], and
     sum of w (c - r)[u] (c - r)[v] = c[u] c[v] m0 - c[u] m1[v] - c[v] m1[u] + m2[u, v] with
-    m2 = diag(m1) + p + p^T. Every lane at once; ``x`` is scratch (lanes).
+    m2 = diag(m1) + p + p^T. Every lane at once; ``left_w`` is scratch (10, lanes).
     """
-    lanes = x.shape[0]
+    lanes = n.shape[0]
     for pt in range(10):
         for bt in range(10):
-            w = m0[pt, bt]
+            lo = min(pt, bt)
+            hi = max(pt, bt)
+            w = m0[lo, hi]
             if pt >= 8 or bt >= 8 or (pt >= 6 and not banker_draws(bt, -1)):
                 h = hist[0, 0, pt, bt]  # nobody draws
                 for k in range(lanes):
                     h[k] += w[k] * (n[k] - 4) * (n[k] - 5)
                 continue
-            r1 = m1[pt, bt]
+            r1 = m1[lo, hi - lo]
+            for v in range(10):  # left_w[v] = sum of w (c - r)[v]
+                cv = c[v]
+                rv = r1[v]
+                x = left_w[v]
+                for k in range(lanes):
+                    x[k] = cv[k] * w[k] - rv[k]
             if pt >= 6:  # Player stands, Banker draws
                 for b3 in range(10):
                     h = hist[0, 1, pt, (bt + b3) % 10]
-                    cb = c[b3]
-                    rb = r1[b3]
+                    x = left_w[b3]
                     for k in range(lanes):
-                        h[k] += (n[k] - 5) * (cb[k] * w[k] - rb[k])
+                        h[k] += (n[k] - 5) * x[k]
                 continue
-            q = p[pt, bt]
+            q = p[_CELL[lo, hi]]
             for p3 in range(10):
-                cp = c[p3]
-                rp = r1[p3]
-                for k in range(lanes):
-                    x[k] = cp[k] * w[k] - rp[k]  # sum of w (c - r)[p3]
                 fpt = (pt + p3) % 10
-                if banker_draws(bt, p3):
-                    for b3 in range(10):
-                        cb = c[b3]
-                        rb = r1[b3]
-                        qa = q[p3, b3]
-                        qb = q[b3, p3]
-                        h = hist[1, 1, fpt, (bt + b3) % 10]
-                        if b3 == p3:  # diag(m1), and one card fewer of p3
-                            for k in range(lanes):
-                                h[k] += (cp[k] * (cb[k] * w[k] - rb[k]) - cb[k] * rp[k]
-                                         + qa[k] + qb[k] + rp[k] - x[k])
-                        else:
-                            for k in range(lanes):
-                                h[k] += (cp[k] * (cb[k] * w[k] - rb[k]) - cb[k] * rp[k]
-                                         + qa[k] + qb[k])
-                else:
+                x = left_w[p3]
+                if not banker_draws(bt, p3):
                     h = hist[1, 0, fpt, bt]
                     for k in range(lanes):
                         h[k] += x[k] * (n[k] - 5)
+                    continue
+                cp = c[p3]
+                rp = r1[p3]
+                row = hist[1, 1, fpt]
+                for b3 in range(10):
+                    cb = c[b3]
+                    lb = left_w[b3]
+                    h = row[(bt + b3) % 10]
+                    if b3 == p3:  # m2 = 2 p[u, u] + m1[u], and one card fewer of p3
+                        qq = q[_PAIR[p3, p3]]
+                        for k in range(lanes):
+                            h[k] += cp[k] * lb[k] - cb[k] * rp[k] + 2 * qq[k] + rp[k] - x[k]
+                    else:
+                        qq = q[_PAIR[p3, b3]]
+                        for k in range(lanes):
+                            h[k] += cp[k] * lb[k] - cb[k] * rp[k] + qq[k]
+
+
+@njit(cache=True)
+def _settle_lanes(hist, tallies):
+    """Add every final state of ``hist`` to the event tallies (N_EVENTS, lanes), lanes at once."""
+    lanes = tallies.shape[1]
+    one = np.empty(N_EVENTS, dtype=np.int64)
+    for pd in range(2):
+        for bd in range(2):
+            for fpt in range(10):
+                for fbt in range(10):
+                    one[:] = 0
+                    settle(fpt, fbt, pd == 1, bd == 1, 1, one)
+                    h = hist[pd, bd, fpt, fbt]
+                    for e in range(N_EVENTS):
+                        if one[e]:
+                            t = tallies[e]
+                            for k in range(lanes):
+                                t[k] += h[k]
+
+
+# One composition alone (a block of fewer than MIN_LANES rows): the same enumeration
+# without lanes, every hand pair of the two hands in both orders (a short loop over lanes
+# costs more than it saves). Its scratch arrays, allocated once per call:
+#   m0[pt, bt], m1[pt, bt, v], p[pt, bt, u, v] (pt <= 5, bt <= 6), hist as below.
+@njit(cache=True)
+def _moments_one(c, m0, m1, p):
+    """One composition's moments of its first four cards, ``c`` (10) restored on return.
+
+    w is the number of ordered four-card sequences P1, B1, P2, B2 with those values (each
+    hand's pair enumerated unordered, times 2 when its values differ).
+    """
+    for p1 in range(10):
+        n1 = c[p1]
+        if n1 == 0:
+            continue
+        c[p1] = n1 - 1
+        for p2 in range(p1, 10):
+            n2 = c[p2]
+            if n2 == 0:
+                continue
+            c[p2] = n2 - 1
+            w2 = n1 * n2 * (1 if p2 == p1 else 2)
+            pt = p1 + p2 - (10 if p1 + p2 >= 10 else 0)
+            a0 = m0[pt]
+            if pt >= 8:  # a natural: only the count of deals matters
+                for b1 in range(10):
+                    n3 = c[b1]
+                    if n3 == 0:
+                        continue
+                    c[b1] = n3 - 1
+                    w3 = w2 * n3
+                    a0[2 * b1 - (10 if b1 >= 5 else 0)] += w3 * c[b1]
+                    w3 += w3
+                    for b2 in range(b1 + 1, 10):
+                        a0[b1 + b2 - (10 if b1 + b2 >= 10 else 0)] += w3 * c[b2]
+                    c[b1] = n3
+                c[p2] = n2
+                continue
+            a1 = m1[pt]
+            both = pt <= 5
+            q = p[pt if both else 0]
+            for b1 in range(10):
+                n3 = c[b1]
+                if n3 == 0:
+                    continue
+                c[b1] = n3 - 1
+                w3 = w2 * n3
+                for b2 in range(b1, 10):
+                    n4 = c[b2]
+                    if n4 == 0:
+                        continue
+                    w = w3 * n4
+                    if b2 != b1:
+                        w += w
+                    bt = b1 + b2 - (10 if b1 + b2 >= 10 else 0)
+                    a0[bt] += w
+                    if bt < 8:
+                        r = a1[bt]
+                        r[p1] += w
+                        r[p2] += w
+                        r[b1] += w
+                        r[b2] += w
+                        if both and bt <= 6:  # both can draw (Banker 7 stands)
+                            qq = q[bt]
+                            qq[p1, p2] += w
+                            qq[p1, b1] += w
+                            qq[p1, b2] += w
+                            qq[p2, b1] += w
+                            qq[p2, b2] += w
+                            qq[b1, b2] += w
+                c[b1] = n3
+            c[p2] = n2
+        c[p1] = n1
+
+
+@njit(cache=True)
+def _third_cards_one(c, n, m0, m1, p, hist):
+    """One composition's third cards, from the moments of its groups of deals, into ``hist``.
+
+    With r the four cards' values, the cards left are c - r, and every third-card weight
+    is a polynomial of degree at most 2 in them, so the sums over the deals of a group
+    come exactly from the group's moments: sum of w (c - r)[v] = c[v] m0 - m1[v], and
+    sum of w (c - r)[u] (c - r)[v] = c[u] c[v] m0 - c[u] m1[v] - c[v] m1[u] + m2[u, v] with
+    m2 = diag(m1) + p + p^T.
+    """
+    left = n - 4
+    for pt in range(10):
+        for bt in range(10):
+            w = m0[pt, bt]
+            if w == 0:
+                continue
+            if pt >= 8 or bt >= 8 or (pt >= 6 and not banker_draws(bt, -1)):
+                hist[0, 0, pt, bt] += w * left * (left - 1)  # nobody draws
+                continue
+            r1 = m1[pt, bt]
+            if pt >= 6:  # Player stands, Banker draws
+                for b3 in range(10):
+                    hist[0, 1, pt, (bt + b3) % 10] += (left - 1) * (c[b3] * w - r1[b3])
+                continue
+            q = p[pt, bt]
+            for p3 in range(10):
+                x = c[p3] * w - r1[p3]  # sum of w (c - r)[p3]
+                if x == 0:
+                    continue
+                fpt = (pt + p3) % 10
+                if banker_draws(bt, p3):
+                    for b3 in range(10):
+                        m2 = q[p3, b3] + q[b3, p3]
+                        if b3 == p3:
+                            m2 += r1[p3] - x  # diag(m1), and one card fewer of p3
+                        y = c[p3] * (c[b3] * w - r1[b3]) - c[b3] * r1[p3] + m2
+                        hist[1, 1, fpt, (bt + b3) % 10] += y
+                else:
+                    hist[1, 0, fpt, bt] += x * (left - 1)
+
+
+@njit(cache=True)
+def _tally_each(counts, out, lo, hi):
+    """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes)."""
+    c = np.empty(10, dtype=np.int64)
+    m0 = np.empty((10, 10), dtype=np.int64)
+    m1 = np.empty((10, 10, 10), dtype=np.int64)
+    p = np.empty((6, 7, 10, 10), dtype=np.int64)
+    hist = np.empty((2, 2, 10, 10), dtype=np.int64)
+    for i in range(lo, hi):
+        n = 0
+        for v in range(10):
+            c[v] = counts[i, v]
+            n += c[v]
+        m0[:] = 0
+        m1[:] = 0
+        p[:] = 0
+        hist[:] = 0
+        _moments_one(c, m0, m1, p)
+        _third_cards_one(c, n, m0, m1, p, hist)
+        row = out[i]
+        for pd in range(2):
+            for bd in range(2):
+                for fpt in range(10):
+                    for fbt in range(10):
+                        h = hist[pd, bd, fpt, fbt]
+                        if h != 0:
+                            settle(fpt, fbt, pd == 1, bd == 1, h, row)
 
 
 @njit(cache=True)
 def _tally_range(counts, out, lo, hi):
     """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
 
-    ``out`` rows start at zero. Blocks of up to :data:`LANES` rows are enumerated together
-    (the last block's spare lanes repeat its last row and are not read back). Exact in
+    ``out`` rows start at zero. Blocks of up to :data:`LANES` rows, as many in each, are
+    enumerated together (spare lanes of the last block repeat its last row and are not read
+    back). Exact in
     int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the
     total. The scratch arrays are allocated once per call.
     """
-    lanes = min(LANES, max(hi - lo, 1))
+    rows = max(hi - lo, 1)
+    blocks = (rows + LANES - 1) // LANES
+    lanes = (rows + blocks - 1) // blocks  # as many lanes in every block
+    if lanes < MIN_LANES:
+        _tally_each(counts, out, lo, hi)
+        return
     c = np.empty((10, lanes), dtype=np.int64)
     n = np.empty(lanes, dtype=np.int64)
     m0 = np.empty((10, 10, lanes), dtype=np.int64)
-    m1 = np.empty((10, 10, 10, lanes), dtype=np.int64)
-    p = np.empty((6, 7, 10, 10, lanes), dtype=np.int64)
+    m1 = np.empty((8, 8, 10, lanes), dtype=np.int64)  # [lo, hi - lo]
+    p = np.empty((_BOTH_DRAW_CELLS, 55, lanes), dtype=np.int64)
     hist = np.empty((2, 2, 10, 10, lanes), dtype=np.int64)
+    tallies = np.empty((N_EVENTS, lanes), dtype=np.int64)
+    scratch = np.empty((10, lanes), dtype=np.int64)
     w2 = np.empty(lanes, dtype=np.int64)
     w3 = np.empty(lanes, dtype=np.int64)
     w = np.empty(lanes, dtype=np.int64)
@@ -251,18 +439,13 @@ def _tally_range(counts, out, lo, hi):
         m1[:] = 0
         p[:] = 0
         hist[:] = 0
+        tallies[:] = 0
         _moments(c, m0, m1, p, w2, w3, w)
-        _mirror(m0, m1, p)
-        _third_cards(c, n, m0, m1, p, hist, w)
+        _third_cards(c, n, m0, m1, p, hist, scratch)
+        _settle_lanes(hist, tallies)
         for k in range(min(lanes, hi - first)):
-            row = out[first + k]
-            for pd in range(2):
-                for bd in range(2):
-                    for fpt in range(10):
-                        for fbt in range(10):
-                            h = hist[pd, bd, fpt, fbt, k]
-                            if h != 0:
-                                settle(fpt, fbt, pd == 1, bd == 1, h, row)
+            for e in range(N_EVENTS):
+                out[first + k, e] += tallies[e, k]
 
 
 #: Rows per block of the parallel batch (each block allocates its scratch once).
