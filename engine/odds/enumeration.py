@@ -92,6 +92,9 @@ def settle(pt, bt, player_drew, banker_drew, weight, out):
 LANES = 64
 #: Blocks of fewer rows are enumerated one composition at a time.
 MIN_LANES = 8
+#: A block's lanes are a multiple of this: the compiled lane loops run whole vector
+#: iterations of 16, and a remainder would run one lane at a time.
+LANE_STEP = 16
 
 
 def _index_tables() -> tuple[np.ndarray, np.ndarray, int]:
@@ -406,20 +409,21 @@ def _tally_range(counts, out, lo, hi):
     """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
 
     ``out`` rows start at zero. Blocks of up to :data:`LANES` rows, as many in each, are
-    enumerated together (spare lanes of the last block repeat its last row and are not read
-    back). The lanes hold float64, exactly: every quantity is a whole number below 2**53
-    (about 9.0e15). Up to 8 decks no tally, moment or partial sum exceeds the total
+    enumerated together (spare lanes repeat the last row and are not read back). The
+    lanes hold float64, exactly: every quantity is a whole number below 2**53 (about
+    9.0e15). Up to 8 decks no tally, moment or partial sum exceeds the total
     416 * 415 * ... * 411 < 5.0e15 (every term added is a count of sequences, >= 0), and
     no product in the third-card formulas exceeds 128 * 128 * 416**4 < 5e14, so no
     rounding ever happens; float multiplies vectorise better than int64 ones. The scratch
     arrays are allocated once per call.
     """
     rows = max(hi - lo, 1)
-    blocks = (rows + LANES - 1) // LANES
-    lanes = (rows + blocks - 1) // blocks  # as many lanes in every block
-    if lanes < MIN_LANES:
+    if rows < MIN_LANES:
         _tally_each(counts, out, lo, hi)
         return
+    blocks = (rows + LANES - 1) // LANES
+    lanes = (rows + blocks - 1) // blocks  # as many lanes in every block,
+    lanes = (lanes + LANE_STEP - 1) // LANE_STEP * LANE_STEP  # whole vector loops
     c = np.empty((10, lanes), dtype=np.float64)
     n = np.empty(lanes, dtype=np.float64)
     m0 = np.empty((10, 10, lanes), dtype=np.float64)
