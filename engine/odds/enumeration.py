@@ -14,10 +14,12 @@ not dealt one deal at a time: the deals are grouped by their two totals, and sin
 weight of any third card is a polynomial of degree at most 2 in the cards left, each
 group's third cards follow exactly from three moments of its removed cards (see
 :func:`_third_cards`). Which deal adds to which moment does not depend on the counts, so
-:data:`LANES` compositions are enumerated together, the counts of each in one lane of
-every scratch array, and every step is a short loop over the lanes that compiles to vector
-instructions. The result is the same integers as the path-by-path enumeration (kept in
-:mod:`engine.odds.reference` and tested against it), some 40 times faster
+up to :data:`LANES` compositions are enumerated together, the counts of each in one lane
+of every scratch array, and every step is a short loop over the lanes that compiles to
+vector instructions (float64 lanes, exact: see :func:`_tally_range`; fewer than
+:data:`MIN_LANES` compositions go one at a time in int64, :func:`_tally_each`). The
+result is the same integers as the path-by-path enumeration (kept in
+:mod:`engine.odds.reference` and tested against it), some 50 times faster in batches
 (`benchmarks/bench_odds.py` times both). Two entry kernels, :func:`_tally_range` (one
 thread) and :func:`_tally_batch` (parallel), one compiled signature each: int64 (n, 10)
 counts in, int64 (n, 7) tallies out; the helpers they call are compiled once with them.
