@@ -10,7 +10,8 @@ install pays: about 8 CPU-seconds for the kernels the demo needs. Two ways to hi
   without being listed here: the ones with explicit signatures are compiled as they are; the
   others are compiled for the types the engine really calls them with, by running the
   :data:`EXERCISES` (tiny versions of what the commands do) on the cores in parallel.
-  Whatever is left uncompiled is named in its report.
+  Whatever is left uncompiled is named in its report; :data:`FIRST_USE` names the
+  kernels no command runs, left out on purpose.
 - :func:`start` / :func:`finish`: on a fresh install the demo compiles the replay's
   kernels in a second process (``python -m engine.warm SPEC...``) while it compiles the
   dealers and deals itself; the replay then loads them from the cache.
@@ -118,14 +119,11 @@ def _cards() -> None:
 
 
 def _models() -> None:
-    """The other shuffle models, dealing and checking recorded cards (``import``), the
-    odds' parallel and reference enumerations."""
+    """The other shuffle models, dealing and checking recorded cards (``import``)."""
     import numpy as np
 
     from .deal import deal_one, deal_sequences, generate_coups
     from .io.importers.checks import check_coups
-    from .odds.enumeration import event_probabilities
-    from .odds.reference import reference_tallies
     from .rules import TableRules
     from .shoe import shuffled_shoes
     from .shuffles import generate_model_coups, parse_shuffle
@@ -138,8 +136,18 @@ def _models() -> None:
     deal_sequences([coups.cards.ravel()], rules)
     check_coups(coups.cards, coups.shoe, coups.player_total, coups.banker_total,
                 coups.outcome, rules.decks)
+
+
+def _odds() -> None:
+    """The odds' batch enumeration (what the counters and exact pricing call) and the
+    reference enumeration."""
+    import numpy as np
+
+    from .odds.enumeration import event_probabilities
+    from .odds.reference import reference_tallies
+
     counts = np.array([[4, 1, 1, 1, 1, 1, 1, 1, 1, 1]] * 16, dtype=np.int64)  # not "a few"
-    event_probabilities(counts, parallel=True)
+    event_probabilities(counts, parallel=False)
     reference_tallies(counts[:1])
 
 
@@ -160,9 +168,17 @@ def _no_ledger() -> None:
 #: Exercise name -> function. The exercises of a phase run at once (as many as there are
 #: processes, the longest first); the second phase loads the dealers the first compiled.
 EXERCISES: dict[str, Callable[[], None]] = {
-    "deal": _deal, "replay": _replay, "models": _models, "no-ledger": _no_ledger,
-    "cards": _cards}
-PHASES: tuple[tuple[str, ...], ...] = (("replay", "deal", "models"), ("no-ledger", "cards"))
+    "deal": _deal, "replay": _replay, "models": _models, "odds": _odds,
+    "no-ledger": _no_ledger, "cards": _cards}
+PHASES: tuple[tuple[str, ...], ...] = (("odds", "models", "replay", "deal"),
+                                       ("no-ledger", "cards"))
+
+#: Kernels no command runs, left to their first use, and why.
+FIRST_USE = {
+    "engine.odds.enumeration._tally_batch":
+        "the Python API's parallel batches of 64 compositions or more (the commands price "
+        "on one thread); compiling it takes about 30 CPU-seconds, more than all the rest",
+}
 
 
 @dataclass
@@ -173,6 +189,7 @@ class WarmReport:
     compiled: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)
     inlined: list[str] = field(default_factory=list)
+    first_use: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -229,7 +246,7 @@ def warm(processes: int | None = None,
     found = kernels()
     before = {name_of(k) for k in found if not inlined(k) and cached(k)}
     failed: list[str] = []
-    if any(not inlined(k) and name_of(k) not in before for k in found):
+    if any(not inlined(k) and name_of(k) not in before | FIRST_USE.keys() for k in found):
         for phase in PHASES:
             if progress is not None:
                 progress(", ".join(phase))
@@ -247,6 +264,8 @@ def warm(processes: int | None = None,
             report.already.append(name)
         elif cached(kernel):
             report.compiled.append(name)
+        elif name in FIRST_USE:
+            report.first_use.append(name)
         else:
             report.missing.append(name)
     report.seconds = time.perf_counter() - started
