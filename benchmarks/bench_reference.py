@@ -17,11 +17,13 @@ shoes into a coups table, the replay of the built-in strategy, metrics, the run 
 - a SimpleStrategy plugin (``examples/simple_martingale.py``): at least 250k coups/s.
 
 Coups/s are medians of ``--repeat`` runs, by wall clock and per CPU-second (the CPU
-figures are what a loaded machine distorts least). All on one core: ``--workers 1`` and
-``NUMBA_NUM_THREADS=1``.
+figures are what a loaded machine distorts least). All on one core by default:
+``--workers 1`` and ``NUMBA_NUM_THREADS=1`` (``--workers 2`` times the backtests on the
+CLI's default two workers; the CPU seconds then add up the worker processes).
 
     python benchmarks/bench_reference.py                    # 1M shoes, median of 3
     python benchmarks/bench_reference.py --shoes 200000 --repeat 5
+    python benchmarks/bench_reference.py --shoes 1000000 --only none --workers 2
 """
 
 from __future__ import annotations
@@ -157,12 +159,15 @@ def run_command(args: list[str], cwd: Path) -> tuple[float, float]:
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
-def backtest_rate(label: str, args: list[str], repeat: int, work: Path) -> dict[str, float]:
-    """Median coups/s (wall, CPU) of a backtest command writing into a fresh folder."""
+def backtest_rate(label: str, args: list[str], repeat: int, work: Path,
+                  workers: int = 1) -> dict[str, float]:
+    """Median coups/s (wall, CPU of the whole process tree) of a backtest command writing
+    into a fresh folder."""
     runs = []
     for i in range(repeat):
         out = work / f"{label}-{i}"
-        wall, cpu = run_command([*args, "--out", str(out), "--workers", "1", "--quiet"], work)
+        wall, cpu = run_command([*args, "--out", str(out), "--workers", str(workers),
+                                 "--quiet"], work)
         counts = json.loads((out / "run.json").read_text())["counts"]
         coups = counts["coups"] * counts["configs"]
         runs.append((coups / wall, coups / cpu))
@@ -177,6 +182,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", nargs="+", choices=("none", "full", "simple"),
+                        default=("none", "full", "simple"),
+                        help="which backtests to time (default: all three)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="--workers of the backtests (the reference stays on one core; "
+                        "CPU seconds then add up the worker processes)")
     args = parser.parse_args()
     rules = TableRules()
     run_reference(100, args.seed, rules)  # compile or load the kernel
@@ -187,20 +198,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         base = ["backtest", "--shoes", str(args.shoes), "--seed", str(args.seed)]
-        figures["martingale, --ledger none"] = backtest_rate(
-            "none", [*base, "-s", "martingale", "--ledger", "none"], args.repeat, work)
-        figures["martingale, full ledger"] = backtest_rate(
-            "full", [*base, "-s", "martingale"], args.repeat, work)
-        if SIMPLE_PLUGIN.exists():
-            figures["SimpleStrategy plugin, --ledger none"] = backtest_rate(
+        workers = args.workers
+        label = "" if workers == 1 else f", {workers} workers"
+        if "none" in args.only:
+            figures[f"martingale, --ledger none{label}"] = backtest_rate(
+                "none", [*base, "-s", "martingale", "--ledger", "none"], args.repeat, work,
+                workers)
+        if "full" in args.only:
+            figures[f"martingale, full ledger{label}"] = backtest_rate(
+                "full", [*base, "-s", "martingale"], args.repeat, work, workers)
+        if "simple" in args.only and SIMPLE_PLUGIN.exists():
+            figures[f"SimpleStrategy plugin, --ledger none{label}"] = backtest_rate(
                 "simple", ["backtest", "--shoes", str(args.simple_shoes), "--seed",
                            str(args.seed), "-s", f"{SIMPLE_PLUGIN}:SimpleMartingale",
-                           "--ledger", "none"], args.repeat, work)
+                           "--ledger", "none"], args.repeat, work, workers)
     if args.json:
         print(json.dumps(figures, indent=2))
         return
     ref = figures["reference"]
-    print(f"{args.shoes:,} shoes ({coups:,} coups), medians of {args.repeat}, one core, "
+    cores = "one core" if args.workers == 1 else f"backtests on {args.workers} workers"
+    print(f"{args.shoes:,} shoes ({coups:,} coups), medians of {args.repeat}, {cores}, "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'':40} {'M coups/s wall':>15} {'per CPU-s':>10} {'ratio (CPU)':>12}")
     for name, value in figures.items():

@@ -55,6 +55,7 @@ from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
+from .fused import FusedChunk, fused_plan, run_coups, run_generated
 from .io.parquet import (
     METADATA_KEY,
     IncompleteOutputError,
@@ -419,28 +420,34 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     job, chunk = task.job, task.chunk
     inject_fault(chunk.index, job.fault)
     configs = _configs(job)
-    coups = _chunk_coups(task)
     policy = job.policy
-    grid, ledgers = replay(coups, configs, job.rules, policy,
-                           first_session=chunk.first_shoe // policy.session_shoes,
-                           config_rules=job.config_rules,
-                           expected=job.expected)  # type: ignore[arg-type]
+    first_session = chunk.first_shoe // policy.session_shoes
     folder = Path(job.folder)
-    staked = sorted({kind for config_ledger in ledgers for kind, stake in
-                     config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
-    sessions = max(int(grid.session_ids.size), 1)
-    stats: dict[str, Any] = {"chunk": chunk.index, "first_shoe": chunk.first_shoe,
-                             "shoes": chunk.shoes, "coups": len(coups),
-                             "sessions": int(grid.session_ids.size), "staked": staked}
     run_id = job.run_id or None
     parts = []
-    if job.ledger:
-        parts.append(write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
-                                 for k, config_ledger in enumerate(ledgers)),
-                                folder / LEDGER_FILE, chunk.index,
-                                {**job.metadata, "kind": "ledger"}, run_id=run_id))
-    tables = [sessions_table(grid, config_ledger, k, KINDS)
-              for k, config_ledger in enumerate(ledgers)]
+    fused = _run_fused(task, configs, first_session)
+    if fused is not None:
+        tables, n_sessions, n_coups, staked = (fused.tables, fused.sessions, fused.coups,
+                                               fused.staked)
+    else:
+        coups = _chunk_coups(task)
+        grid, ledgers = replay(coups, configs, job.rules, policy, first_session=first_session,
+                               config_rules=job.config_rules,
+                               expected=job.expected)  # type: ignore[arg-type]
+        staked = sorted({kind for config_ledger in ledgers for kind, stake in
+                         config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
+        n_sessions, n_coups = int(grid.session_ids.size), len(coups)
+        if job.ledger:
+            parts.append(write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
+                                     for k, config_ledger in enumerate(ledgers)),
+                                    folder / LEDGER_FILE, chunk.index,
+                                    {**job.metadata, "kind": "ledger"}, run_id=run_id))
+        tables = [sessions_table(grid, config_ledger, k, KINDS)
+                  for k, config_ledger in enumerate(ledgers)]
+    sessions = max(n_sessions, 1)
+    stats: dict[str, Any] = {"chunk": chunk.index, "first_shoe": chunk.first_shoe,
+                             "shoes": chunk.shoes, "coups": n_coups,
+                             "sessions": n_sessions, "staked": staked}
     per_group = max(1, -(-SESSION_GROUP_ROWS // sessions))
     groups = [pa.concat_tables(tables[i:i + per_group])
               for i in range(0, len(tables), per_group)]
@@ -454,6 +461,26 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
 #: more: a reader of one configuration skips the others' groups, yet a chunk of few
 #: sessions and many configurations does not pay for hundreds of tiny row groups.
 SESSION_GROUP_ROWS = 16_384
+
+
+def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> FusedChunk | None:
+    """The chunk played by the fused path (``engine/fused.py``), or None when it does not
+    apply (or refuses a stake: the replay then plays the chunk and says where)."""
+    job, chunk = task.job, task.chunk
+    plan = fused_plan(configs, job.rules, job.config_rules, ledger=job.ledger,
+                      expected=job.expected)
+    if plan is None:
+        return None
+    names = [config.name for config in configs]
+    if task.coups is None and job.path is None:
+        assert job.seed is not None
+        shoe_ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
+        return run_generated(plan, names, job.rules, job.seed, shoe_ids, job.policy,
+                             first_session)
+    coups = _chunk_coups(task)
+    if not len(coups):
+        return None
+    return run_coups(plan, names, coups, job.policy, first_session)
 
 
 def _chunk_coups(task: _Task) -> Coups:

@@ -51,15 +51,26 @@ def sessions_table(grid: SessionGrid, ledger: ConfigLedger, config: int,
                    kinds: list[str]) -> pa.Table:
     """One row per session of one configuration, with every per-session metric."""
     n = grid.session_ids.size
-    metrics = session_metrics(ledger)
-    columns: dict[str, object] = {
-        "config": np.full(n, config, dtype=np.int32),
-        "strategy": [ledger.strategy.name] * n,
-        "session": grid.session_ids,
-        "first_shoe": grid.first_shoe,
-    }
-    columns.update(metrics)
+    wagered = {}
     for kind in kinds:
         stake = ledger.stakes.get(kind)
-        columns[f"wagered_{kind}"] = stake.sum(axis=1) if stake is not None else np.zeros(n)
+        wagered[kind] = stake.sum(axis=1) if stake is not None else np.zeros(n)
+    return session_rows(config, ledger.strategy.name, grid.session_ids, grid.first_shoe,
+                        session_metrics(ledger), wagered)
+
+
+def session_rows(config: int, name: str, session_ids: np.ndarray, first_shoe: np.ndarray,
+                 metrics: dict[str, np.ndarray], wagered: dict[str, np.ndarray]) -> pa.Table:
+    """The sessions table of one configuration from its metric columns and its amounts
+    wagered per bet kind (``wagered_KIND`` columns, in the order given)."""
+    n = session_ids.size
+    columns: dict[str, object] = {
+        "config": np.full(n, config, dtype=np.int32),
+        "strategy": [name] * n,
+        "session": session_ids,
+        "first_shoe": first_shoe,
+    }
+    columns.update(metrics)
+    for kind, amounts in wagered.items():
+        columns[f"wagered_{kind}"] = amounts
     return pa.table(columns)

@@ -133,9 +133,26 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
         max_stake = np.maximum(max_stake, stake.max(axis=1) if stake.size else 0.0)
     start = ledger.start_bankroll
     path = _path_metrics(float(start), ledger.net, ledger.bankroll, ledger.played, total_stake)
-    net = ledger.net.sum(axis=1)
-    wagered = total_stake.sum(axis=1)
-    expected = ledger.session_expected_net()
+    return session_columns(
+        start=float(start), net=ledger.net.sum(axis=1), wagered=total_stake.sum(axis=1),
+        expected=ledger.session_expected_net(), path=path,
+        bets=(total_stake > 0).sum(axis=1), max_stake=max_stake,
+        limit_hits=ledger.limit_hits, ruined=ledger.ruined, ruin_coup=ledger.ruin_coup,
+        stop_reason=ledger.stop_reason, coups=ledger.played.sum(axis=1))
+
+
+def session_columns(*, start: float, net: np.ndarray, wagered: np.ndarray,
+                    expected: np.ndarray, path: np.ndarray, bets: np.ndarray,
+                    max_stake: np.ndarray, limit_hits: np.ndarray, ruined: np.ndarray,
+                    ruin_coup: np.ndarray, stop_reason: np.ndarray,
+                    coups: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-session metric columns, in ``SESSION_METRICS`` order, from per-session sums.
+
+    ``path`` holds, per session, what ``_path_metrics`` computes (peak, trough, max
+    drawdown and its share of the peak, the longest streaks, wins, losses, pushes);
+    ``stop_reason`` indexes ``STOP_REASONS``. The replay's grids and the fused path both
+    end here, so the two give the same columns.
+    """
     some = wagered > 0
     per_unit = np.where(some, wagered, 1.0)
     edge = np.where(some, net / per_unit, np.nan)
@@ -145,7 +162,7 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
         "final_bankroll": start + net,
         "net": net,
         "wagered": wagered,
-        "bets": (total_stake > 0).sum(axis=1),
+        "bets": bets,
         "wins": path[:, 6].astype(np.int64),
         "losses": path[:, 7].astype(np.int64),
         "pushes": path[:, 8].astype(np.int64),
@@ -159,12 +176,12 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
         "longest_winning_streak": path[:, 4].astype(np.int64),
         "longest_losing_streak": path[:, 5].astype(np.int64),
         "max_stake": max_stake,
-        "limit_hits": ledger.limit_hits,
-        "ruined": ledger.ruined,
-        "ruin_coup": ledger.ruin_coup,
-        "busted": ledger.stop_reason == BUSTED,
-        "coups": ledger.played.sum(axis=1),
-        "stop_reason": np.array(STOP_REASONS, dtype=object)[ledger.stop_reason],
+        "limit_hits": limit_hits,
+        "ruined": ruined,
+        "ruin_coup": ruin_coup,
+        "busted": stop_reason == BUSTED,
+        "coups": coups,
+        "stop_reason": np.array(STOP_REASONS, dtype=object)[stop_reason],
     }
     assert list(columns) == [m.name for m in SESSION_METRICS]
     return columns

@@ -28,7 +28,14 @@ from engine.odds import (
     pair_probability,
     shoe_counts,
 )
-from engine.odds.enumeration import N_EVENTS, _tally_batch, _tally_rows, sequences_total
+from engine.odds.enumeration import (
+    LANES,
+    MIN_LANES,
+    N_EVENTS,
+    _tally_batch,
+    _tally_rows,
+    sequences_total,
+)
 from engine.odds.reference import reference_tallies
 from engine.rules import TableRules
 
@@ -67,6 +74,15 @@ def test_tallies_equal_the_reference_on_random_compositions(counts: np.ndarray) 
     np.testing.assert_array_equal(fast_tallies(counts), reference_tallies(counts))
 
 
+@settings(max_examples=25, deadline=None)
+@given(batch=st.lists(compositions(), min_size=MIN_LANES, max_size=LANES + 9))
+def test_blocks_of_compositions_equal_the_reference_row_by_row(batch: list[np.ndarray]) -> None:
+    # Enough rows to be enumerated together, one per lane of a block (and two blocks when
+    # there are more than LANES): every row must still be its own composition's tallies.
+    rows = np.array(batch)
+    np.testing.assert_array_equal(fast_tallies(rows), reference_tallies(rows))
+
+
 @settings(max_examples=60, deadline=None)
 @given(counts=compositions(), decks=st.integers(1, 8))
 def test_every_bet_ev_equals_the_reference_to_1e12(counts: np.ndarray, decks: int) -> None:
@@ -102,6 +118,24 @@ HAND_BUILT = [
 @pytest.mark.parametrize("counts", HAND_BUILT, ids=lambda c: "-".join(map(str, c)))
 def test_hand_built_shoes_equal_the_reference(counts: list[int]) -> None:
     np.testing.assert_array_equal(fast_tallies(np.array(counts)), reference_tallies(counts))
+
+
+def test_hand_built_shoes_in_one_block_equal_the_reference() -> None:
+    # The same shoes side by side in the lanes of one block, among full and empty-ish ones.
+    rows = np.array(HAND_BUILT + [list(shoe_counts(d)) for d in (1, 6, 8)] + HAND_BUILT[::-1])
+    assert rows.shape[0] >= MIN_LANES
+    np.testing.assert_array_equal(fast_tallies(rows), reference_tallies(rows))
+
+
+@pytest.mark.parametrize("size", [1, MIN_LANES - 1, MIN_LANES, LANES, LANES + 1, 2 * LANES + 3])
+def test_every_block_size_gives_the_same_tallies(size: int) -> None:
+    rng = np.random.default_rng(size)
+    full = shoe_counts(8)
+    rows = np.array([full - rng.multinomial(int(rng.integers(0, 400)), full / full.sum())
+                     for _ in range(size)]).clip(min=0)
+    one_by_one = np.vstack([fast_tallies(row) for row in rows])
+    np.testing.assert_array_equal(fast_tallies(rows), one_by_one)
+    np.testing.assert_array_equal(fast_tallies(rows[:3]), reference_tallies(rows[:3]))
 
 
 def _card_by_card(values: tuple[int, ...]) -> Counter:
@@ -201,3 +235,19 @@ def test_the_counters_exact_ev_equals_the_reference_on_mid_shoe_compositions() -
         for k, kind in enumerate(BET_KINDS):
             got = exact_ev(rows, rules, kind, decks=8, cache=CompositionCache())
             np.testing.assert_allclose(got, expected[:, k], rtol=0, atol=1e-12)
+
+
+def test_batch_ev_through_the_cache_equals_the_batch_ev_without_it() -> None:
+    from engine.odds.cache import CompositionCache
+
+    rng = np.random.default_rng(5)
+    full = shoe_counts(8)
+    rows = np.array([full - rng.multinomial(int(rng.integers(0, 380)), full / full.sum())
+                     for _ in range(30)]).clip(min=0)
+    rows = np.vstack([rows, rows[:12], rows[:1]])  # compositions repeated, as sessions share
+    cache = CompositionCache()
+    for rules in RULES:
+        rules = rules.model_copy(update={"decks": 8})
+        without = expected_values_batch(rows, rules)
+        np.testing.assert_array_equal(expected_values_batch(rows, rules, cache=cache), without)
+    assert cache.misses == 30  # each distinct composition enumerated once, for every rule set

@@ -18,15 +18,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Not one of these may be imported to show the help (see engine/cli/__init__.py).
-HEAVY = ("matplotlib", "numba", "pandas", "pyarrow", "numpy", "scipy", "dask")
+#: Not one of these may be imported to show the help (see engine/cli/__init__.py). pydantic
+#: is light next to the others but still a fifth of a second: typer checks option values
+#: with it, which ``--help`` must not need (``engine.cli.QuickHelp``).
+HEAVY = ("matplotlib", "numba", "pandas", "pyarrow", "numpy", "scipy", "dask", "pydantic")
 
 _PROBE = """
 import json, sys
 from engine.cli import app
+from typer.main import get_command
 heavy = %r
 on_import = [m for m in heavy if m in sys.modules]
-commands = sorted(c.name or c.callback.__name__ for c in app.registered_commands)
+commands = sorted(get_command(app).list_commands(None))
 loaded = {}
 for args in [["--help"]] + [[name, "--help"] for name in commands]:
     before = set(sys.modules)
@@ -109,3 +112,40 @@ def test_engine_modules_load_numba_only_when_a_kernel_runs():
     from engine.deal import generate_coups
     from engine.rules import TableRules
     assert result["outcomes"] == generate_coups(TableRules(), 7, np.arange(2)).outcome[:12].tolist()
+
+
+def test_a_command_imports_only_its_own_module():
+    """``baccarat odds --help`` imports engine.cli.odds and no other command's module."""
+    code = (
+        "import json, sys\n"
+        "from engine.cli import app\n"
+        "before = sorted(m for m in sys.modules if m.startswith('engine.cli.'))\n"
+        "try:\n"
+        "    app(['odds', '--help'], prog_name='baccarat')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "after = sorted(m for m in sys.modules if m.startswith('engine.cli.'))\n"
+        "print(json.dumps({'before': before, 'after': after}))\n")
+    result = _probe(code)
+    assert result["before"] == []
+    assert result["after"] == ["engine.cli.common", "engine.cli.odds"]
+
+
+def test_the_command_table_names_every_command_where_it_is_defined():
+    """``engine.cli.COMMANDS`` (what the lazy group imports for each command) matches the
+    commands the modules of engine/cli register, module by module."""
+    code = (
+        "import importlib, json, pkgutil\n"
+        "import engine.cli as cli\n"
+        "from typer.main import get_command_name\n"
+        "found = {}\n"
+        "for module in pkgutil.iter_modules(cli.__path__):\n"
+        "    if module.name == '__main__':\n"
+        "        continue\n"
+        "    before = len(cli.app.registered_commands)\n"
+        "    importlib.import_module('engine.cli.' + module.name)\n"
+        "    for info in cli.app.registered_commands[before:]:\n"
+        "        found[info.name or get_command_name(info.callback.__name__)] = module.name\n"
+        "print(json.dumps({'found': found, 'table': cli.COMMANDS}))\n")
+    result = _probe(code)
+    assert result["table"] == result["found"]

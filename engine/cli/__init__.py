@@ -17,18 +17,23 @@ heavy libraries. The rule for a command module:
   function that uses it, so only the command that runs pays for it;
 - names needed only in annotations go under ``if TYPE_CHECKING:``.
 
-``tests/test_startup.py`` checks this for every registered command, so a new command
-that imports something heavy at module level fails there with the module named.
+The commands are defined lazily: :data:`COMMANDS` names the module holding each one, and
+the group imports a command's module only when that command runs or its help is asked
+for (``baccarat --help``, which lists them all, imports every one). A new command goes
+into :data:`COMMANDS`; ``tests/test_startup.py`` checks the table against the commands
+the modules define, and checks that no command's help imports anything heavy.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
+from typer.main import get_command_from_info, get_command_name
 
 try:  # typer 0.2x carries its own copy of click; older typer uses click itself
     from typer._click import exceptions as click_errors
@@ -37,9 +42,94 @@ except ImportError:  # pragma: no cover - depends on the typer release
 
 from .. import __version__
 
+#: Every command, in the order ``baccarat --help`` lists them, and its module in this package.
+COMMANDS = {
+    "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
+    "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
+    "new-strategy": "new_strategy", "odds": "odds", "compare": "report", "report": "report",
+    "demo": "report", "roads": "roads", "trace": "trace", "warm": "warm",
+}
+
+
+class QuickHelp(TyperCommand):
+    """A command whose ``--help`` flag defaults to False rather than None.
+
+    typer checks a flag's value with a pydantic adapter unless the value is already a
+    bool, so a help flag left unset (None) costs importing pydantic (a fifth of a second)
+    to confirm that nothing was asked; False needs no check and means the same.
+    """
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _unset_is_false(super().get_help_option(ctx))
+
+
+def _unset_is_false(option: Any) -> Any:
+    if option is not None and option.default is None:
+        option.default = False
+    return option
+
+
+class LazyCommands(MutableMapping[str, Any]):
+    """The group's commands by name: a command's module is imported, and the command built
+    from what it registered on :data:`app`, the first time the command is looked up."""
+
+    def __init__(self, built: MutableMapping[str, Any]) -> None:
+        self._built = dict(built)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = _build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from COMMANDS
+        yield from (name for name in self._built if name not in COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS) + sum(name not in COMMANDS for name in self._built)
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS or name in self._built
+
+
+def _build(name: str) -> Any:
+    """The click command ``name``, from the module :data:`COMMANDS` names for it."""
+    importlib.import_module(f"{__name__}.{COMMANDS[name]}")
+    for info in app.registered_commands:
+        if (info.name or get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
+            if info.cls is None:
+                info.cls = QuickHelp
+            return get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
+                                         rich_markup_mode=app.rich_markup_mode)
+    raise LookupError(f"engine.cli.{COMMANDS[name]} defines no command {name!r}")
+
 
 class OneLineErrors(TyperGroup):
-    """The command group, printing click's usage errors as one ``error:`` line, exit 2."""
+    """The command group, printing click's usage errors as one ``error:`` line, exit 2.
+
+    Its commands are a :class:`LazyCommands`: only the command that runs is imported.
+    """
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        # Commands built before the group was (their modules imported first) are built
+        # again on demand, as :class:`QuickHelp` commands like the others.
+        self.commands = LazyCommands({name: command for name, command in self.commands.items()
+                                      if name not in COMMANDS})
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _unset_is_false(super().get_help_option(ctx))
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
@@ -112,8 +202,3 @@ def main(
 ) -> None:
     """Backtest baccarat betting strategies over recorded or generated shoes."""
 
-
-# Each command module registers itself on ``app`` when imported (light imports only, above).
-from . import (  # noqa: E402,F401,I001
-    analyze, backtest, check_strategy, generate, importing, new_strategy, odds, report, roads,
-    trace)

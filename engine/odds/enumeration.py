@@ -8,15 +8,21 @@ whose sum is N (N-1) ... (N-5): the convention of the published tables (4,998,39
 for eight decks).
 
 The first four cards are enumerated (each hand's two cards as an unordered pair with a
-multiplicity of 2 when the values differ) but their third cards are not dealt one deal at a
-time: the deals are grouped by their two totals, and since the weight of any third card
-is a polynomial of degree at most 2 in the cards left, each group's third cards follow
-exactly from three moments of its removed cards (see :func:`_third_cards`). The result is
-the same integers as the path-by-path enumeration (kept in :mod:`engine.odds.reference`
-and tested against it), about 15 times faster (`benchmarks/bench_odds.py` times both).
-Two entry kernels, :func:`_tally_range` (one thread) and :func:`_tally_batch` (parallel),
-one compiled signature each: int64 (n, 10) counts in, int64 (n, 7) tallies out; the
-helpers they call are compiled once with them.
+multiplicity of 2 when the values differ, and each unordered pair of hands once: a deal and
+the one with the hands swapped have the same weight and cards) but their third cards are
+not dealt one deal at a time: the deals are grouped by their two totals, and since the
+weight of any third card is a polynomial of degree at most 2 in the cards left, each
+group's third cards follow exactly from three moments of its removed cards (see
+:func:`_third_cards`). Which deal adds to which moment does not depend on the counts, so
+up to :data:`LANES` compositions are enumerated together, the counts of each in one lane
+of every scratch array, and every step is a short loop over the lanes that compiles to
+vector instructions (float64 lanes, exact: see :func:`_tally_range`; fewer than
+:data:`MIN_LANES` compositions go one at a time in int64, :func:`_tally_each`). The
+result is the same integers as the path-by-path enumeration (kept in
+:mod:`engine.odds.reference` and tested against it), some 50 times faster in batches
+(`benchmarks/bench_odds.py` times both). Two entry kernels, :func:`_tally_range` (one
+thread) and :func:`_tally_batch` (parallel), one compiled signature each: int64 (n, 10)
+counts in, int64 (n, 7) tallies out; the helpers they call are compiled once with them.
 """
 
 from __future__ import annotations
@@ -69,15 +75,198 @@ def settle(pt, bt, player_drew, banker_drew, weight, out):
         out[E_TIE] += weight
 
 
-# The scratch arrays of one enumeration, allocated once per batch (see _tally_range):
-#   m0[pt, bt]        sum of w over the first four cards with those two-card totals,
-#   m1[pt, bt, v]     sum of w * r[v], r = how many of the four cards have value v,
-#   p[pt, bt, u, v]   sum of w * (pairs of positions i < j with values u, v), for the
-#                     cells where both hands can draw (pt <= 5, bt <= 6),
-#   hist[pd, bd, fpt, fbt]  sequences ending on final totals, by who drew.
+# The enumeration works on a block of compositions at once, one per *lane*: every scratch
+# array has the lanes as its last axis, and every step of the enumeration is a short loop
+# over them, which the compiler turns into vector instructions. Which four-card deal a step
+# adds to which moment does not depend on the counts, only its weight does (a weight is 0
+# for a deal a composition cannot deal), so one pass over the deals serves every lane.
+# Per lane, the moments of the first four cards of one composition, by cell (lo, hi) of
+# two-card totals lo <= hi (a deal and the one with the hands swapped have the same weight
+# and cards, so cell (pt, bt) has the moments of cell (bt, pt)):
+#   m0[lo, hi]          sum of w over the deals of the cell,
+#   m1[lo, hi, v]       sum of w * r[v], r = how many of the four cards have value v,
+#   p[cell, pair]       sum of w * (pairs of positions i < j whose values are the pair
+#                       u <= v), for the cells where both hands can draw (pt <= 5, bt <= 6),
+#                       numbered by _CELL[lo, hi] and _PAIR[u, v];
+# then hist[pd, bd, fpt, fbt]: sequences ending on final totals, by who drew.
+
+#: Compositions enumerated together (the lanes of one block).
+LANES = 64
+#: Blocks of fewer rows are enumerated one composition at a time.
+MIN_LANES = 8
+#: A block's lanes are a multiple of this: the compiled lane loops run whole vector
+#: iterations of 16, and a remainder would run one lane at a time.
+LANE_STEP = 16
+
+
+def _index_tables() -> tuple[np.ndarray, np.ndarray, int]:
+    """Row of p for each cell (lo, hi) where both can draw, and for each pair u <= v."""
+    cell = np.full((10, 10), -1, dtype=np.int64)
+    cells = 0
+    for lo in range(6):
+        for hi in range(lo, 7):
+            cell[lo, hi] = cells
+            cells += 1
+    pair = np.full((10, 10), -1, dtype=np.int64)
+    pairs = 0
+    for u in range(10):
+        for v in range(u, 10):
+            pair[u, v] = pair[v, u] = pairs
+            pairs += 1
+    return cell, pair, cells
+
+
+_CELL, _PAIR, _BOTH_DRAW_CELLS = _index_tables()
+
+
+@njit(cache=True, inline="always")
+def _add(dst, w):
+    for k in range(w.shape[0]):
+        dst[k] += w[k]
+
+
 @njit(cache=True)
-def _moments(c, m0, m1, p):
-    """Fill the moments of the first four cards of composition ``c`` (restored on return).
+def _moments(c, m0, m1, p, w2, w3, w):
+    """Fill the moments of the first four cards of the compositions ``c`` (10, lanes).
+
+    Each unordered pair of hands {h1, h2} (each hand an unordered pair of values, times 2
+    when they differ) is visited once, for both deals it gives: h1 to Player and h2 to
+    Banker, and the reverse. w is the number of ordered four-card sequences P1, B1, P2,
+    B2 of one of those deals. ``c`` is restored on return.
+    """
+    lanes = w.shape[0]
+    for p1 in range(10):
+        for k in range(lanes):
+            c[p1, k] -= 1
+        for p2 in range(p1, 10):
+            mult = 1 if p2 == p1 else 2
+            for k in range(lanes):
+                w2[k] = (c[p1, k] + 1) * c[p2, k] * mult
+                c[p2, k] -= 1
+            t1 = p1 + p2 - (10 if p1 + p2 >= 10 else 0)
+            for b1 in range(p1, 10):  # the second hand comes after the first: (b1, b2) >= (p1, p2)
+                for k in range(lanes):
+                    w3[k] = w2[k] * c[b1, k]
+                    c[b1, k] -= 1
+                for b2 in range(p2 if b1 == p1 else b1, 10):
+                    t2 = b1 + b2 - (10 if b1 + b2 >= 10 else 0)
+                    lo = min(t1, t2)
+                    hi = max(t1, t2)
+                    m = 1 if b2 == b1 else 2
+                    if lo == hi and (b1 != p1 or b2 != p2):
+                        m += m  # both deals of two different hands land in this cell
+                    for k in range(lanes):
+                        w[k] = w3[k] * c[b2, k] * m
+                    _add(m0[lo, hi], w)
+                    if hi < 8:
+                        r = m1[lo, hi - lo]
+                        _add(r[p1], w)
+                        _add(r[p2], w)
+                        _add(r[b1], w)
+                        _add(r[b2], w)
+                        if lo <= 5 and hi <= 6:  # both can draw, either way round
+                            q = p[_CELL[lo, hi]]
+                            _add(q[_PAIR[p1, p2]], w)
+                            _add(q[_PAIR[p1, b1]], w)
+                            _add(q[_PAIR[p1, b2]], w)
+                            _add(q[_PAIR[p2, b1]], w)
+                            _add(q[_PAIR[p2, b2]], w)
+                            _add(q[_PAIR[b1, b2]], w)
+                for k in range(lanes):
+                    c[b1, k] += 1
+            for k in range(lanes):
+                c[p2, k] += 1
+        for k in range(lanes):
+            c[p1, k] += 1
+
+
+@njit(cache=True)
+def _third_cards(c, n, m0, m1, p, hist, left_w):
+    """Deal the third cards of every group of four-card deals at once, into ``hist``.
+
+    With r the four cards' values, the cards left are c - r, and every third-card weight
+    is a polynomial of degree at most 2 in them, so the sums over the deals of a group
+    come exactly from the group's moments: sum of w (c - r)[v] = c[v] m0 - m1[v], and
+    sum of w (c - r)[u] (c - r)[v] = c[u] c[v] m0 - c[u] m1[v] - c[v] m1[u] + m2[u, v] with
+    m2 = diag(m1) + p + p^T. Every lane at once; ``left_w`` is scratch (10, lanes).
+    """
+    lanes = n.shape[0]
+    for pt in range(10):
+        for bt in range(10):
+            lo = min(pt, bt)
+            hi = max(pt, bt)
+            w = m0[lo, hi]
+            if pt >= 8 or bt >= 8 or (pt >= 6 and not banker_draws(bt, -1)):
+                h = hist[0, 0, pt, bt]  # nobody draws
+                for k in range(lanes):
+                    h[k] += w[k] * (n[k] - 4) * (n[k] - 5)
+                continue
+            r1 = m1[lo, hi - lo]
+            for v in range(10):  # left_w[v] = sum of w (c - r)[v]
+                cv = c[v]
+                rv = r1[v]
+                x = left_w[v]
+                for k in range(lanes):
+                    x[k] = cv[k] * w[k] - rv[k]
+            if pt >= 6:  # Player stands, Banker draws
+                for b3 in range(10):
+                    h = hist[0, 1, pt, (bt + b3) % 10]
+                    x = left_w[b3]
+                    for k in range(lanes):
+                        h[k] += (n[k] - 5) * x[k]
+                continue
+            q = p[_CELL[lo, hi]]
+            for p3 in range(10):
+                fpt = (pt + p3) % 10
+                x = left_w[p3]
+                if not banker_draws(bt, p3):
+                    h = hist[1, 0, fpt, bt]
+                    for k in range(lanes):
+                        h[k] += x[k] * (n[k] - 5)
+                    continue
+                cp = c[p3]
+                rp = r1[p3]
+                row = hist[1, 1, fpt]
+                for b3 in range(10):
+                    cb = c[b3]
+                    lb = left_w[b3]
+                    h = row[(bt + b3) % 10]
+                    if b3 == p3:  # m2 = 2 p[u, u] + m1[u], and one card fewer of p3
+                        qq = q[_PAIR[p3, p3]]
+                        for k in range(lanes):
+                            h[k] += cp[k] * lb[k] - cb[k] * rp[k] + 2 * qq[k] + rp[k] - x[k]
+                    else:
+                        qq = q[_PAIR[p3, b3]]
+                        for k in range(lanes):
+                            h[k] += cp[k] * lb[k] - cb[k] * rp[k] + qq[k]
+
+
+@njit(cache=True)
+def _settle_lanes(hist, tallies):
+    """Add every final state of ``hist`` to the event tallies (N_EVENTS, lanes), lanes at once."""
+    lanes = tallies.shape[1]
+    one = np.empty(N_EVENTS, dtype=np.int64)
+    for pd in range(2):
+        for bd in range(2):
+            for fpt in range(10):
+                for fbt in range(10):
+                    one[:] = 0
+                    settle(fpt, fbt, pd == 1, bd == 1, 1, one)
+                    h = hist[pd, bd, fpt, fbt]
+                    for e in range(N_EVENTS):
+                        if one[e]:
+                            t = tallies[e]
+                            for k in range(lanes):
+                                t[k] += h[k]
+
+
+# One composition alone (a block of fewer than MIN_LANES rows): the same enumeration
+# without lanes, every hand pair of the two hands in both orders (a short loop over lanes
+# costs more than it saves). Its scratch arrays, allocated once per call:
+#   m0[pt, bt], m1[pt, bt, v], p[pt, bt, u, v] (pt <= 5, bt <= 6), hist as below.
+@njit(cache=True)
+def _moments_one(c, m0, m1, p):
+    """One composition's moments of its first four cards, ``c`` (10) restored on return.
 
     w is the number of ordered four-card sequences P1, B1, P2, B2 with those values (each
     hand's pair enumerated unordered, times 2 when its values differ).
@@ -147,8 +336,8 @@ def _moments(c, m0, m1, p):
 
 
 @njit(cache=True)
-def _third_cards(c, n, m0, m1, p, hist):
-    """Deal the third cards of every group of four-card deals at once, into ``hist``.
+def _third_cards_one(c, n, m0, m1, p, hist):
+    """One composition's third cards, from the moments of its groups of deals, into ``hist``.
 
     With r the four cards' values, the cards left are c - r, and every third-card weight
     is a polynomial of degree at most 2 in them, so the sums over the deals of a group
@@ -188,12 +377,9 @@ def _third_cards(c, n, m0, m1, p, hist):
 
 
 @njit(cache=True)
-def _tally_range(counts, out, lo, hi):
-    """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
-
-    ``out`` rows start at zero. Exact in int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63,
-    and no partial sum exceeds the total. The scratch arrays are allocated once per call.
-    """
+def _tally_each(counts, out, lo, hi):
+    """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes), in int64
+    (exact: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the total)."""
     c = np.empty(10, dtype=np.int64)
     m0 = np.empty((10, 10), dtype=np.int64)
     m1 = np.empty((10, 10, 10), dtype=np.int64)
@@ -208,8 +394,8 @@ def _tally_range(counts, out, lo, hi):
         m1[:] = 0
         p[:] = 0
         hist[:] = 0
-        _moments(c, m0, m1, p)
-        _third_cards(c, n, m0, m1, p, hist)
+        _moments_one(c, m0, m1, p)
+        _third_cards_one(c, n, m0, m1, p, hist)
         row = out[i]
         for pd in range(2):
             for bd in range(2):
@@ -220,8 +406,60 @@ def _tally_range(counts, out, lo, hi):
                             settle(fpt, fbt, pd == 1, bd == 1, h, row)
 
 
+@njit(cache=True)
+def _tally_range(counts, out, lo, hi):
+    """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
+
+    ``out`` rows start at zero. Blocks of up to :data:`LANES` rows, as many in each, are
+    enumerated together (spare lanes repeat the last row and are not read back). The
+    lanes hold float64, exactly: every quantity is a whole number below 2**53 (about
+    9.0e15). Up to 8 decks no tally, moment or partial sum exceeds the total
+    416 * 415 * ... * 411 < 5.0e15 (every term added is a count of sequences, >= 0), and
+    no product in the third-card formulas exceeds 128 * 128 * 416**4 < 5e14, so no
+    rounding ever happens; float multiplies vectorise better than int64 ones. The scratch
+    arrays are allocated once per call.
+    """
+    rows = max(hi - lo, 1)
+    if rows < MIN_LANES:
+        _tally_each(counts, out, lo, hi)
+        return
+    blocks = (rows + LANES - 1) // LANES
+    lanes = (rows + blocks - 1) // blocks  # as many lanes in every block,
+    lanes = (lanes + LANE_STEP - 1) // LANE_STEP * LANE_STEP  # whole vector loops
+    c = np.empty((10, lanes), dtype=np.float64)
+    n = np.empty(lanes, dtype=np.float64)
+    m0 = np.empty((10, 10, lanes), dtype=np.float64)
+    m1 = np.empty((8, 8, 10, lanes), dtype=np.float64)  # [lo, hi - lo]
+    p = np.empty((_BOTH_DRAW_CELLS, 55, lanes), dtype=np.float64)
+    hist = np.empty((2, 2, 10, 10, lanes), dtype=np.float64)
+    tallies = np.empty((N_EVENTS, lanes), dtype=np.float64)
+    scratch = np.empty((10, lanes), dtype=np.float64)
+    w2 = np.empty(lanes, dtype=np.float64)
+    w3 = np.empty(lanes, dtype=np.float64)
+    w = np.empty(lanes, dtype=np.float64)
+    for first in range(lo, hi, lanes):
+        for k in range(lanes):
+            i = min(first + k, hi - 1)
+            total = 0
+            for v in range(10):
+                c[v, k] = counts[i, v]
+                total += counts[i, v]
+            n[k] = total
+        m0[:] = 0
+        m1[:] = 0
+        p[:] = 0
+        hist[:] = 0
+        tallies[:] = 0
+        _moments(c, m0, m1, p, w2, w3, w)
+        _third_cards(c, n, m0, m1, p, hist, scratch)
+        _settle_lanes(hist, tallies)
+        for k in range(min(lanes, hi - first)):
+            for e in range(N_EVENTS):
+                out[first + k, e] += np.int64(tallies[e, k])
+
+
 #: Rows per block of the parallel batch (each block allocates its scratch once).
-PARALLEL_BLOCK = 32
+PARALLEL_BLOCK = LANES
 
 
 @njit(cache=True, parallel=True)

@@ -18,6 +18,18 @@ import numpy as np
 from pydantic import Field, field_serializer, field_validator
 
 from ..base import Result, Strategy, Table, Wager
+from ..compiled import (
+    DALEMBERT,
+    FIBONACCI,
+    FLAT,
+    GRAND_MARTINGALE,
+    LABOUCHERE,
+    MARTINGALE,
+    ONE_THREE_TWO_SIX,
+    OSCARS_GRIND,
+    PAROLI,
+    CompiledForm,
+)
 from ..registry import register
 
 Side = Literal["banker", "player"]
@@ -81,6 +93,10 @@ class Flat(Strategy):
     def wager(self, table: Table) -> Wager:
         return Wager.side(self.side, self._stake)
 
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        return CompiledForm(FLAT, self.side, (self.base,))
+
 
 class _Doubling(OneSideProgression):
     """Shared state of the Martingale family: consecutive losses ``k``, capped or not."""
@@ -119,6 +135,11 @@ class Martingale(_Doubling):
     def _stakes(self) -> np.ndarray:
         return self.base * np.exp2(self._k.astype(np.float64))
 
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        cap = -1.0 if self.max_doublings is None else float(self.max_doublings)
+        return CompiledForm(MARTINGALE, self.side, (self.base, cap))
+
 
 @register
 class GrandMartingale(_Doubling):
@@ -133,6 +154,11 @@ class GrandMartingale(_Doubling):
 
     def _stakes(self) -> np.ndarray:
         return self.base * (np.exp2(self._k.astype(np.float64) + 1.0) - 1.0)
+
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        cap = -1.0 if self.max_doublings is None else float(self.max_doublings)
+        return CompiledForm(GRAND_MARTINGALE, self.side, (self.base, cap))
 
 
 @register
@@ -161,6 +187,10 @@ class Paroli(OneSideProgression):
         up = self._w + 1
         up = np.where(up >= self.target_wins, 0, up)
         self._w = np.where(won, up, np.where(lost, 0, self._w))
+
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        return CompiledForm(PAROLI, self.side, (self.base, float(self.target_wins)))
 
 
 @register
@@ -191,6 +221,11 @@ class DAlembert(OneSideProgression):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         s = self._steps
         self._steps = np.where(won, np.maximum(s - 1, 0), np.where(lost, s + 1, s))
+
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        unit = self.base if self.unit is None else self.unit
+        return CompiledForm(DALEMBERT, self.side, (self.base, unit))
 
 
 def _fibonacci(count: int) -> np.ndarray:
@@ -226,6 +261,10 @@ class Fibonacci(OneSideProgression):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         i = self._i
         self._i = np.where(won, np.maximum(i - 2, 0), np.where(lost, i + 1, i))
+
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        return CompiledForm(FIBONACCI, self.side, (self.base,))
 
 
 _LINE_SPLIT = re.compile(r"[\s\-/;]+")
@@ -334,6 +373,10 @@ class Labouchere(OneSideProgression):
         self._lo = np.zeros(n, dtype=np.int64)
         self._hi = length
 
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        return CompiledForm(LABOUCHERE, self.side, (self.base, *map(float, self.line)))
+
 
 @register
 class OscarsGrind(OneSideProgression):
@@ -367,6 +410,10 @@ class OscarsGrind(OneSideProgression):
         self._stake_units = np.where(finished, 1, np.where(won, raised, s))
         self._series = np.where(finished, 0, p)
 
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        return CompiledForm(OSCARS_GRIND, self.side, (self.base,))
+
 
 _ONE_THREE_TWO_SIX = np.array([1.0, 3.0, 2.0, 6.0])
 
@@ -393,3 +440,7 @@ class OneThreeTwoSix(OneSideProgression):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         step = self._step
         self._step = np.where(won, (step + 1) % 4, np.where(lost, 0, step))
+
+    def compiled_form(self) -> CompiledForm:
+        """The fused path's form of this configuration (see ``strategies.compiled``)."""
+        return CompiledForm(ONE_THREE_TWO_SIX, self.side, (self.base,))

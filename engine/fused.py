@@ -1,0 +1,573 @@
+"""The fused backtest path: built-in staking systems settled in one compiled pass.
+
+When every configuration of a run has a compiled form (``strategies/compiled.py``) and
+nothing needs the generic per-step replay, a chunk skips the replay's (sessions x steps)
+grids and its Python loop over the steps. For generated shoes one kernel shuffles, burns
+and deals each shoe and keeps only what settlement needs, the class of each coup
+(``engine/bets.py``), never a coups table; for a coups file the classes come from its
+coups. A second kernel then plays every configuration session by session over those
+classes, applying the table limits, the bankroll shortfall rule and the stop rules, and
+accumulates the per-session metrics the sessions table holds.
+
+"Change no result": every figure is the generic path's, bit for bit. The kernel performs
+the floating-point operations of the replay in the same order (``_settle_kernel``,
+``_stop_kernel``, ``_path_metrics``), and the session sums (net, wagered) reproduce
+numpy's pairwise summation over the chunk's grid width (``_numpy_sum``), which is what
+``ndarray.sum(axis=1)`` does on the replay's grids. ``tests/test_fused.py`` compares the
+sessions tables of both paths.
+
+It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"``, when every
+configuration is a built-in whose own class declares ``compiled_form`` staking on banker,
+player or tie. Any rule variant, table limits, ``when_short`` stop or reduce, the stop
+rules and ``session_shoes`` are covered. Anything else (a plugin, the simple form, roads,
+cards, side bets, the ledger, exact pricing) runs the generic replay; so does a chunk in
+which a stake is refused (below the table minimum, not finite, or a bet the dataset
+cannot settle): the replay then raises its own error, naming the session and the coup.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from strategies.base import Strategy
+from strategies.builtins.progressions import _FIB
+from strategies.compiled import COMPILED_SIDES, LABOUCHERE, CompiledForm, declared_form
+
+from .bets import (
+    BANKER_3CARD_7,
+    BANKER_6,
+    KIND_INDEX,
+    N_PAIR_STATES,
+    N_SPECIAL,
+    NO_PAIR,
+    PLAIN,
+    PLAYER_3CARD_8,
+    classify_coups,
+    payout_table,
+)
+from .cards import VALUE_OF_CODE, full_deck_codes
+from .coups import BANKER, PLAYER, Coups
+from .deal import _BURN_CODES, BURN_STANDARD, _deal_shoe, max_coups_per_shoe
+from .jit import njit
+from .ledger import session_rows
+from .metrics import session_columns
+from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev
+from .rules import TableRules
+from .shoe import shuffle_into
+
+assert STOP_REASONS.index("end") == END
+
+#: 2**k as numpy's exp2 gives it (what the Martingale family and Paroli stake by).
+with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
+    _POW2 = np.exp2(np.arange(1100, dtype=np.float64))
+_ONE_THREE_TWO_SIX = np.array([1.0, 3.0, 2.0, 6.0])
+
+
+@dataclass(frozen=True)
+class FusedPlan:
+    """The compiled forms of a run's configurations, laid out for the kernel."""
+
+    forms: tuple[CompiledForm, ...]
+    rules: tuple[TableRules, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The bet kind of each configuration."""
+        return tuple(form.side for form in self.forms)
+
+
+def fused_plan(configs: Sequence[Strategy], rules: TableRules,
+               config_rules: Sequence[TableRules] | None, *, ledger: bool,
+               expected: str) -> FusedPlan | None:
+    """The fused path's plan for these configurations, or None when the generic replay
+    must play them (a ledger to write, exact pricing, a configuration without a compiled
+    form, one that needs the roads or the cards)."""
+    if ledger or expected != "auto" or not configs:
+        return None
+    forms = []
+    for config in configs:
+        if config.needs_cards or config.needs_roads:
+            return None
+        form = declared_form(config)
+        if form is None:
+            return None
+        forms.append(form)
+    each = tuple(config_rules) if config_rules is not None else (rules,) * len(configs)
+    return FusedPlan(tuple(forms), each)
+
+
+@dataclass
+class FusedChunk:
+    """What the fused path made of one chunk: its sessions tables and its figures."""
+
+    tables: list[pa.Table]
+    coups: int
+    sessions: int
+    staked: list[str]
+
+
+def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed: int,
+                  shoe_ids: np.ndarray, policy: SessionPolicy,
+                  first_session: int) -> FusedChunk | None:
+    """Deal the generated shoes ``shoe_ids`` and play every configuration over them;
+    None when a stake is refused (the caller replays the chunk to say where)."""
+    ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
+    template = full_deck_codes(rules.decks)
+    classes = np.empty(ids.size * max_coups_per_shoe(template.size), dtype=np.int16)
+    counts = np.empty(ids.size, dtype=np.int64)
+    total = _deal_classes(template, np.uint64(seed), ids, VALUE_OF_CODE,
+                          _BURN_CODES[rules.burn], rules.burn_count, rules.cut_card,
+                          rules.extra_coup_after_cut, classes, counts)
+    shoe_starts = np.zeros(ids.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=shoe_starts[1:])
+    per = policy.session_shoes
+    starts = shoe_starts[::per]
+    if starts[-1] != total:
+        starts = np.r_[starts, total]
+    return _play(plan, names, classes[:total], starts, ids[::per], policy, first_session)
+
+
+def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: SessionPolicy,
+              first_session: int) -> FusedChunk | None:
+    """Play every configuration over the sessions of a coups table (see ``run_generated``)."""
+    n = len(coups)
+    shoe_start = np.r_[True, coups.shoe[1:] != coups.shoe[:-1]]
+    shoe_rank = np.cumsum(shoe_start) - 1
+    session = shoe_rank // policy.session_shoes
+    starts = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
+    first_shoe = coups.shoe[starts]
+    return _play(plan, names, classify_coups(coups), np.r_[starts, n].astype(np.int64),
+                 first_shoe, policy, first_session)
+
+
+#: The kernel's float and integer outputs per configuration and session.
+_NET, _WAGERED, _MAX_STAKE = range(3)
+_LIMIT_HITS, _RUINED, _RUIN_COUP, _STOP, _COUPS, _BETS = range(6)
+#: Why a chunk goes back to the generic replay.
+_REFUSED = 1
+
+
+def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np.ndarray,
+          first_shoe: np.ndarray, policy: SessionPolicy,
+          first_session: int) -> FusedChunk | None:
+    n_configs = len(plan.forms)
+    n_sessions = starts.size - 1
+    width = int(np.diff(starts).max())
+    systems = np.array([f.system for f in plan.forms], dtype=np.int64)
+    columns = np.array([KIND_INDEX[f.side] for f in plan.forms], dtype=np.int64)
+    n_params = max(len(f.params) for f in plan.forms)
+    params = np.zeros((n_configs, n_params))
+    n_given = np.zeros(n_configs, dtype=np.int64)
+    for c, form in enumerate(plan.forms):
+        params[c, :len(form.params)] = form.params
+        n_given[c] = len(form.params)
+    tables = {r: _main_bet_payouts(r) for r in set(plan.rules)}
+    payouts = np.ascontiguousarray(np.stack([tables[r] for r in plan.rules]))
+    table_min = np.array([float(r.table_min) for r in plan.rules])
+    table_max = np.array([float(r.table_max) for r in plan.rules])
+    # The stop thresholds exactly as the replay computes them (_apply_stop_rules).
+    broke_below = np.array([r.table_min - 1e-9 for r in plan.rules])
+    loss_at = -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf
+    goal_at = policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf
+    max_coups = policy.max_coups if policy.max_coups is not None else -1
+    floats = np.zeros((n_configs, 3, n_sessions))
+    ints = np.zeros((n_configs, 6, n_sessions), dtype=np.int64)
+    path = np.zeros((n_configs, n_sessions, 9))
+    staked = np.zeros(n_configs, dtype=np.bool_)
+    problem = _settle_sessions(
+        classes, starts, width, systems, columns, params, n_given, _POW2, _FIB,
+        _ONE_THREE_TWO_SIX, payouts, table_min, table_max, policy.when_short == "reduce",
+        float(policy.bankroll), broke_below, loss_at, goal_at, max_coups, floats, ints, path,
+        staked)
+    if problem:
+        return None
+    session_ids = first_session + np.arange(n_sessions, dtype=np.int64)
+    start = float(policy.bankroll)
+    out = []
+    for c, (form, rules) in enumerate(zip(plan.forms, plan.rules, strict=True)):
+        wagered = floats[c, _WAGERED]
+        expected = np.zeros(n_sessions)
+        if staked[c]:  # the replay prices only the kinds a configuration staked on
+            expected += wagered * full_shoe_ev(rules)[form.side]
+        metrics = session_columns(
+            start=start, net=floats[c, _NET], wagered=wagered, expected=expected,
+            path=path[c], bets=ints[c, _BETS], max_stake=floats[c, _MAX_STAKE],
+            limit_hits=ints[c, _LIMIT_HITS], ruined=ints[c, _RUINED].astype(bool),
+            ruin_coup=ints[c, _RUIN_COUP], stop_reason=ints[c, _STOP].astype(np.int8),
+            coups=ints[c, _COUPS])
+        by_kind = {kind: (wagered if kind == form.side and staked[c] else
+                          np.zeros(n_sessions)) for kind in KIND_INDEX}
+        out.append(session_rows(c, names[c], session_ids, first_shoe, metrics, by_kind))
+    kinds = sorted({form.side for c, form in enumerate(plan.forms) if staked[c]},
+                   key=list(KIND_INDEX).index)
+    return FusedChunk(out, int(classes.size), n_sessions, kinds)
+
+
+@functools.lru_cache(maxsize=64)
+def _main_bet_payouts(rules: TableRules) -> np.ndarray:
+    """The payout table's Banker, Player and Tie columns, checked not to depend on the pair
+    states (what lets ``_main_bet_class`` leave them out)."""
+    table = payout_table(rules)[:, :len(COMPILED_SIDES)]
+    by_pairs = table.reshape(-1, N_PAIR_STATES * N_PAIR_STATES, len(COMPILED_SIDES))
+    assert all(np.array_equal(by_pairs[:, 0], by_pairs[:, j], equal_nan=True)
+               for j in range(1, by_pairs.shape[1]))
+    return np.ascontiguousarray(table)  # cached: callers copy it (np.stack), never write it
+
+
+@njit(cache=True)
+def _deal_classes(template, seed, shoe_ids, values, burn_mode, burn_count,
+                  cut_from_end, extra_coup, out_classes, out_counts):  # pragma: no cover
+    """Shuffle, burn and deal each shoe (``engine.shoe``, ``engine.deal``), keeping only the
+    class of each coup as the main bets see it; returns the coups dealt."""
+    n = template.shape[0]
+    buf = np.empty(n, dtype=np.int8)
+    rows = max_coups_per_shoe_kernel(n)
+    cards = np.empty((rows, 6), dtype=np.int8)
+    pt = np.empty(rows, dtype=np.int8)
+    bt = np.empty(rows, dtype=np.int8)
+    outcome = np.empty(rows, dtype=np.int8)
+    k = 0
+    for s in range(shoe_ids.shape[0]):
+        shuffle_into(template, buf, seed, np.uint64(shoe_ids[s]))
+        dealt, _ = _deal_shoe(buf, n, values, burn_mode, burn_count, cut_from_end,
+                              extra_coup, cards, pt, bt, outcome, 0)
+        for j in range(dealt):
+            out_classes[k + j] = _main_bet_class(outcome[j], pt[j], bt[j], cards[j, 2],
+                                                 cards[j, 5])
+        out_counts[s] = dealt
+        k += dealt
+    return k
+
+
+@njit(cache=True, inline="always")
+def _main_bet_class(outcome, player_total, banker_total, player_third,
+                    banker_third):  # pragma: no cover - compiled
+    """The class (``engine.bets.classify_coups``) of a coup dealt with its cards, as far as
+    Banker, Player and Tie care: both pair states read NO_PAIR, which changes none of their
+    payouts (``_play`` checks that on the payout table). Written without branches: the
+    outcome is random, and a mispredicted branch per coup costs more than the deal."""
+    special = PLAIN
+    special = BANKER_6 if (outcome == BANKER) & (banker_total == 6) else special
+    special = BANKER_3CARD_7 if ((outcome == BANKER) & (banker_total == 7)
+                                 & (banker_third >= 0)) else special
+    special = PLAYER_3CARD_8 if ((outcome == PLAYER) & (player_total == 8)
+                                 & (player_third >= 0)) else special
+    return ((outcome * N_SPECIAL + special) * N_PAIR_STATES + NO_PAIR) * N_PAIR_STATES \
+        + NO_PAIR
+
+
+@njit(cache=True, inline="always")
+def max_coups_per_shoe_kernel(n_cards):  # pragma: no cover - compiled
+    """``engine.deal.max_coups_per_shoe`` inside a kernel."""
+    return n_cards // 4 + 1
+
+
+assert BURN_STANDARD == _BURN_CODES["standard"]
+
+
+@njit(cache=True, inline="always")
+def _block_sum(a, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise sum of ``a[lo:lo + n]`` for n <= 128: sequential below 8 values,
+    else eight interleaved partial sums combined pairwise, then the rest in order."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    end = n - n % 8
+    while i < end:
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def _numpy_sum(a, n):  # pragma: no cover - compiled
+    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64.
+
+    numpy sums blocks of at most 128 values (``_block_sum``) and, above that, splits the
+    row in two halves (the first a multiple of 8 long) and adds their sums. The split is
+    walked here with an explicit stack rather than recursion.
+    """
+    if n <= 128:
+        return 0.0 + _block_sum(a, 0, n)
+    depth = 64
+    los = np.empty(depth, dtype=np.int64)
+    ns = np.empty(depth, dtype=np.int64)
+    halves = np.empty(depth, dtype=np.int64)
+    stage = np.zeros(depth, dtype=np.int64)
+    left = np.empty(depth)
+    top = 0
+    los[0] = 0
+    ns[0] = n
+    stage[0] = 0
+    ret = 0.0
+    returning = False
+    while True:
+        if returning:
+            if top < 0:
+                return 0.0 + ret
+            if stage[top] == 1:  # the left half is summed: now the right half
+                left[top] = ret
+                stage[top] = 2
+                top += 1
+                los[top] = los[top - 1] + halves[top - 1]
+                ns[top] = ns[top - 1] - halves[top - 1]
+                stage[top] = 0
+                returning = False
+            else:
+                ret = left[top] + ret
+                top -= 1
+            continue
+        size = ns[top]
+        if size <= 128:
+            ret = _block_sum(a, los[top], size)
+            top -= 1
+            returning = True
+            continue
+        half = size // 2
+        half -= half % 8
+        halves[top] = half
+        stage[top] = 1
+        top += 1
+        los[top] = los[top - 1]
+        ns[top] = half
+        stage[top] = 0
+
+
+@njit(cache=True)
+def _settle_sessions(classes, starts, width, systems, columns, params, n_given, pow2, fib,
+                     one_three_two_six, payouts, table_min, table_max, reduce, start,
+                     broke_below, loss_at, goal_at, max_coups, floats, ints, path,
+                     staked):  # pragma: no cover - compiled
+    """Play every configuration over every session; 0, or _REFUSED when a stake is refused.
+
+    Per session and step, in the replay's order: the system's stake, the checks and the
+    table limit, the bankroll shortfall (stop: busted; reduce: scaled), the settlement by
+    the payout table, the bankroll, the path metrics, the system's move on a win or a loss,
+    and the stop rules. A session that stops plays no more coups; the replay's grids hold
+    zeros there, which the sums below take into account by adding over the grid width.
+    """
+    n_configs = systems.shape[0]
+    n_sessions = starts.shape[0] - 1
+    nets = np.zeros(width)
+    stakes = np.zeros(width)
+    line = np.zeros(params.shape[1] + width + 2, dtype=np.int64)
+    for c in range(n_configs):
+        system = systems[c]
+        column = columns[c]
+        base = params[c, 0]
+        p1 = params[c, 1] if params.shape[1] > 1 else 0.0
+        cap = int(p1)
+        tmin = table_min[c]
+        tmax = table_max[c]
+        any_stake = False
+        for s in range(n_sessions):
+            lo = starts[s]
+            length = starts[s + 1] - lo
+            # The system's state: k (a count, a step, or an index), series (Oscar's Grind).
+            k = 1 if system == 7 else 0
+            series = 0
+            line_lo = 0
+            line_hi = 0
+            if system == 6:
+                line_hi = n_given[c] - 1
+                for j in range(line_hi):
+                    line[j] = int(params[c, 1 + j])
+            bankroll = start
+            peak = start
+            trough = start
+            max_dd = 0.0
+            max_dd_pct = 0.0
+            win_run = 0
+            lose_run = 0
+            best_win = 0
+            best_lose = 0
+            wins = 0
+            losses = 0
+            pushes = 0
+            limit_hits = 0
+            bets = 0
+            stop = 0
+            ruined = 0
+            ruin_coup = -1
+            coup = 0
+            played = 0
+            for t in range(length):
+                # --- the stake (the Python form's wager)
+                if system == 0:
+                    stake = base
+                elif system == 1:
+                    stake = base * pow2[min(k, pow2.shape[0] - 1)]
+                elif system == 2:
+                    stake = base * (pow2[min(k + 1, pow2.shape[0] - 1)] - 1.0)
+                elif system == 3:
+                    stake = base * pow2[min(k, pow2.shape[0] - 1)]
+                elif system == 4:
+                    stake = base + p1 * k
+                elif system == 5:
+                    stake = base * fib[min(k, fib.shape[0] - 1)]
+                elif system == 6:
+                    units = line[line_lo]
+                    if line_hi - line_lo != 1:
+                        units = units + line[line_hi - 1]
+                    stake = base * float(units)
+                elif system == 7:
+                    stake = base * float(k)
+                else:
+                    stake = base * one_three_two_six[k]
+                # --- the table rules (_settle_kernel)
+                if not (np.isfinite(stake) and stake >= 0):
+                    return 1
+                if stake > tmax:
+                    limit_hits += 1
+                    stake = tmax
+                if stake > 0 and stake < tmin - 1e-12:
+                    return 1
+                total = 0.0 + stake
+                if total > bankroll + 1e-9:
+                    small = True
+                    if reduce:
+                        scale = bankroll / (total if total > 0 else 1.0)
+                        small = False
+                        stake = stake * scale
+                        if stake > 0 and stake < tmin - 1e-12:
+                            small = True
+                        total = total * scale
+                    if small:
+                        stop = 5  # busted: the session ends before this coup
+                        break
+                net = 0.0
+                if stake > 0:
+                    mult = payouts[c, classes[lo + t], column]
+                    if np.isnan(mult):
+                        return 1
+                    net += stake * mult
+                    any_stake = True
+                bankroll = bankroll + net
+                nets[t] = net
+                stakes[t] = stake
+                played += 1
+                coup += 1
+                # --- the path metrics (_path_metrics), written as selects: the outcome
+                # of a coup is random, and a mispredicted branch costs more than the work
+                peak = max(peak, bankroll)
+                trough = min(trough, bankroll)
+                dd = peak - bankroll
+                max_dd = max(max_dd, dd)
+                if peak > 0 and dd / peak > max_dd_pct:
+                    max_dd_pct = dd / peak
+                won = (total > 0) & (net > 0)
+                lost = (total > 0) & (net < 0)
+                if stake > 0:
+                    bets += 1
+                    wins += won
+                    losses += lost
+                    pushes += 1 - won - lost  # a push neither extends nor breaks a streak
+                    win_run = win_run + 1 if won else (0 if lost else win_run)
+                    lose_run = lose_run + 1 if lost else (0 if won else lose_run)
+                    best_win = max(best_win, win_run)
+                    best_lose = max(best_lose, lose_run)
+                # --- the system's move (the Python form's settle); neither won nor lost
+                # (a push, or no stake) leaves every system where it is
+                if system == 1 or system == 2:
+                    raised = 0 if (cap >= 0) & (k >= cap) else k + 1
+                    k = 0 if won else (raised if lost else k)
+                elif system == 3:
+                    up = 0 if k + 1 >= cap else k + 1
+                    k = up if won else (0 if lost else k)
+                elif system == 4:
+                    k = max(k - 1, 0) if won else (k + 1 if lost else k)
+                elif system == 5:
+                    k = max(k - 2, 0) if won else (k + 1 if lost else k)
+                elif system == 6:
+                    if won or lost:
+                        units = line[line_lo]
+                        if line_hi - line_lo != 1:
+                            units = units + line[line_hi - 1]
+                        if won:
+                            line_lo += 1
+                            line_hi -= 1
+                            if line_hi <= line_lo:  # the line is won: a new cycle
+                                line_lo = 0
+                                line_hi = n_given[c] - 1
+                                for j in range(line_hi):
+                                    line[j] = int(params[c, 1 + j])
+                        else:
+                            if line_hi >= line.shape[0]:
+                                return 1
+                            line[line_hi] = units
+                            line_hi += 1
+                elif system == 7:
+                    moved = series + k if won else (series - k if lost else series)
+                    finished = won & (moved >= 1)
+                    k = 1 if finished else (min(k + 1, 1 - moved) if won else k)
+                    series = 0 if finished else moved
+                elif system == 8:
+                    k = (k + 1) % 4 if won else (0 if lost else k)
+                # --- the stop rules (_stop_kernel), in their order
+                result = bankroll - start
+                if bankroll < broke_below[c]:
+                    stop = 1
+                    ruined = 1
+                    ruin_coup = coup
+                    break
+                elif result <= loss_at:
+                    stop = 2
+                    break
+                elif result >= goal_at:
+                    stop = 3
+                    break
+                elif max_coups >= 0 and coup >= max_coups:
+                    stop = 4
+                    break
+            floats[c, 0, s] = _numpy_sum(nets, width)
+            floats[c, 1, s] = _numpy_sum(stakes, width)
+            top = 0.0
+            for t in range(played):
+                if stakes[t] > top:
+                    top = stakes[t]
+            floats[c, 2, s] = top
+            for t in range(played):  # the buffers hold zeros past the coups played
+                nets[t] = 0.0
+                stakes[t] = 0.0
+            ints[c, 0, s] = limit_hits
+            ints[c, 1, s] = ruined
+            ints[c, 2, s] = ruin_coup
+            ints[c, 3, s] = stop
+            ints[c, 4, s] = played
+            ints[c, 5, s] = bets
+            path[c, s, 0] = peak
+            path[c, s, 1] = trough
+            path[c, s, 2] = max_dd
+            path[c, s, 3] = max_dd_pct
+            path[c, s, 4] = best_win
+            path[c, s, 5] = best_lose
+            path[c, s, 6] = wins
+            path[c, s, 7] = losses
+            path[c, s, 8] = pushes
+        staked[c] = any_stake
+    return 0
+
+
+assert LABOUCHERE == 6

@@ -1,0 +1,218 @@
+"""The fused path (``engine/fused.py``) against the generic replay: the same figures.
+
+Every test runs the same configurations twice, once as the engine chooses (the fused
+path, which the tests check did run) and once with the fused path switched off (the
+generic replay, the reference), and asserts the sessions tables, the summaries, the run
+counts and the printed summary are equal, exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import engine.backtest as backtest_module
+from engine.backtest import RUN_FILE, backtest, read_run_table
+from engine.cli import app
+from engine.deal import generate_coups
+from engine.errors import StrategyFault
+from engine.fused import _POW2, _numpy_sum, fused_plan
+from engine.parallel import generate_dataset
+from engine.rules import TableRules
+from strategies.builtins.progressions import Martingale
+from strategies.registry import expand_spec
+
+#: Every built-in system, several bases (non-round ones too), caps, all three sides.
+SPECS = [
+    "flat", "flat:side=player,base=7.3", "flat:side=tie,base=5",
+    "martingale", "martingale:max_doublings=3,side=player,base=12.5",
+    "grand_martingale:max_doublings=4", "grand_martingale:side=player,base=5",
+    "paroli", "paroli:target_wins=2,base=7.3,side=player",
+    "dalembert", "dalembert:unit=2.5,base=7.3",
+    "fibonacci", "fibonacci:side=player,base=6",
+    "labouchere", "labouchere:line=1-1-2-3,base=11,side=player", "labouchere:line=5",
+    "oscars_grind", "oscars_grind:base=7.3,side=player",
+    "one_three_two_six", "one_three_two_six:side=player,base=9.5",
+]
+
+
+@contextmanager
+def generic_only() -> Iterator[None]:
+    """Switch the fused path off: every chunk goes through the replay."""
+    kept = backtest_module._run_fused
+    backtest_module._run_fused = lambda *args, **kwargs: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        backtest_module._run_fused = kept
+
+
+@contextmanager
+def counting_fused() -> Iterator[list[bool]]:
+    """Record, per chunk, whether the fused path played it."""
+    kept = backtest_module._run_fused
+    played: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        result = kept(*args, **kwargs)
+        played.append(result is not None)
+        return result
+
+    backtest_module._run_fused = spy  # type: ignore[assignment]
+    try:
+        yield played
+    finally:
+        backtest_module._run_fused = kept
+
+
+def both_ways(**kwargs: Any) -> tuple[Any, Any]:
+    """(fused result, generic result) of the same backtest; the fused one must be fused."""
+    with counting_fused() as played:
+        fused = backtest(ledger=False, **kwargs)
+    assert played and all(played), "the fused path did not play every chunk"
+    with generic_only():
+        generic = backtest(ledger=False, **kwargs)
+    return fused, generic
+
+
+def assert_same_run(fused: Any, generic: Any) -> None:
+    a = read_run_table(fused.folder, "sessions")
+    b = read_run_table(generic.folder, "sessions")
+    assert a.schema.equals(b.schema)
+    for name in a.column_names:
+        assert a.column(name).equals(b.column(name)), name
+    assert fused.summary.equals(generic.summary)
+    assert fused.info["counts"] == generic.info["counts"]
+
+
+POLICIES = [
+    pytest.param({}, id="defaults"),
+    pytest.param({"session_shoes": 2, "bankroll": 300.0}, id="two shoes, busts"),
+    pytest.param({"when_short": "reduce", "bankroll": 150.0}, id="reduce"),
+    pytest.param({"stop_loss": 100.0, "win_goal": 55.5}, id="stop loss, win goal"),
+    pytest.param({"max_coups": 40, "bankroll": 2000.0}, id="max coups"),
+]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_generated_shoes_give_the_replays_sessions(tmp_path: Path, policy: dict[str, Any]):
+    rules = TableRules(table_min=5, table_max=200)  # the limit binds within a few losses
+    fused, generic = both_ways(strategies=SPECS, shoes=27, seed=11, rules=rules,
+                               chunk_shoes=10, **policy)
+    assert_same_run(fused, generic)
+    sessions = fused.sessions
+    if not policy or "session_shoes" in policy:
+        assert (sessions["limit_hits"] > 0).any()
+    if policy.get("bankroll") == 300.0:
+        assert sessions["busted"].any() and sessions["ruined"].any()
+    if "win_goal" in policy:
+        assert {"stop_loss", "win_goal"} <= set(sessions["stop_reason"])
+
+
+@pytest.mark.parametrize("variant", ["ez", "super6"])
+def test_rule_variants_give_the_replays_sessions(variant: str):
+    rules = TableRules(variant=variant, table_min=5, tie_pays=9)  # type: ignore[arg-type]
+    fused, generic = both_ways(strategies=SPECS, shoes=25, seed=3, rules=rules,
+                               stop_loss=150.0, when_short="reduce")
+    assert_same_run(fused, generic)
+
+
+def test_rule_sets_side_by_side_give_the_replays_sessions():
+    sets = [TableRules(table_min=5), TableRules(table_min=5, variant="ez"),
+            TableRules(table_min=5, commission=0.04, table_max=100)]
+    fused, generic = both_ways(strategies=["martingale", "paroli:base=7.3"], shoes=30,
+                               seed=9, rule_sets=sets)
+    assert_same_run(fused, generic)
+
+
+def test_a_coups_file_gives_the_replays_sessions(tmp_path: Path):
+    path = tmp_path / "coups.parquet"
+    generate_dataset(path, shoes=45, seed=21, rules=TableRules())
+    fused, generic = both_ways(coups=path, strategies=SPECS[:10], chunk_shoes=16,
+                               session_shoes=2, rules=TableRules(table_min=5),
+                               when_short="reduce", bankroll=400.0)
+    assert_same_run(fused, generic)
+
+
+def test_an_outcomes_only_table_gives_the_replays_sessions():
+    coups = generate_coups(TableRules(), 5, np.arange(30))
+    coups.cards[:] = -1  # outcomes and totals only, as many recorded shoes are
+    fused, generic = both_ways(coups=coups, strategies=SPECS[:6],
+                               rules=TableRules(table_min=5))
+    assert_same_run(fused, generic)
+
+
+def test_a_stake_below_the_minimum_is_refused_as_the_replay_refuses_it():
+    with counting_fused() as played, pytest.raises(StrategyFault) as fused:
+        backtest(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1, ledger=False)
+    assert played == [False]  # the fused path gave the chunk back to the replay
+    with generic_only(), pytest.raises(StrategyFault) as generic:
+        backtest(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1, ledger=False)
+    assert str(fused.value) == str(generic.value)
+    assert "stake 7.3 on banker is below the table minimum 10" in str(fused.value)
+
+
+def test_the_ledger_exact_pricing_and_plugins_take_the_replay():
+    configs = expand_spec("martingale")
+    rules = TableRules()
+    assert fused_plan(configs, rules, None, ledger=False, expected="auto") is not None
+    assert fused_plan(configs, rules, None, ledger=True, expected="auto") is None
+    assert fused_plan(configs, rules, None, ledger=False, expected="exact") is None
+
+    class Doubler(Martingale):  # changes how a Martingale stakes, declares no compiled form
+        name: ClassVar[str] = "doubler"
+
+        def _stakes(self) -> np.ndarray:
+            return 2 * super()._stakes()
+
+    assert fused_plan([Doubler()], rules, None, ledger=False, expected="auto") is None
+    assert fused_plan([*configs, *expand_spec("side_bet")], rules, None, ledger=False,
+                      expected="auto") is None
+
+
+def test_the_cli_prints_the_same_summary_and_writes_the_same_counts(tmp_path: Path):
+    runner = CliRunner()
+    args = ["backtest", "-s", "martingale:max_doublings=[3,6]", "-s", "dalembert",
+            "--shoes", "120", "--seed", "4", "--chunk", "50", "--ledger", "none"]
+    fused = runner.invoke(app, [*args, "--out", str(tmp_path / "fused")])
+    with generic_only():
+        generic = runner.invoke(app, [*args, "--out", str(tmp_path / "generic")])
+    assert fused.exit_code == 0 and generic.exit_code == 0, fused.output + generic.output
+
+    def shown(text: str, folder: str) -> str:  # the folder and the timing differ
+        text = text.replace(str(tmp_path / folder), "OUT")
+        return re.sub(r"\d[\d,.]* ?(s|seconds|M? ?coups/s)\b", "T", text)
+
+    assert shown(fused.output, "fused") == shown(generic.output, "generic")
+    counts = [json.loads((tmp_path / f / RUN_FILE).read_text())["counts"]
+              for f in ("fused", "generic")]
+    assert counts[0] == counts[1]
+    files = [sorted(p.relative_to(tmp_path / f).as_posix()
+                    for p in (tmp_path / f).rglob("*") if p.is_file())
+             for f in ("fused", "generic")]
+    assert files[0] == files[1]
+
+
+def test_session_sums_add_as_numpy_adds_a_grid_row():
+    rng = np.random.default_rng(7)
+    for width in [*range(1, 40), 127, 128, 129, 130, 200, 255, 256, 257, 700, 3001]:
+        grid = rng.standard_normal((3, width)) * 10.0 ** rng.uniform(-3, 6, (3, width))
+        grid[1, width // 2:] = 0.0  # a session that stopped half way
+        expected = grid.sum(axis=1)
+        for row in range(3):
+            assert _numpy_sum(np.ascontiguousarray(grid[row]), width) == expected[row]
+
+
+def test_powers_of_two_are_numpys():
+    k = np.arange(_POW2.size)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(_POW2, np.exp2(k.astype(np.float64)))
+    assert _POW2[10] == 1024.0 and np.isinf(_POW2[1024])
