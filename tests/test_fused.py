@@ -160,6 +160,19 @@ def test_a_stake_below_the_minimum_is_refused_as_the_replay_refuses_it():
     assert "stake 7.3 on banker is below the table minimum 10" in str(fused.value)
 
 
+def test_a_bet_the_dataset_cannot_settle_is_refused_as_the_replay_refuses_it():
+    coups = generate_coups(TableRules(), 5, np.arange(20))
+    coups.cards[:] = -1  # totals only: under EZ a Banker 7 may or may not be a push
+    rules = TableRules(variant="ez")
+    with counting_fused() as played, pytest.raises(StrategyFault) as fused:
+        backtest(coups, ["martingale"], rules=rules, ledger=False)
+    assert played == [False]
+    with generic_only(), pytest.raises(StrategyFault) as generic:
+        backtest(coups, ["martingale"], rules=rules, ledger=False)
+    assert str(fused.value) == str(generic.value)
+    assert "cannot be settled" in str(fused.value)
+
+
 def test_the_ledger_exact_pricing_and_plugins_take_the_replay():
     configs = expand_spec("martingale")
     rules = TableRules()
