@@ -25,6 +25,10 @@ def prange(*args: int) -> range:
     return range(*args)
 
 
+#: Every kernel defined so far in this process, in order (``engine.warm`` compiles them all).
+DEFINED: list[Kernel] = []
+
+
 class Kernel:
     """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call."""
 
@@ -40,6 +44,7 @@ class Kernel:
         self.__doc__ = func.__doc__
         self.__module__ = func.__module__
         self.__wrapped__ = func
+        DEFINED.append(self)
 
     def compiled(self) -> Any:
         """The numba dispatcher (imports numba and binds the kernel's callees first)."""
@@ -88,6 +93,13 @@ def is_loaded(kernel: Any) -> bool:
     loaded from numba's cache): calling it again costs no compile and no cache load."""
     dispatcher = kernel._dispatcher if isinstance(kernel, Kernel) else kernel
     return bool(getattr(dispatcher, "overloads", None))
+
+
+def is_reached(kernel: Kernel) -> bool:
+    """Whether ``kernel`` has been called in this process, or bound into a kernel that was
+    (a callee compiled into its caller, or loaded with it from the cache, has no
+    specialisation of its own but was reached all the same)."""
+    return kernel._dispatcher is not None
 
 
 def njit(*args: Any, **options: Any) -> Any:

@@ -367,12 +367,23 @@ class _SharedView:
         if self.roads is not None:
             self.roads.append(outcome, dealt)
         if self.seen is not None:
-            cards = self.coups.cards[rows]
-            for column in range(6):
-                code = cards[:, column]
-                shown = dealt & (code >= 0)
-                np.add.at(self.seen, (np.flatnonzero(shown), VALUE_OF_CODE[code[shown]]), 1)
-            self.remaining[:] = self.full - self.seen
+            _count_shown(self.seen, self.remaining, self.full, self.coups.cards, rows, dealt,
+                         VALUE_OF_CODE)
+
+
+@njit(cache=True)
+def _count_shown(seen, remaining, full, cards, rows, dealt, value_of_code):
+    """Add the cards of each dealing session's coup (``cards[rows[i]]``) to its ``seen``
+    counts by value, and refresh ``remaining = full - seen``: one pass over the sessions."""
+    for i in range(rows.shape[0]):
+        if dealt[i]:
+            coup = cards[rows[i]]
+            for column in range(coup.shape[0]):
+                code = coup[column]
+                if code >= 0:
+                    seen[i, value_of_code[code]] += 1
+        for v in range(full.shape[0]):
+            remaining[i, v] = full[v] - seen[i, v]
 
 
 def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, fn):  # type: ignore[no-untyped-def]

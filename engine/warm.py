@@ -1,35 +1,284 @@
-"""The first run of a fresh install: compile the replay's kernels on the second core.
+"""Compiling the engine's kernels before they are needed: ``baccarat warm`` and the demo.
 
-A backtest over generated shoes compiles two groups of kernels the first time it runs:
-the dealers (shuffle, burn, deal) and the replay's (classify, settle, stop rules,
-session metrics). numba compiles one function at a time in a process, so on a fresh
-install :func:`start` runs ``python -m engine.warm SPEC...`` beside the caller: it plays
-the strategies over a few outcome-only shoes built in memory (no dealer is compiled),
-which compiles the replay's kernels into numba's cache while the caller compiles the
-dealers and deals. When the caller reaches the replay it loads them from the cache.
-Nothing is shared but that cache (numba writes its files atomically), and the caller
-waits for the helper (:func:`finish`) so that no process outlives the command.
+numba compiles a kernel the first time it runs and keeps the machine code in its cache
+(``__pycache__`` beside the sources, ``cache=True``), so only the first run of a fresh
+install pays: about 8 CPU-seconds for the kernels the demo needs. Two ways to hide it:
+
+- :func:`warm` (``baccarat warm``, a step of the install) compiles every kernel ahead of
+  time. It finds the kernels itself (:func:`kernels`: every :class:`engine.jit.Kernel`
+  defined by the modules of ``engine`` and ``strategies``), so a new kernel is covered
+  without being listed here: the ones with explicit signatures are compiled as they are; the
+  others are compiled for the types the engine really calls them with, by running the
+  :data:`EXERCISES` (tiny versions of what the commands do) on the cores in parallel.
+  Whatever is left uncompiled is named in its report; :data:`FIRST_USE` names the
+  kernels no command runs, left out on purpose.
+- :func:`start` / :func:`finish`: on a fresh install the demo compiles the replay's
+  kernels in a second process (``python -m engine.warm SPEC...``) while it compiles the
+  dealers and deals itself; the replay then loads them from the cache.
+
+Nothing is shared between the processes but numba's cache (numba writes its files
+atomically), and each caller waits for its helpers, so no process outlives the command.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
+from .jit import DEFINED, Kernel
+
+#: The packages whose modules :func:`kernels` searches.
+PACKAGES = ("engine", "strategies")
+
+
+def kernels(packages: Iterable[str] = PACKAGES) -> list[Kernel]:
+    """Every kernel defined in the modules of ``packages`` (all of them imported first)."""
+    for package in packages:
+        root = importlib.import_module(package)
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{root.__name__}."):
+            if not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
+    inside = tuple(packages)
+    found = {id(k): k for k in DEFINED if k.__module__.split(".")[0] in inside}
+    return sorted(found.values(), key=lambda k: (k.__module__, k.__qualname__))
+
+
+def inlined(kernel: Kernel) -> bool:
+    """Whether ``kernel`` is compiled into its callers (``inline="always"``), never alone."""
+    return kernel._options.get("inline") == "always"
+
+
+def cached(kernel: Kernel) -> bool:
+    """Whether numba's cache holds machine code for ``kernel`` valid for its source now."""
+    from numba.core.caching import FunctionCache
+
+    try:
+        return bool(FunctionCache(kernel.py_func)._cache_file._load_index())
+    except Exception:  # pragma: no cover - an unreadable cache is an empty one
+        return False
+
+
+def name_of(kernel: Kernel) -> str:
+    return f"{kernel.__module__}.{kernel.__qualname__}"
+
+
+# The exercises: each a tiny version of what a command does, compiling the kernels on
+# its way for the types the commands use. Those of one phase run at the same time in
+# separate processes; a phase starts once the one before it has filled the cache.
+
+_OUTCOME_SHOES = ["BPPBTBBPBPPPBBTPBPBBPPPB" * 3, "PBBTPPBPBBBPPTBPBPPBBPBP" * 3]
+
+
+def _builtin_strategies(outcomes_only: bool = False) -> list[str]:
+    """The built-in strategies; ``outcomes_only``: those a dataset of outcomes can play
+    (not seeing the cards, staking no side bet, which is settled from the cards)."""
+    from strategies.registry import available_strategies
+
+    return [name for name, cls in available_strategies().items()
+            if cls.__module__.startswith("strategies.builtins.") and not (outcomes_only and (
+                cls.needs_cards or cls.__module__ == "strategies.builtins.side_bets"))]
+
+
+def _deal() -> None:
+    """``generate``, ``backtest --shoes``, the demo: shuffle and deal (the uniform model)."""
+    import numpy as np
+
+    from .deal import generate_coups
+    from .rules import TableRules
+
+    generate_coups(TableRules(), 0, np.arange(2))
+
+
+def _replay() -> None:
+    """``backtest`` over recorded outcomes: the replay's kernels, without a dealer."""
+    from .backtest import backtest
+    from .coups import coups_from_outcomes
+
+    with tempfile.TemporaryDirectory() as tmp:
+        backtest(coups_from_outcomes(_OUTCOME_SHOES), _builtin_strategies(outcomes_only=True),
+                 out=f"{tmp}/run")
+
+
+def _cards() -> None:
+    """``backtest`` over generated shoes by every built-in, each coup priced exactly from
+    the cards left (the odds' enumeration, the counters, the side bets)."""
+    from .backtest import backtest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        backtest(strategies=_builtin_strategies(), shoes=2, seed=0, out=f"{tmp}/run",
+                 expected="exact")
+
+
+def _models() -> None:
+    """The other shuffle models, dealing and checking recorded cards (``import``)."""
+    import numpy as np
+
+    from .deal import deal_one, deal_sequences, generate_coups
+    from .io.importers.checks import check_coups
+    from .rules import TableRules
+    from .shoe import shuffled_shoes
+    from .shuffles import generate_model_coups, parse_shuffle
+
+    rules = TableRules()
+    for spec in ("riffle:7", "csm"):
+        generate_model_coups(rules, 0, np.arange(2), parse_shuffle(spec))
+    deal_one(shuffled_shoes(rules.decks, 0, np.arange(1))[0, :6])
+    coups = generate_coups(rules, 0, np.arange(1))
+    deal_sequences([coups.cards.ravel()], rules)
+    check_coups(coups.cards, coups.shoe, coups.player_total, coups.banker_total,
+                coups.outcome, rules.decks)
+
+
+def _odds() -> None:
+    """The odds' batch enumeration (what the counters and exact pricing call) and the
+    reference enumeration."""
+    import numpy as np
+
+    from .odds.enumeration import event_probabilities
+    from .odds.reference import reference_tallies
+
+    counts = np.array([[4, 1, 1, 1, 1, 1, 1, 1, 1, 1]] * 16, dtype=np.int64)  # not "a few"
+    event_probabilities(counts, parallel=False)
+    reference_tallies(counts[:1])
+
+
+def _no_ledger() -> None:
+    """``backtest --ledger none`` over generated and recorded shoes (the fused path, for
+    the strategies it plays)."""
+    from .backtest import backtest
+    from .coups import coups_from_outcomes
+
+    recorded = coups_from_outcomes(_OUTCOME_SHOES)
+    with tempfile.TemporaryDirectory() as tmp:
+        # One strategy at a time: a run goes the fused way only if all its strategies can.
+        for k, name in enumerate(_builtin_strategies(outcomes_only=True)):
+            backtest(strategies=[name], shoes=2, seed=0, out=f"{tmp}/g{k}", ledger=False)
+            backtest(recorded, [name], out=f"{tmp}/r{k}", ledger=False)
+
+
+#: Exercise name -> function. The exercises of a phase run at once (as many as there are
+#: processes, the longest first); the second phase loads the dealers the first compiled.
+EXERCISES: dict[str, Callable[[], None]] = {
+    "deal": _deal, "replay": _replay, "models": _models, "odds": _odds,
+    "no-ledger": _no_ledger, "cards": _cards}
+PHASES: tuple[tuple[str, ...], ...] = (("odds", "models", "replay", "deal"),
+                                       ("no-ledger", "cards"))
+
+#: Kernels no command runs, left to their first use, and why.
+FIRST_USE = {
+    "engine.odds.enumeration._tally_batch":
+        "the Python API's parallel batches of 64 compositions or more (the commands price "
+        "on one thread); compiling it takes about 30 CPU-seconds, more than all the rest",
+}
+
+
+@dataclass
+class WarmReport:
+    """What :func:`warm` did: kernels found, compiled now, already cached, left out."""
+
+    found: list[str] = field(default_factory=list)
+    compiled: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    inlined: list[str] = field(default_factory=list)
+    first_use: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    processes: int = 1
+
+
+def _run_phase(names: Sequence[str], processes: int) -> list[str]:
+    """Run the exercises ``names``, each in a process of its own, ``processes`` at a time
+    (one after the other in this process if 1). Returns a line for each that failed."""
+    failed = []
+    if processes < 2:
+        for name in names:
+            try:
+                EXERCISES[name]()
+            except Exception as exc:
+                failed.append(f"warming {name!r} failed: {type(exc).__name__}: {exc}")
+        return failed
+    with tempfile.TemporaryDirectory() as tmp:
+        pending = list(names)
+        running: list[tuple[str, subprocess.Popen[bytes], Path]] = []
+        try:
+            while pending or running:
+                while pending and len(running) < processes:
+                    name = pending.pop(0)
+                    log = Path(tmp) / f"{name}.log"
+                    with log.open("wb") as stderr:
+                        running.append((name, subprocess.Popen(
+                            [sys.executable, "-m", "engine.warm", "--exercise", name],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=stderr), log))
+                time.sleep(0.05)
+                for name, helper, log in [r for r in running if r[1].poll() is not None]:
+                    running.remove((name, helper, log))
+                    if helper.returncode != 0:
+                        last = log.read_text(errors="replace").strip().splitlines()[-1:]
+                        failed.append(f"warming {name!r} failed: {' '.join(last)}")
+        finally:
+            for _, helper, _ in running:
+                if helper.poll() is None:
+                    helper.kill()
+                helper.wait()
+    return failed
+
+
+def warm(processes: int | None = None,
+         progress: Callable[[str], None] | None = None) -> WarmReport:
+    """Compile every kernel of the engine into numba's cache; see the module docstring.
+
+    ``processes``: how many exercises run at once (default: the cores). Kernels already
+    cached are loaded, not compiled again.
+    """
+    started = time.perf_counter()
+    processes = max(1, processes or os.cpu_count() or 1)
+    found = kernels()
+    before = {name_of(k) for k in found if not inlined(k) and cached(k)}
+    failed: list[str] = []
+    if any(not inlined(k) and name_of(k) not in before | FIRST_USE.keys() for k in found):
+        for phase in PHASES:
+            if progress is not None:
+                progress(", ".join(phase))
+            failed += _run_phase(phase, processes)
+    report = WarmReport(found=[name_of(k) for k in found], processes=processes,
+                        failed=failed)
+    for kernel in found:
+        name = name_of(kernel)
+        if inlined(kernel):
+            report.inlined.append(name)
+            continue
+        if not cached(kernel) and kernel._signatures:
+            kernel.compiled()  # explicit signatures: numba compiles them as it decorates
+        if name in before:
+            report.already.append(name)
+        elif cached(kernel):
+            report.compiled.append(name)
+        elif name in FIRST_USE:
+            report.first_use.append(name)
+        else:
+            report.missing.append(name)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# The demo's helper: the replay's kernels on the second core of a fresh install.
 
 def cold() -> bool:
     """Whether the replay's kernels have never been compiled into numba's cache here."""
-    from .jit import Kernel
     from .replay import _settle_kernel
 
-    dispatcher = _settle_kernel.compiled() if isinstance(_settle_kernel, Kernel) \
-        else _settle_kernel
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-    index = getattr(cache_file, "_index_path", None)
-    return index is not None and not os.path.exists(index)
+    return isinstance(_settle_kernel, Kernel) and not cached(_settle_kernel)
 
 
 def start(specs: Sequence[str]) -> subprocess.Popen[bytes] | None:
@@ -55,10 +304,15 @@ def _compile(specs: Sequence[str]) -> None:
     from .backtest import backtest
     from .coups import coups_from_outcomes
 
-    shoes = ["BPPBTBBPBPPPBBTPBPBBPPPB" * 3, "PBBTPPBPBBBPPTBPBPPBBPBP" * 3]
     with tempfile.TemporaryDirectory() as tmp:
-        backtest(coups_from_outcomes(shoes), list(specs), out=f"{tmp}/run")
+        backtest(coups_from_outcomes(_OUTCOME_SHOES), list(specs), out=f"{tmp}/run")
+
+
+def _main(argv: Sequence[str]) -> Any:
+    if argv[:1] == ["--exercise"]:
+        return EXERCISES[argv[1]]()
+    return _compile(argv)
 
 
 if __name__ == "__main__":
-    _compile(sys.argv[1:])
+    _main(sys.argv[1:])

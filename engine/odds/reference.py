@@ -4,7 +4,7 @@
 the totals of the first four cards. This module keeps the direct enumeration it replaced:
 every P1, P2, B1, B2 (each hand's two cards as an unordered pair with a multiplicity of 2
 when the values differ), then every third card by the drawing rules, each path weighted by
-the ordered six-card sequences that start with it. It is about 20 times slower and serves
+the ordered six-card sequences that start with it. It is some 50 times slower and serves
 the tests and ``benchmarks/bench_odds.py`` as an independent check of every figure.
 """
 

@@ -1,0 +1,96 @@
+"""``baccarat warm`` compiles every kernel of the engine, so a first run compiles nothing.
+
+The kernels are found, not listed (``engine.warm.kernels``): the check below reads the
+sources for ``@njit`` functions independently of that search. The warm-up's exercises
+must reach every kernel found, with the types a first run then asks for. What a fresh
+install saves by it is measured by ``benchmarks/bench_startup.py --first-run``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _njit_functions() -> set[str]:
+    """module.function of every module-level function decorated with ``njit``, by the AST."""
+    found = set()
+    for package in ("engine", "strategies"):
+        for path in (ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            module = module.removesuffix(".__init__")
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and any(
+                        "njit" in ast.unparse(d) for d in node.decorator_list):
+                    found.add(f"{module}.{node.name}")
+    return found
+
+
+def test_the_search_finds_every_kernel_in_the_sources():
+    from engine.warm import kernels, name_of
+
+    in_sources = _njit_functions()
+    assert {"engine.deal._generate_kernel", "engine.replay._settle_kernel",
+            "engine.odds.enumeration._tally_range"} <= in_sources
+    assert {name_of(k) for k in kernels()} == in_sources
+
+
+_COVERAGE = """
+import json, sys
+from engine import warm
+from engine.jit import is_reached
+from engine.report.demo import run_demo
+from engine.backtest import backtest
+for exercise in warm.EXERCISES.values():
+    exercise()
+found = [k for k in warm.kernels() if not warm.inlined(k)]
+unreached = [warm.name_of(k) for k in found
+             if not is_reached(k) and warm.name_of(k) not in warm.FIRST_USE]
+before = {warm.name_of(k): sorted(map(str, k.signatures)) for k in found}
+run_demo(sys.argv[1] + "/demo", shoes=20)
+backtest(strategies=["counter"], shoes=2, seed=0, out=sys.argv[1] + "/counter")
+backtest(strategies=["martingale"], shoes=2, seed=0, out=sys.argv[1] + "/none", ledger=False)
+after = {warm.name_of(k): sorted(map(str, k.signatures)) for k in found}
+print(json.dumps({"unreached": unreached,
+                  "new": {n: s for n, s in after.items() if s != before[n]}}))
+"""
+
+
+def test_the_exercises_reach_every_kernel_with_the_types_the_commands_use(tmp_path):
+    """Every kernel found is reached by the warm-up's exercises, and a demo,
+    a counter and a ``--ledger none`` run afterwards need no other specialisation: what
+    ``baccarat warm`` puts in the cache is what a first run loads. (Signatures are compared
+    in the process, so the check does not depend on what numba's cache held before.)"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-c", _COVERAGE, str(tmp_path)], env=env,
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result == {"unreached": [], "new": {}}
+
+
+def test_baccarat_warm_reports_every_kernel_cached(tmp_path):
+    """The command itself (its exercises run in processes of their own when something is
+    not cached yet): afterwards every kernel found is cached, none left out."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    warm = subprocess.run([sys.executable, "-m", "engine.cli", "warm", "--verbose"], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert warm.returncode == 0, warm.stderr
+    assert "not reached" not in warm.stdout and "not compiled" not in warm.stdout
+    from engine.warm import FIRST_USE
+    assert set(FIRST_USE) <= {line.strip().split(":")[0] for line in warm.stdout.splitlines()
+                              if "no command runs it" in line or "already cached" in line}
+    from engine.warm import inlined, kernels, name_of
+    named = {line.strip().split(":")[0] for line in warm.stdout.splitlines()
+             if line.startswith("  ")}
+    assert named == {name_of(k) for k in kernels()}
+    assert {name_of(k) for k in kernels() if inlined(k)} <= {
+        line.strip().split(":")[0] for line in warm.stdout.splitlines()
+        if line.endswith("compiled into their callers")}
