@@ -235,3 +235,19 @@ def test_the_counters_exact_ev_equals_the_reference_on_mid_shoe_compositions() -
         for k, kind in enumerate(BET_KINDS):
             got = exact_ev(rows, rules, kind, decks=8, cache=CompositionCache())
             np.testing.assert_allclose(got, expected[:, k], rtol=0, atol=1e-12)
+
+
+def test_batch_ev_through_the_cache_equals_the_batch_ev_without_it() -> None:
+    from engine.odds.cache import CompositionCache
+
+    rng = np.random.default_rng(5)
+    full = shoe_counts(8)
+    rows = np.array([full - rng.multinomial(int(rng.integers(0, 380)), full / full.sum())
+                     for _ in range(30)]).clip(min=0)
+    rows = np.vstack([rows, rows[:12], rows[:1]])  # compositions repeated, as sessions share
+    cache = CompositionCache()
+    for rules in RULES:
+        rules = rules.model_copy(update={"decks": 8})
+        without = expected_values_batch(rows, rules)
+        np.testing.assert_array_equal(expected_values_batch(rows, rules, cache=cache), without)
+    assert cache.misses == 30  # each distinct composition enumerated once, for every rule set

@@ -105,12 +105,13 @@ def expected_values_batch(
     else:
         arr = np.asarray(counts_2d, dtype=np.int64)
     arr = np.atleast_2d(arr)
+    if cache is not None and arr.shape[1] == N_VALUES:
+        # The cache finds the distinct compositions itself (each is enumerated once).
+        events = cache.events(arr)
+        return ev_from_probabilities(events, pair_probability(arr, rules.decks), rules)
     # Sessions replaying the same shoes share compositions: enumerate each one once.
     unique, inverse = distinct_rows(arr)
-    if cache is not None and unique.shape[1] == N_VALUES:
-        events = cache.events(unique)
-    else:
-        events = event_probabilities(unique, validate=False, parallel=parallel)
+    events = event_probabilities(unique, validate=False, parallel=parallel)
     ev = ev_from_probabilities(events, pair_probability(unique, rules.decks), rules)
     return ev[inverse]
 
