@@ -195,7 +195,9 @@ def test_the_cli_prints_the_same_summary_and_writes_the_same_counts(tmp_path: Pa
     runner = CliRunner()
     args = ["backtest", "-s", "martingale:max_doublings=[3,6]", "-s", "dalembert",
             "--shoes", "120", "--seed", "4", "--chunk", "50", "--ledger", "none"]
-    fused = runner.invoke(app, [*args, "--out", str(tmp_path / "fused")])
+    with counting_fused() as played:
+        fused = runner.invoke(app, [*args, "--out", str(tmp_path / "fused")])
+    assert played and all(played)
     with generic_only():
         generic = runner.invoke(app, [*args, "--out", str(tmp_path / "generic")])
     assert fused.exit_code == 0 and generic.exit_code == 0, fused.output + generic.output
