@@ -28,6 +28,13 @@ distributed = pytest.importorskip("distributed")
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def ctrl_c_reaches_it() -> None:
+    """In the child before it starts: Ctrl-C (SIGINT) as at a terminal, even when these tests
+    run in the background (where a shell starts commands with SIGINT ignored, and children
+    inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -110,7 +117,8 @@ def test_ctrl_c_while_connecting_stops_at_once(tmp_path: Path, silent):
     child = subprocess.Popen(
         [sys.executable, "-c", code, "generate", "--shoes", "10", "--out",
          str(tmp_path / "coups"), "--scheduler", address, "--scheduler-timeout", "60", "-q"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=ctrl_c_reaches_it, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     try:
         assert connected.wait(60), "the command never connected"
@@ -190,7 +198,8 @@ def test_ctrl_c_during_a_dask_run_stops_it_at_once_resumable(tmp_path: Path):
             [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Slow", "--shoes", "30",
              "--chunk", "1", "--out", str(out), "--scheduler", cluster.scheduler_address,
              "-q", "--no-table"],
-            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            preexec_fn=ctrl_c_reaches_it, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 90

@@ -23,6 +23,13 @@ from engine.io.parquet import LOCK_FILE, PLAN_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def ctrl_c_reaches_it() -> None:
+    """In the child before it starts: Ctrl-C (SIGINT) as at a terminal, even when these tests
+    run in the background (where a shell starts commands with SIGINT ignored, and children
+    inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 #: Set in the child's environment only: the run the test signals is slow, and the run that
 #: resumes it in the test's own process plays the same strategy at full speed.
 DELAY_ENV = "SLOW_STRATEGY_SECONDS_PER_COUP"
@@ -57,7 +64,8 @@ def start_run(tmp_path: Path, workers: int = 2,
             "--workers", str(workers), "--out", str(out), "-q"]
     child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT), DELAY_ENV: "0.02"},
-                             start_new_session=True, stdout=subprocess.PIPE,
+                             start_new_session=True, preexec_fn=ctrl_c_reaches_it,
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     return child, out
 
