@@ -48,3 +48,18 @@ def pytest_configure(config: pytest.Config) -> None:
     for problem in problems:
         config.issue_config_time_warning(pytest.PytestWarning(f"numba warm-up: {problem}"),
                                          stacklevel=2)
+
+
+# -- the order: tests that wait seconds on child processes first ----------------------------
+#
+# xdist hands the tests out in this order. These files' tests each spend seconds in child
+# processes (an interpreter to start, a pool, a signal to wait for); collected last, as
+# their names would have it, one of them could keep a worker busy while the other idles.
+
+RUN_FIRST = ("test_warm.py", "test_signals.py", "test_startup.py", "test_new_strategy.py",
+             "test_examples.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(RUN_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(RUN_FIRST)))  # stable
