@@ -35,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("backtest", "generate", "import", "odds", "report", "compare", "demo", "roads",
-            "strategies", "trace", "check-strategy", "new-strategy", "analyze")
+            "strategies", "trace", "check-strategy", "new-strategy", "analyze", "warm")
 TARGETS = {"--help": (0.3, 80), "odds": (0.6, None), "strategies": (0.6, None)}
 
 

@@ -66,7 +66,7 @@ def session_rows(config: int, name: str, session_ids: np.ndarray, first_shoe: np
     n = session_ids.size
     columns: dict[str, object] = {
         "config": np.full(n, config, dtype=np.int32),
-        "strategy": [name] * n,
+        "strategy": pa.repeat(name, n),  # a string column, without a list of n strings
         "session": session_ids,
         "first_shoe": first_shoe,
     }

@@ -314,7 +314,10 @@ class Backend:
             if kill:  # the pool keeps its processes in a private dict: no public way
                 for process in list((getattr(self._pool, "_processes", None) or {}).values()):
                     process.kill()
-            self._pool.shutdown(wait=wait, cancel_futures=True)
+            # Killed workers end at once, so wait for the pool's manager thread then too:
+            # left running, it can meet interpreter exit with its wake-up pipe closed and
+            # print a traceback (a race in Python's concurrent.futures before 3.12).
+            self._pool.shutdown(wait=wait or kill, cancel_futures=True)
             self._pool = None
 
     def _run_pool(self, func: Callable[[T], R], tasks: Sequence[T],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -13,3 +14,37 @@ from engine.cards import parse_card
 def codes() -> Callable[[str], list[int]]:
     """Turn ``"AS 10H KD"`` into card codes, so a test writes cards as a dealer reads them."""
     return lambda text: [parse_card(word) for word in text.split()]
+
+
+# -- numba on a cold cache: every kernel compiled once, before the workers start -----------
+#
+# A fresh clone (as CI has) holds no compiled kernel. Left alone, each xdist worker compiles
+# the kernels its tests touch as it meets them, one at a time, and both workers need most
+# of them: the same kernels compiled twice, inside whichever tests come first. Instead the
+# controller runs ``baccarat warm``'s own warm-up (engine.warm: its exercises in parallel
+# processes, as many as the workers) before starting the workers, which then load every
+# kernel from numba's cache on disk. On a warm cache this costs one quick check.
+
+@pytest.hookimpl(trylast=True)  # after the terminal reporter is there to say so
+def pytest_configure(config: pytest.Config) -> None:
+    workers = config.getoption("numprocesses", None)
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 \
+            or config.getoption("collectonly"):
+        return
+    from engine import warm
+
+    if not warm.cold():
+        return
+    started = time.perf_counter()
+    try:
+        report = warm.warm(processes=workers)
+        problems = report.failed
+    except Exception as error:  # noqa: BLE001 - a head start, never a test: they still run
+        problems = [repr(error)]
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"numba's cache was empty: compiled the engine's kernels first, "
+                            f"{workers} at a time, in {time.perf_counter() - started:.1f} s")
+    for problem in problems:
+        config.issue_config_time_warning(pytest.PytestWarning(f"numba warm-up: {problem}"),
+                                         stacklevel=2)

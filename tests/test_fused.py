@@ -160,6 +160,19 @@ def test_a_stake_below_the_minimum_is_refused_as_the_replay_refuses_it():
     assert "stake 7.3 on banker is below the table minimum 10" in str(fused.value)
 
 
+def test_a_bet_the_dataset_cannot_settle_is_refused_as_the_replay_refuses_it():
+    coups = generate_coups(TableRules(), 5, np.arange(20))
+    coups.cards[:] = -1  # totals only: under EZ a Banker 7 may or may not be a push
+    rules = TableRules(variant="ez")
+    with counting_fused() as played, pytest.raises(StrategyFault) as fused:
+        backtest(coups, ["martingale"], rules=rules, ledger=False)
+    assert played == [False]
+    with generic_only(), pytest.raises(StrategyFault) as generic:
+        backtest(coups, ["martingale"], rules=rules, ledger=False)
+    assert str(fused.value) == str(generic.value)
+    assert "cannot be settled" in str(fused.value)
+
+
 def test_the_ledger_exact_pricing_and_plugins_take_the_replay():
     configs = expand_spec("martingale")
     rules = TableRules()
@@ -182,7 +195,9 @@ def test_the_cli_prints_the_same_summary_and_writes_the_same_counts(tmp_path: Pa
     runner = CliRunner()
     args = ["backtest", "-s", "martingale:max_doublings=[3,6]", "-s", "dalembert",
             "--shoes", "120", "--seed", "4", "--chunk", "50", "--ledger", "none"]
-    fused = runner.invoke(app, [*args, "--out", str(tmp_path / "fused")])
+    with counting_fused() as played:
+        fused = runner.invoke(app, [*args, "--out", str(tmp_path / "fused")])
+    assert played and all(played)
     with generic_only():
         generic = runner.invoke(app, [*args, "--out", str(tmp_path / "generic")])
     assert fused.exit_code == 0 and generic.exit_code == 0, fused.output + generic.output

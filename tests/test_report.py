@@ -97,6 +97,15 @@ def report3(run3: Path) -> str:
     return render_report(run3)
 
 
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run whose report is short (three figures: one configuration, no ledger), for the
+    tests of how a report is written rather than what it shows."""
+    folder = tmp_path_factory.mktemp("report") / "small"
+    backtest(strategies=["flat"], shoes=20, seed=11, ledger=False, out=folder)
+    return folder
+
+
 # -- the numbers behind the figures ---------------------------------------------------------
 
 def _hand_run() -> tuple[Run, pd.DataFrame]:
@@ -234,7 +243,7 @@ def test_report_of_two_runs_on_different_shoes(run3: Path, tmp_path: Path) -> No
     assert page.tags.get("figure") == 4 * 4 + 2
 
 
-def test_report_command(run3: Path, tmp_path: Path) -> None:
+def test_report_command(run3: Path, small_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     result = runner.invoke(app, ["report", str(run3), "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -242,7 +251,10 @@ def test_report_command(run3: Path, tmp_path: Path) -> None:
     assert_self_contained(out.read_text())
     again = runner.invoke(app, ["report", str(run3), "--out", str(out)])
     assert again.exit_code == 2 and "--force" in flat(again.output)
-    assert runner.invoke(app, ["report", str(run3), "--out", str(out), "--force"]).exit_code == 0
+    # --force replaces a report of ours (here by a shorter one, quicker to draw)
+    forced = runner.invoke(app, ["report", str(small_run), "--out", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert f"wrote {out} (3 figures" in flat(forced.output)
 
 
 def test_report_command_errors_write_nothing(tmp_path: Path) -> None:
@@ -253,19 +265,19 @@ def test_report_command_errors_write_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_write_report_is_atomic_and_refuses_overwrite(run3: Path, tmp_path: Path) -> None:
+def test_write_report_is_atomic_and_refuses_overwrite(small_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "keep.html"
     out.write_text("precious")
     with pytest.raises(Exception, match="already exists"):
-        write_report(run3, out)
+        write_report(small_run, out)
     assert out.read_text() == "precious"
     with pytest.raises(Exception, match="not an output baccarat wrote"):
-        write_report(run3, out, force=True)  # a user's file, even with force
+        write_report(small_run, out, force=True)  # a user's file, even with force
     assert out.read_text() == "precious"
     out.unlink()
-    write_report(run3, out)
+    write_report(small_run, out)
     first = out.read_text()
-    write_report(run3, out, force=True)  # a report of ours is replaced
+    write_report(small_run, out, force=True)  # a report of ours is replaced
     assert out.read_text().startswith("<!DOCTYPE html>") and first.startswith("<!DOCTYPE html>")
     assert [p.name for p in tmp_path.iterdir()] == ["keep.html"]
 

@@ -32,10 +32,12 @@ from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from strategies.base import Strategy, Table, Wager
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN_ARGS = ["backtest", "-s", "flat", "-s", "martingale", "--shoes", "3000", "--seed", "9",
-            "--chunk", "50", "-q"]
-
-
+#: The run every test here interrupts: 20 chunks of 50 shoes (a chunk number up to 19 and
+#: the shoes it holds are what the tests name; the count of chunks is not).
+SHOES, CHUNK = 1000, 50
+CHUNKS = SHOES // CHUNK
+RUN_ARGS = ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(SHOES), "--seed", "9",
+            "--chunk", str(CHUNK), "-q"]
 
 
 def cli(*args: str):
@@ -75,7 +77,7 @@ def check_interrupted(out: Path) -> None:
     """What a killed run leaves: complete parts only, and a folder that says unfinished."""
     assert not (out / RUN_FILE).exists() and (out / PLAN_FILE).exists()
     parts = sorted((out / SESSIONS_FILE).glob("part-*.parquet"))
-    assert 0 < len(parts) < 60
+    assert 0 < len(parts) < CHUNKS
     for part in parts:  # every file under a final name is whole
         assert pq.read_table(part).num_rows > 0
     with pytest.raises(IncompleteOutputError, match="--resume"):
@@ -109,7 +111,7 @@ def test_a_run_that_dies_at_a_chunk_keeps_the_chunks_before_it(uninterrupted: Pa
     assert sorted(p.name for p in (out / SESSIONS_FILE).iterdir()) == [
         f"part-{i:05d}.parquet" for i in range(7)]
     check_interrupted(out)
-    result = backtest(strategies=["flat", "martingale"], shoes=3000, seed=9, out=out,
+    result = backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, out=out,
                       resume=True)
     assert result.info["chunks"]["resumed"] == 7
     assert_same_files(uninterrupted, out)
@@ -120,14 +122,14 @@ def test_a_full_disk_stops_the_run_and_resume_finishes_it(uninterrupted: Path,
     out = tmp_path / "run"
     monkeypatch.setenv(FAULT_ENV, "12:raise")
     with pytest.raises(ChunkFailed, match=r"chunk 12 \(shoes 600-649\).*No space left"):
-        backtest(strategies=["flat", "martingale"], shoes=3000, seed=9, chunk_shoes=50,
+        backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, chunk_shoes=CHUNK,
                  out=out)
     monkeypatch.delenv(FAULT_ENV)
     # A writer killed mid-file leaves a temporary: readers skip it, resume removes it.
     stray = out / SESSIONS_FILE / ".part-00012.parquet.0123abcd.tmp"
     stray.write_bytes(b"half a part")
     assert len(pd.read_parquet(out / SESSIONS_FILE)) == 2 * 600
-    backtest(strategies=["flat", "martingale"], shoes=3000, seed=9, out=out, resume=True)
+    backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, out=out, resume=True)
     assert not stray.exists()
     assert_same_files(uninterrupted, out)
 
@@ -185,12 +187,12 @@ def test_force_replaces_outputs_but_not_other_folders(tmp_path: Path):
 def test_resume_of_a_finished_run_changes_nothing_and_mismatches_are_refused(
         uninterrupted: Path):
     stamps = {p: p.stat().st_mtime_ns for p in uninterrupted.rglob("*")}
-    again = backtest(strategies=["flat", "martingale"], shoes=3000, seed=9, chunk_shoes=50,
+    again = backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, chunk_shoes=CHUNK,
                      out=uninterrupted, resume=True)
-    assert again.path == uninterrupted and len(again.sessions) == 6000
+    assert again.path == uninterrupted and len(again.sessions) == 2 * SHOES
     assert {p: p.stat().st_mtime_ns for p in uninterrupted.rglob("*")} == stamps
     with pytest.raises(BaccaratError, match="contradict"):
-        backtest(strategies=["flat"], shoes=3000, out=uninterrupted, resume=True, force=True)
+        backtest(strategies=["flat"], shoes=SHOES, out=uninterrupted, resume=True, force=True)
 
 
 def test_resume_refuses_a_different_run(tmp_path: Path, monkeypatch):

@@ -287,29 +287,31 @@ def expected_state(seq: list[int]) -> dict[str, object]:
         "ties": road.columns[-1][-1].ties if road.columns else 0,
         "leading": road.leading_ties,
     }
+    grown = {side: big_road(seq + [side]) for side in (B, P)}
     for k in (1, 2, 3):
         marks = derived_road(road, k)
         out[f"last{k}"] = marks[-1] if marks else 0
         out[f"count{k}"] = len(marks)
         for side in (B, P):
-            after = derived_road(big_road(seq + [side]), k)
+            after = derived_road(grown[side], k)
             out[f"if{k}{side}"] = after[-1] if len(after) > len(marks) else 0
     return out
 
 
-def observed_state(state: RoadState, s: int) -> dict[str, object]:
-    out: dict[str, object] = {
-        "side": int(state.side[s]), "streak": int(state.streak[s]),
-        "columns": int(state.columns[s]), "ties": int(state.ties[s]),
-        "leading": int(state.leading_ties[s]),
+def observed_states(state: RoadState) -> list[dict[str, object]]:
+    """What RoadState reports for each session (every array asked for once, for all)."""
+    columns: dict[str, np.ndarray] = {
+        "side": state.side, "streak": state.streak, "columns": state.columns,
+        "ties": state.ties, "leading": state.leading_ties,
     }
     for k in (1, 2, 3):
-        out[f"last{k}"] = int(state.last_colour(k)[s])
-        out[f"count{k}"] = int(state.mark_count(k)[s])
+        columns[f"last{k}"] = state.last_colour(k)
+        columns[f"count{k}"] = state.mark_count(k)
         for side in (B, P):
-            out[f"if{k}{side}"] = int(state.colour_if(k, side)[s])
-        assert state.colour_if(k, T)[s] == 0
-    return out
+            columns[f"if{k}{side}"] = state.colour_if(k, side)
+        assert (state.colour_if(k, T) == 0).all()
+    return [{name: int(values[s]) for name, values in columns.items()}
+            for s in range(state.n_sessions)]
 
 
 @settings(max_examples=100, deadline=None)
@@ -327,18 +329,22 @@ def test_road_state_agrees_with_pure_functions(data: st.DataObject) -> None:
     resets = rng.random((coups, n)) < 0.03
     state = RoadState(n)
     history: list[list[int]] = [[] for _ in range(n)]
+    expected = [expected_state([]) for _ in range(n)]  # redone when a history changes
     for t in range(coups):
         if resets[t].any():
             state.reset(resets[t])
             for s in np.flatnonzero(resets[t]):
                 history[s] = []
+                expected[s] = expected_state([])
         # inactive sessions get a garbage code they must ignore
         codes = np.where(active[t], outcomes[t], -7)
         state.append(codes, active[t])
+        observed = observed_states(state)
         for s in range(n):
             if active[t, s]:
                 history[s].append(int(outcomes[t, s]))
-            assert observed_state(state, s) == expected_state(history[s]), (t, s)
+                expected[s] = expected_state(history[s])
+            assert observed[s] == expected[s], (t, s)
 
 
 def test_road_state_colour_if_per_session_outcomes() -> None:

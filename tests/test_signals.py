@@ -23,19 +23,25 @@ from engine.io.parquet import LOCK_FILE, PLAN_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SLOW = '''
+#: Set in the child's environment only: the run the test signals is slow, and the run that
+#: resumes it in the test's own process plays the same strategy at full speed.
+DELAY_ENV = "SLOW_STRATEGY_SECONDS_PER_COUP"
+
+SLOW = f'''
+import os
 import time
 import numpy as np
 from strategies.base import Strategy, Table, Wager
 
 
 class Slow(Strategy):
-    """Flat on Banker, 20 ms per coup: a chunk of two shoes takes over a second."""
+    """Flat on Banker, 20 ms per coup where {DELAY_ENV} says so: a chunk of two shoes
+    then takes over a second."""
 
     name = "slow"
 
     def wager(self, table: Table) -> Wager:
-        time.sleep(0.02)
+        time.sleep(float(os.environ.get("{DELAY_ENV}", "0")))
         return Wager.on(banker=np.full(table.n, 10.0))
 '''
 
@@ -50,7 +56,7 @@ def start_run(tmp_path: Path, workers: int = 2,
     args = ["backtest", "-s", f"{plugin}:Slow", "--shoes", str(shoes), "--chunk", "2",
             "--workers", str(workers), "--out", str(out), "-q"]
     child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             env={**os.environ, "PYTHONPATH": str(ROOT), DELAY_ENV: "0.02"},
                              start_new_session=True, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     return child, out
