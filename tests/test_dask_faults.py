@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -133,16 +134,20 @@ def test_ctrl_c_while_connecting_stops_at_once(tmp_path: Path, silent):
 
 
 class Slowish(Strategy):
-    """Flat on Banker, 5 ms per coup: a chunk of one shoe takes about half a second."""
+    """Flat on Banker, ``delay`` seconds per coup: at 5 ms a chunk of one shoe takes about
+    half a second. (A class attribute, not a parameter: a run resumed at another speed is
+    the same configuration.)"""
 
     name = "slowish"
+    delay: ClassVar[float] = 0.005
 
     def wager(self, table: Table) -> Wager:
-        time.sleep(0.005)
+        time.sleep(self.delay)
         return Wager.on(banker=np.full(table.n, 10.0))
 
 
-def test_a_cluster_left_without_workers_stops_the_run_resumable(tmp_path: Path):
+def test_a_cluster_left_without_workers_stops_the_run_resumable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     out = tmp_path / "run"
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
@@ -166,6 +171,7 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(tmp_path: Path):
         assert 1 <= done < 12
 
         cluster.scale(1)
+        monkeypatch.setattr(Slowish, "delay", 0.0)  # the rest at full speed
         result = backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
                           scheduler=cluster.scheduler_address, resume=True)
     assert result.info["chunks"]["resumed"] == done
