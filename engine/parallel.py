@@ -334,8 +334,16 @@ class Backend:
             limit = 1 if suspects or any(failures[i] for i in running.values()) \
                 else self.workers
             while len(running) < limit and (suspects or pending):
-                i = suspects.popleft() if suspects else pending.popleft()
-                running[self._pool.submit(func, tasks[i])] = i
+                queue = suspects if suspects else pending
+                i = queue.popleft()
+                try:
+                    running[self._pool.submit(func, tasks[i])] = i
+                except BrokenProcessPool:  # a worker died since the last wait: not task i
+                    queue.appendleft(i)
+                    if not running:  # nothing of ours went down with it: a new pool
+                        self._close_pool(wait=True)
+                        self._pool = self._new_pool()
+                    break  # else the running tasks' futures report the broken pool
             done, _ = wait(list(running), return_when=FIRST_COMPLETED)
             broken: list[int] = []
             for future in done:
