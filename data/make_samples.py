@@ -153,6 +153,24 @@ def one_column_and_vietnamese() -> None:
                                       encoding="utf-8")
 
 
+def scoreboard_and_spanish() -> None:
+    """A chat bot's scoreboard of coloured circles (the second shoe with emoji variation
+    selectors), and a tab-separated sheet kept in Spanish."""
+    circles = np.array(["\U0001F534", "\U0001F535", "\U0001F7E2"])
+    first, second = dealt(800, 1), dealt(801, 1)
+    (HERE / "bot-scoreboard.txt").write_text(
+        "shoe 1: " + "".join(circles[first.outcome]) + "\n"
+        + "shoe 2: " + "".join(c + "\ufe0f" for c in circles[second.outcome]) + "\n",
+        encoding="utf-8")
+    rows = []
+    for shoe in (1, 2):
+        coups = dealt(810 + shoe - 1, 1)
+        words = np.array(["Banca", "Jugador", "Empate"])[coups.outcome]
+        rows += [f"{shoe}\t{k + 1}\t{words[k]}" for k in range(len(coups))]
+    (HERE / "mesa.tsv").write_text("Zapato\tMano\tGanador\n" + "\n".join(rows) + "\n",
+                                   encoding="utf-8")
+
+
 def interleaved_tables() -> None:
     """Two tables logged in time order: their rows interleave."""
     a, b = dealt(760, 1), dealt(770, 1)
@@ -197,6 +215,7 @@ def main() -> None:
     nested_json()
     labelled_scorecards()
     one_column_and_vietnamese()
+    scoreboard_and_spanish()
     interleaved_tables()
     spreadsheet_and_database()
     slips()

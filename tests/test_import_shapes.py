@@ -198,6 +198,35 @@ def test_chinese_and_vietnamese_outcome_words(tmp_path: Path) -> None:
     assert list(import_files([words]).outcome) == [BANKER, PLAYER]
 
 
+def test_scoreboard_colours_and_european_and_east_asian_words(tmp_path: Path) -> None:
+    """A chat bot's scoreboard posts red/blue/green circles (Banker/Player/Tie), with or
+    without the emoji variation selector; Spanish, French, Korean and Japanese sheets
+    name their columns and outcomes in their own words, accents or not."""
+    card = write(tmp_path, "bot.txt", "shoe 1: \U0001F534\U0001F534\U0001F535\U0001F7E2\n"
+                                      "shoe 2: \U0001F535\ufe0f \U0001F534\n")
+    assert detect_format(card) == "scorecard"
+    got = import_files([card])
+    assert list(got.outcome) == [BANKER, BANKER, PLAYER, TIE, PLAYER, BANKER]
+    assert list(got.shoe) == [0, 0, 0, 0, 1, 1]
+    spanish = write(tmp_path, "mesa.tsv", "Zapato\tMano\tGanador\n1\t1\tBanca\n1\t2\tJugador\n"
+                                          "1\t3\tEmpate\n2\t1\tbanco\n")
+    got = import_files([spanish])
+    assert list(got.outcome) == [BANKER, PLAYER, TIE, BANKER]
+    assert list(got.coup) == [1, 2, 3, 1]
+    french = write(tmp_path, "sabot.csv", "Sabot,Manche,Résultat\n1,1,Banquier\n1,2,Joueur\n"
+                                          "1,3,Égalité\n1,4,egalite\n")
+    assert list(import_files([french]).outcome) == [BANKER, PLAYER, TIE, TIE]
+    asian = write(tmp_path, "ko-ja.csv", "result\n뱅커\n플레이어\n타이\nバンカー\nプレイヤー\nタイ\n")
+    assert list(import_files([asian]).outcome) == [BANKER, PLAYER, TIE, BANKER, PLAYER, TIE]
+
+
+def test_an_unknown_outcome_word_lists_the_spellings_read(tmp_path: Path) -> None:
+    sheet = write(tmp_path, "de.csv", "result\nBank\nSpieler\n")
+    with pytest.raises(ImportDataError, match=r"de\.csv:3: unknown outcome 'Spieler'.*Banca/"
+                                              r"Jugador/Empate.*🔴/🔵/🟢"):
+        import_files([sheet])
+
+
 def test_outcome_words_of_bot_exports_and_sheets(tmp_path: Path) -> None:
     """``BANKER_WIN`` (bot exports), "Player wins", "banker-won" are the outcome they name;
     a semicolon CSV with a "Hand #" column and nested JSON winners read the same way."""
@@ -384,6 +413,13 @@ def test_samples_hold_the_dealt_shoes() -> None:
     mapped = ReadOptions(columns=parse_mapping(["outcome=Kết quả", "coup=Ván"]))
     np.testing.assert_array_equal(import_files([DATA / "ket-qua.csv"], options=mapped).outcome,
                                   dealt(750).outcome)
+    board = import_files([DATA / "bot-scoreboard.txt"])
+    np.testing.assert_array_equal(board.outcome, dealt(800, 2).outcome)
+    assert len(board.shoe_ids()) == 2
+    spanish = import_files([DATA / "mesa.tsv"])
+    np.testing.assert_array_equal(spanish.outcome, np.r_[dealt(810).outcome,
+                                                         dealt(811).outcome])
+    assert len(spanish.shoe_ids()) == 2
     tables = import_files([DATA / "tables-interleaved.csv"])
     assert labels(tables) == ["41", "17"]
     want = dealt(760)

@@ -9,6 +9,7 @@ row (``card``) or one shoe per row (``cards``/``sequence``): full card sequences
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -30,13 +31,15 @@ from .tokens import (
 )
 
 _ROLES: tuple[tuple[str, str], ...] = (
-    ("shoe", r"shoe|shoeid|shoeno|shoenum|shoenumber|shoeindex|shoekey"),
+    # English names, then the Spanish, Portuguese and French ones seen in the wild.
+    ("shoe", r"shoe|shoeid|shoeno|shoenum|shoenumber|shoeindex|shoekey|zapato|sapato|sabot"),
     ("label", r"label|shoelabel|shoename"),
     ("coup", r"coup|coupid|coupno|coupnum|coupnumber|hand|handno|handnum|handnumber"
              r"|round|roundno|roundnum|roundnumber|game|gameno|gamenum|gamenumber"
-             r"|coupindex|handindex|roundindex"),
+             r"|coupindex|handindex|roundindex|mano|ronda|mao|rodada|manche"),
     ("outcome", r"outcome|winner|result|win|decision|gameoutcome|gameresult|winningoutcome"
-                r"|resultofhand|handresult|roundresult|coupresult|winningside|outcomes"),
+                r"|resultofhand|handresult|roundresult|coupresult|winningside|outcomes"
+                r"|ganador|resultado|vencedor|gagnant|resultat"),
     ("player_total", r"(?:player|p)(?:hand)?(?:total|score|points|pts|value)"),
     ("banker_total", r"(?:banker|b)(?:hand)?(?:total|score|points|pts|value)"),
     ("player_card1", r"(?:player|p)(?:card)?1"),
@@ -77,8 +80,10 @@ _MAX_SLIPS = 1000  # slips described in full (the rest are counted)
 
 
 def normalise(name: str) -> str:
-    """A column name as matched: lower case, letters and digits only."""
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    """A column name as matched: lower case, accents dropped ("Résultat" is "resultat"),
+    letters and digits only."""
+    plain = unicodedata.normalize("NFKD", name.lower()).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", plain)
 
 
 def _match(key: str) -> str | None:

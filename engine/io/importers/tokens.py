@@ -23,9 +23,16 @@ from .records import ImportDataError, Source, UnknownCardError
 MISSING = frozenset({"", "NA", "N/A", "NAN", "NONE", "NULL", "-", "--"})
 _MISSING_ARRAY = pa.array(sorted(MISSING), type=pa.string())
 
+#: One-character outcome symbols that scorecards write in runs ("莊閒和", "🔴🔵🟢"): the
+#: characters of Chinese tables (traditional and simplified) and the colours of a live
+#: table's scoreboard (red Banker, blue Player, green Tie) as chat bots post them.
+_SYMBOL_LETTERS = {"莊": "B", "庄": "B", "閒": "P", "闲": "P", "和": "T",
+                   "\U0001F534": "B", "\U0001F535": "P", "\U0001F7E2": "T"}
+
 #: Outcome spellings (compared after ``outcome_key``: NFC, strip, upper case, inner spaces
-#: collapsed): letters, English words, the characters of Chinese tables (traditional and
-#: simplified) and Vietnamese words, with or without their diacritics.
+#: collapsed): letters, English words, the one-character symbols above, and the words of
+#: Chinese, Vietnamese (with or without diacritics), Spanish, Portuguese, French, Korean
+#: and Japanese tables.
 OUTCOME_WORDS = {
     "B": BANKER, "BANKER": BANKER, "BANK": BANKER,
     "P": PLAYER, "PLAYER": PLAYER, "PLAY": PLAYER,
@@ -36,19 +43,25 @@ OUTCOME_WORDS = {
     "NHÀ CÁI": BANKER, "CÁI": BANKER, "NHA CAI": BANKER, "CAI": BANKER,
     "NGƯỜI CHƠI": PLAYER, "CON": PLAYER, "NGUOI CHOI": PLAYER,
     "HÒA": TIE, "HOÀ": TIE, "HOA": TIE,
+    "BANCA": BANKER, "BANCO": BANKER, "JUGADOR": PLAYER, "JOGADOR": PLAYER,
+    "EMPATE": TIE,
+    "BANQUIER": BANKER, "BANQUE": BANKER, "JOUEUR": PLAYER, "ÉGALITÉ": TIE, "EGALITE": TIE,
+    "뱅커": BANKER, "플레이어": PLAYER, "타이": TIE,
+    "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE,
+    **{symbol: "BPT".index(letter) for symbol, letter in _SYMBOL_LETTERS.items()},
 }
 OUTCOME_NAMES = ("Banker", "Player", "Tie")
-_CJK_LETTERS = {"莊": "B", "庄": "B", "閒": "P", "闲": "P", "和": "T"}
 _SPACES = re.compile(r"\s+")
 _JOINERS = re.compile(r"[_\-]+")
 _WIN_SUFFIX = re.compile(r"(?<=\S) (?:WINS?|WON)$")
+_EMOJI_STYLE = "\uFE0F"  # the variation selector some keyboards put after a symbol
 
 
 def outcome_key(text: str) -> str:
     """An outcome spelling as compared: NFC form, upper case, underscores and hyphens as
     spaces, one space inside, and a trailing "win", "wins" or "won" dropped (bot exports
     write ``BANKER_WIN``, sheets "Player wins")."""
-    key = _JOINERS.sub(" ", unicodedata.normalize("NFC", text).upper())
+    key = _JOINERS.sub(" ", unicodedata.normalize("NFC", text).upper().replace(_EMOJI_STYLE, ""))
     key = _SPACES.sub(" ", key).strip()
     return _WIN_SUFFIX.sub("", key)
 
@@ -127,7 +140,8 @@ def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
             raise ImportDataError(
                 f"{source.at(line)}: unknown outcome {clip(text)!r}: expected B, P or T, "
                 f"Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
-                f"or Nhà cái/Người chơi/Hòa"
+                f"Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, Banquier/Joueur/Égalité, "
+                f"or the scoreboard's 🔴/🔵/🟢"
             )
     return codes[inverse] if unique else np.empty(0, dtype=np.int8)
 
@@ -188,15 +202,15 @@ def position_in_row(parent: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def outcome_letters(token: str) -> str | None:
     """The outcome letters a scorecard token stands for ("Banker" -> "B", "bpt" -> "BPT",
-    "莊閒和" -> "BPT", "Hòa" -> "T")."""
+    "莊閒和" or "🔴🔵🟢" -> "BPT", "Hòa" -> "T")."""
     key = outcome_key(token)
     if _OUTCOME_RUN.fullmatch(key):
         return key
     code = OUTCOME_WORDS.get(key)
     if code is not None:
         return "BPT"[code]
-    if key and all(c in _CJK_LETTERS for c in key):
-        return "".join(_CJK_LETTERS[c] for c in key)
+    if key and all(c in _SYMBOL_LETTERS for c in key):
+        return "".join(_SYMBOL_LETTERS[c] for c in key)
     return None
 
 
