@@ -216,7 +216,8 @@ def test_scoreboard_colours_and_european_and_east_asian_words(tmp_path: Path) ->
     french = write(tmp_path, "sabot.csv", "Sabot,Manche,Résultat\n1,1,Banquier\n1,2,Joueur\n"
                                           "1,3,Égalité\n1,4,egalite\n")
     assert list(import_files([french]).outcome) == [BANKER, PLAYER, TIE, TIE]
-    asian = write(tmp_path, "ko-ja.csv", "result\n뱅커\n플레이어\n타이\nバンカー\nプレイヤー\nタイ\n")
+    asian = write(tmp_path, "ko-ja.csv",
+                  "result\n뱅커\n플레이어\n타이\nバンカー\nプレイヤー\nタイ\n")
     assert list(import_files([asian]).outcome) == [BANKER, PLAYER, TIE, BANKER, PLAYER, TIE]
 
 
