@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.bets import BET_KINDS
 from engine.coups import Coups
+from engine.errors import shown_path
 from engine.rules import TableRules
 
 from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
@@ -240,6 +241,12 @@ class TableRoads:
         return read_only(self._state.leading_ties, "table.roads.leading_ties")
 
 
+def kind_hint(kind: str) -> str:
+    """' (did you mean 'player'?)' for a misspelt bet kind ("Player", "banekr"), or ""."""
+    close = difflib.get_close_matches(kind.lower(), BET_KINDS, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 class Wager:
     """The stakes for the coup about to be dealt: one array of shape (n,) per bet kind.
 
@@ -257,9 +264,8 @@ class Wager:
         stakes.update({k: _stake_array(k, v) for k, v in by_kind.items()})
         unknown = sorted(set(stakes) - set(BET_KINDS))
         if unknown:
-            close = difflib.get_close_matches(unknown[0], BET_KINDS, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise KeyError(f"unknown bet kind(s) {unknown}{hint}; known: {list(BET_KINDS)}")
+            raise KeyError(f"unknown bet kind(s) {unknown}{kind_hint(unknown[0])}; known: "
+                           f"{list(BET_KINDS)}")
         self.stakes = stakes
 
     @classmethod
@@ -553,6 +559,27 @@ def _is_number(value: Any) -> bool:
             and not isinstance(value, (bool, np.bool_)))
 
 
+#: The array form's hooks a simple strategy must not replace, and the simple form's own.
+_SIMPLE_HOOKS = {"start": "reset(self)", "wager": "bet(self, view)",
+                 "settle": "learn(self, view, outcome, net)"}
+
+
+def _refuse_array_hooks(cls: type) -> None:
+    """Refuse a simple strategy that defines the array form's start/wager/settle: those
+    are how the engine plays its per-session copies, so defining them breaks the copies
+    with an error about the engine's internals rather than the plugin's mistake."""
+    for hook, simple in _SIMPLE_HOOKS.items():
+        method = cls.__dict__.get(hook)
+        if method is None:
+            continue
+        code = getattr(method, "__code__", None)
+        where = f" ({shown_path(code.co_filename)}:{code.co_firstlineno})" if code else ""
+        raise TypeError(
+            f"{cls.__name__}.{hook}(){where}: a SimpleStrategy plays one session through "
+            f"reset(self) (a new session), bet(self, view) and learn(self, view, outcome, "
+            f"net); {hook}() belongs to the array form: write it as {simple}")
+
+
 class SimpleStrategy(Strategy):
     """A betting system written for one session with plain Python numbers.
 
@@ -563,6 +590,11 @@ class SimpleStrategy(Strategy):
     engine makes one copy per session and loops over them: slower than the array form.
     Session state can be kept in plain attributes (``self.stake = ...``).
     """
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _refuse_array_hooks(cls)
 
     def reset(self) -> None:
         """Start a new session (clear any state kept on ``self``)."""
@@ -601,8 +633,8 @@ class SimpleStrategy(Strategy):
                 if row is None:
                     if kind not in _KINDS:
                         raise SessionFault(i, "bet", f"bet() returned a stake on {kind!r}, "
-                                           f"which is not a bet kind; known: "
-                                           f"{', '.join(BET_KINDS)}")
+                                           f"which is not a bet kind{kind_hint(str(kind))}; "
+                                           f"known: {', '.join(BET_KINDS)}")
                     row = stakes[kind] = np.zeros(n)
                 # NaN, infinite and negative stakes are the engine's to refuse (or a
                 # checker's to leave out), as they are for the array form.

@@ -277,7 +277,8 @@ SIMPLE_BAD: dict[str, Any] = {
     ("bool", "bet() returned True as the stake on banker"),
     ("none", "bet() returned None; expected a dict of bet kind -> stake, {} for no bet"),
     ("list", "bet() returned [('banker', 10)] (list); expected a dict"),
-    ("kind", "bet() returned a stake on 'bankr', which is not a bet kind; known: banker,"),
+    ("kind", "bet() returned a stake on 'bankr', which is not a bet kind (did you mean "
+             "'banker'?); known: banker,"),
 ])
 def test_a_simple_stake_that_is_not_one_is_refused_naming_the_session(what: str, said: str):
     with pytest.raises(StrategyFault) as err:
@@ -566,3 +567,53 @@ def test_newcomer_mistakes_on_the_table_and_the_wager_read_plainly():
         Wager(bankr=10)
     with pytest.raises(TypeError, match="not a number"):
         Wager(banker="10")
+
+
+NEWCOMER_FIBONACCI = '''\
+from strategies.base import SimpleStrategy
+
+
+class MyFibonacci(SimpleStrategy):
+    """Fibonacci on Player, written with the array form's hook names."""
+
+    name = "my_fib"
+
+    def start(self, view):
+        self.i = 0
+
+    def bet(self, view):
+        return {"Player": self.base}
+
+    def settle(self, view, result):
+        self.i += 1
+'''
+
+
+def test_a_simple_strategy_with_the_array_forms_hooks_is_told_the_simple_names(
+        tmp_path: Path) -> None:
+    """start()/settle() in a SimpleStrategy would replace the engine's per-session copies
+    (the error was about a private attribute of the engine): refused where it is defined,
+    naming the file, the line and the hook to write instead."""
+    plugin = tmp_path / "my_fib.py"
+    plugin.write_text(NEWCOMER_FIBONACCI)
+    result = CliRunner().invoke(app, ["backtest", "-s", f"{plugin}:MyFibonacci", "--shoes", "2",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert "MyFibonacci.start() (" in result.output and "my_fib.py:9)" in result.output
+    assert "write it as reset(self)" in result.output
+    assert "_players" not in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_capitalised_bet_kind_gets_the_kind_it_meant(tmp_path: Path) -> None:
+    plugin = tmp_path / "my_fib.py"
+    plugin.write_text(NEWCOMER_FIBONACCI.replace("def start(self, view)", "def reset(self)")
+                      .replace("def settle(self, view, result)",
+                               "def learn(self, view, outcome, net)"))
+    result = CliRunner().invoke(app, ["backtest", "-s", f"{plugin}:MyFibonacci", "--shoes", "2",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert ("bet() returned a stake on 'Player', which is not a bet kind (did you mean "
+            "'player'?)") in " ".join(result.output.split())
+    with pytest.raises(KeyError, match=r"did you mean 'banker'"):
+        Wager.on(Banker=10.0)
