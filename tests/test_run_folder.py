@@ -41,17 +41,23 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def interrupted_run(out: Path, shoes: int, failing_chunk: int) -> None:
+    """What an interrupted run leaves in ``out``: a flat run over ``shoes`` shoes in chunks
+    of 10 whose chunk ``failing_chunk`` fails (a planned fault)."""
+    os.environ[FAULT_ENV] = f"{failing_chunk}:raise"
+    try:
+        with pytest.raises(ChunkFailed):
+            backtest(strategies=["flat"], shoes=shoes, seed=1, chunk_shoes=10, out=out)
+    finally:
+        del os.environ[FAULT_ENV]
+
+
 @pytest.fixture
 def holder(tmp_path: Path):
     """Another process holding the lock of folder ``tmp_path / "run"`` (a run of ours,
     interrupted: plan and one part), as a live run would."""
     out = tmp_path / "run"
-    os.environ[FAULT_ENV] = "1:raise"
-    try:
-        with pytest.raises(ChunkFailed):
-            backtest(strategies=["flat"], shoes=30, seed=1, chunk_shoes=10, out=out)
-    finally:
-        del os.environ[FAULT_ENV]
+    interrupted_run(out, shoes=30, failing_chunk=1)
     code = ("import sys, time; from pathlib import Path; from engine.io.parquet import "
             "FolderLock; lock = FolderLock(Path(sys.argv[1])); lock.acquire(); "
             "print('locked', flush=True); time.sleep(60)")
@@ -101,12 +107,7 @@ def test_two_locks_on_one_folder_in_one_process_conflict(tmp_path: Path):
 
 def test_a_part_staged_by_another_run_is_never_accepted_and_is_removed(tmp_path: Path):
     out = tmp_path / "run"
-    os.environ[FAULT_ENV] = "2:raise"
-    try:
-        with pytest.raises(ChunkFailed):
-            backtest(strategies=["flat"], shoes=40, seed=1, chunk_shoes=10, out=out)
-    finally:
-        del os.environ[FAULT_ENV]
+    interrupted_run(out, shoes=40, failing_chunk=2)
     # A worker of another run (martingale, killed meanwhile) finishes chunk 2 here.
     other = tmp_path / "other"
     backtest(strategies=["martingale"], shoes=40, seed=1, chunk_shoes=10, out=other)
@@ -195,12 +196,7 @@ def test_workers_beyond_the_cores_are_capped_with_a_note(tmp_path: Path):
 
 def test_a_finished_run_removes_what_killed_writers_left(tmp_path: Path):
     out = tmp_path / "run"
-    os.environ[FAULT_ENV] = "1:raise"
-    try:
-        with pytest.raises(ChunkFailed):
-            backtest(strategies=["flat"], shoes=30, seed=1, chunk_shoes=10, out=out)
-    finally:
-        del os.environ[FAULT_ENV]
+    interrupted_run(out, shoes=30, failing_chunk=1)
     # What writers killed mid-file leave: a temporary, a part staged by a dead run.
     strays = [out / SESSIONS_FILE / ".part-00001.parquet.1a2b3c4d.tmp",
               out / ".summary.parquet.99887766.tmp"]

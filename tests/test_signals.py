@@ -70,9 +70,10 @@ def start_run(tmp_path: Path, workers: int = 2,
     return child, out
 
 
-def descendants(pid: int) -> set[int]:
-    """Every live process whose ancestry leads to ``pid`` (read from /proc)."""
-    parents: dict[int, int] = {}
+def live_processes() -> dict[int, list[str]]:
+    """Every live (not zombie) process's /proc stat fields after its name: state, parent,
+    process group, session, ..."""
+    stats = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
@@ -80,7 +81,13 @@ def descendants(pid: int) -> set[int]:
             except OSError:
                 continue
             if fields[0] != "Z":
-                parents[int(entry.name)] = int(fields[1])
+                stats[int(entry.name)] = fields
+    return stats
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process whose ancestry leads to ``pid`` (read from /proc)."""
+    parents = {child: int(fields[1]) for child, fields in live_processes().items()}
     found: set[int] = set()
     frontier = {pid}
     while frontier:
@@ -92,16 +99,7 @@ def descendants(pid: int) -> set[int]:
 def session_members(sid: int) -> set[int]:
     """Live processes of session ``sid`` (the run started its own): its workers, its fork
     server and resource tracker, whoever their parent is now (orphans move to init)."""
-    members = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[3]) == sid:
-                members.add(int(entry.name))
-    return members
+    return {pid for pid, fields in live_processes().items() if int(fields[3]) == sid}
 
 
 def wait_for_workers(child: subprocess.Popen[str], count: int) -> set[int]:
