@@ -56,7 +56,7 @@ from .deal import _BURN_CODES, BURN_STANDARD, _deal_shoe, max_coups_per_shoe
 from .jit import njit
 from .ledger import session_rows
 from .metrics import session_columns
-from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev
+from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev, session_starts
 from .rules import TableRules
 from .shoe import shuffle_into
 
@@ -136,10 +136,7 @@ def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: Sessi
               first_session: int) -> FusedChunk | None:
     """Play every configuration over the sessions of a coups table (see ``run_generated``)."""
     n = len(coups)
-    shoe_start = np.r_[True, coups.shoe[1:] != coups.shoe[:-1]]
-    shoe_rank = np.cumsum(shoe_start) - 1
-    session = shoe_rank // policy.session_shoes
-    starts = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
+    starts, _ = session_starts(coups.shoe, policy.session_shoes)
     first_shoe = coups.shoe[starts]
     return _play(plan, names, classify_coups(coups), np.r_[starts, n].astype(np.int64),
                  first_shoe, policy, first_session)

@@ -80,16 +80,21 @@ class SessionGrid:
         return self.rows.shape  # type: ignore[return-value]
 
 
+def session_starts(shoe: np.ndarray, session_shoes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each session of ``session_shoes`` consecutive shoes (a non-empty
+    column of shoe ids), and each row's session number within the column."""
+    shoe_start = np.r_[True, shoe[1:] != shoe[:-1]]
+    session = (np.cumsum(shoe_start) - 1) // session_shoes
+    return np.flatnonzero(np.r_[True, session[1:] != session[:-1]]), session
+
+
 def session_grid(coups: Coups, session_shoes: int = 1, first_session: int = 0) -> SessionGrid:
     """Group the coups into sessions of ``session_shoes`` consecutive shoes."""
     n = len(coups)
     if n == 0:
         return SessionGrid(np.empty((0, 0), np.int64), np.empty(0, np.int64),
                            np.empty(0, np.int64))
-    shoe_start = np.r_[True, coups.shoe[1:] != coups.shoe[:-1]]
-    shoe_rank = np.cumsum(shoe_start) - 1
-    session = shoe_rank // session_shoes
-    starts = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
+    starts, session = session_starts(coups.shoe, session_shoes)
     lengths = np.diff(np.r_[starts, n])
     n_sessions = starts.size
     width = int(lengths.max())
