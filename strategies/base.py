@@ -564,14 +564,17 @@ _SIMPLE_HOOKS = {"start": "reset(self)", "wager": "bet(self, view)",
                  "settle": "learn(self, view, outcome, net)"}
 
 
+_PACKAGE_PREFIXES = ("engine.", "strategies.")
+
+
 def _refuse_array_hooks(cls: type) -> None:
     """Refuse a simple strategy that defines the array form's start/wager/settle: those
     are how the engine plays its per-session copies, so defining them breaks the copies
     with an error about the engine's internals rather than the plugin's mistake."""
     for hook, simple in _SIMPLE_HOOKS.items():
         method = cls.__dict__.get(hook)
-        if method is None:
-            continue
+        if method is None or getattr(method, "__module__", "").startswith(_PACKAGE_PREFIXES):
+            continue  # none, or the engine's own wrapper (check-strategy watches the hooks)
         code = getattr(method, "__code__", None)
         where = f" ({shown_path(code.co_filename)}:{code.co_firstlineno})" if code else ""
         raise TypeError(
