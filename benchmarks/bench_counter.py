@@ -3,8 +3,9 @@
 Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M] [--cli-shoes S]``.
 Prints
 
-1. the cost of :func:`strategies.builtins.counter.exact_ev` per composition: enumerated
-   (cache misses) and looked up (cache hits);
+1. the cost of :func:`strategies.builtins.counter.exact_ev` per composition, for Tie and
+   Dragon 7 (one event each, by the polynomial) and Banker (three on EZ: the grouped
+   enumeration of all seven): enumerated (cache misses) and looked up (cache hits);
 2. the cost per coup (per session per coup) of the ``counter`` strategy over N generated
    8-deck EZ shoes, for each method and option, with the share of coups whose composition
    was enumerated, next to ``flat`` as the replay's own cost;
@@ -75,25 +76,25 @@ def seen_before_each_coup(rules: TableRules, seed: int, shoes: int) -> np.ndarra
 
 
 def bench_calls(rules: TableRules) -> None:
-    """Cost per composition of exact_ev, enumerated and cached."""
+    """Cost per composition of exact_ev, enumerated and cached, for a few bet kinds."""
     seen = seen_before_each_coup(rules, 5, 60)
     remaining = shoe_counts(rules.decks) - seen
-    cache = CompositionCache()
-    exact_ev(remaining[:10], rules, "tie", cache=cache)  # compile / load
-    cache.clear()
-    start, cpu = time.perf_counter(), time.process_time()
-    exact_ev(remaining, rules, "tie", cache=cache)
-    cold, cold_cpu = time.perf_counter() - start, time.process_time() - cpu
-    distinct = cache.misses
-    start, cpu = time.perf_counter(), time.process_time()
-    exact_ev(remaining, rules, "tie", cache=cache)
-    warm, warm_cpu = time.perf_counter() - start, time.process_time() - cpu
-    print(f"exact_ev over {remaining.shape[0]:,} compositions ({distinct:,} distinct), "
-          f"wall / CPU:")
-    print(f"  enumerated: {cold / distinct * 1e6:.1f} / {cold_cpu / distinct * 1e6:.1f} us "
-          f"per composition")
-    print(f"  cached:     {warm / remaining.shape[0] * 1e6:.2f} / "
-          f"{warm_cpu / remaining.shape[0] * 1e6:.2f} us per composition")
+    print(f"exact_ev over {remaining.shape[0]:,} compositions, wall / CPU:")
+    for kind in ("tie", "dragon7", "banker"):
+        cache = CompositionCache()
+        exact_ev(remaining[:10], rules, kind, cache=cache)  # compile / load
+        cache.clear()
+        start, cpu = time.perf_counter(), time.process_time()
+        exact_ev(remaining, rules, kind, cache=cache)
+        cold, cold_cpu = time.perf_counter() - start, time.process_time() - cpu
+        distinct = cache.misses
+        start, cpu = time.perf_counter(), time.process_time()
+        exact_ev(remaining, rules, kind, cache=cache)
+        warm, warm_cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(f"  {kind:8s} enumerated ({distinct:,} distinct): {cold / distinct * 1e6:.1f} / "
+              f"{cold_cpu / distinct * 1e6:.1f} us per composition; cached: "
+              f"{warm / remaining.shape[0] * 1e6:.2f} / "
+              f"{warm_cpu / remaining.shape[0] * 1e6:.2f} us")
 
 
 def bench_replay(shoes: int) -> None:

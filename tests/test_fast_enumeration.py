@@ -299,12 +299,14 @@ def test_chosen_probabilities_are_the_enumerations_floats_and_nan_elsewhere() ->
 
     rows = np.array(HAND_BUILT + [list(shoe_counts(d)) for d in (1, 8)])
     full = event_probabilities(rows, parallel=False)
-    for chosen in [(2,), (5, 6), (0, 1, 3), ()]:
+    for chosen in [(2,), (5, 6), (0, 1, 3), (0, 1, 5, 6), (), (0, 1, 2, 3, 4)]:
         got = chosen_probabilities(rows, chosen)
         np.testing.assert_array_equal(got[:, list(chosen)], full[:, list(chosen)])
+        others = [e for e in range(N_EVENTS) if e not in chosen]
         if len(chosen) <= MAX_CHOSEN:
-            others = [e for e in range(N_EVENTS) if e not in chosen]
             assert np.isnan(got[:, others]).all()
+        else:  # the grouped enumeration: all seven anyway
+            np.testing.assert_array_equal(got, full)
 
 
 def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> None:
