@@ -333,6 +333,24 @@ def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> N
     assert np.isnan(cache.events(rows[:2], [])).all() and cache.misses == 36
 
 
+def test_batch_ev_of_chosen_kinds_through_the_cache_fills_those_columns_exactly() -> None:
+    from engine.odds.cache import CompositionCache
+
+    rng = np.random.default_rng(29)
+    full = shoe_counts(8)
+    rows = np.array([full - rng.multinomial(int(rng.integers(0, 380)), full / full.sum())
+                     for _ in range(20)]).clip(min=0)
+    for rules in RULES:
+        rules = rules.model_copy(update={"decks": 8})
+        everything = expected_values_batch(rows, rules)
+        for kinds in [("tie",), ("banker", "player_pair"), ("dragon7", "super6", "player")]:
+            got = expected_values_batch(rows, rules, cache=CompositionCache(), kinds=kinds)
+            columns = [BET_KINDS.index(k) for k in kinds]
+            np.testing.assert_array_equal(got[:, columns], everything[:, columns])
+            others = [k for k in range(len(BET_KINDS)) if k not in columns]
+            assert np.isnan(got[:, others]).all()
+
+
 @pytest.mark.parametrize("variant, bets", [("ez", ("tie", "dragon7", "banker", "panda8")),
                                            ("super6", ("super6", "banker", "player_pair")),
                                            ("standard", ("player",))])

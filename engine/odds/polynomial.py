@@ -75,6 +75,12 @@ _BASE7 = 7 ** np.arange(2 * GROUP, dtype=np.int64)
 #: Compositions per block: the monomials of a block stay in the core's cache (64 measured
 #: fastest among 32-256, ``benchmarks/bench_odds.py``).
 BLOCK = 64
+#: OpenBLAS spreads a product over threads above m n k = 65536 * 4 (its default
+#: threshold): more events per block would only compete with the other workers.
+_ONE_THREAD_MNK = 65536 * 4
+_LARGEST_BLOCK = max(int((_STARTS[d + 1] - _STARTS[d]) * (_STARTS[DEGREE - d + 1]
+                                                          - _STARTS[DEGREE - d]))
+                     for d in range(DEGREE + 1))  # 35 * 35
 
 
 def _event_of_state() -> np.ndarray:
@@ -179,8 +185,9 @@ def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
         return out
     products = _products(chosen)
     width = len(chosen)
-    for first in range(0, counts.shape[0], BLOCK):
-        block = counts[first:first + BLOCK]
+    step = max(min(BLOCK, (_ONE_THREAD_MNK - 1) // (_LARGEST_BLOCK * width)), 1)
+    for first in range(0, counts.shape[0], step):
+        block = counts[first:first + step]
         n = block.shape[0]
         a = np.empty((_MONOMIALS, n))
         b = np.empty((_MONOMIALS, n))
