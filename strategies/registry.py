@@ -190,7 +190,7 @@ def _unchecked_field(cls: type[Strategy]) -> str:
 
     for name, info in cls.model_fields.items():
         try:
-            TypeAdapter(info.annotation)
+            TypeAdapter(info.annotation)  # type: ignore[arg-type]
         except Exception:
             shown = getattr(info.annotation, "__name__", repr(info.annotation))
             return f"field {name!r} ({shown}) of {cls.__qualname__} "
