@@ -51,8 +51,15 @@ from .bets import (
     payout_table,
 )
 from .cards import VALUE_OF_CODE, full_deck_codes
-from .coups import BANKER, PLAYER, Coups
-from .deal import _BURN_CODES, BURN_STANDARD, _deal_shoe, max_coups_per_shoe
+from .coups import BANKER, PLAYER, TIE, Coups
+from .deal import (
+    _BURN_CODES,
+    BURN_STANDARD,
+    _burn_length,
+    _deal_run,
+    banker_draws,
+    max_coups_per_shoe,
+)
 from .jit import njit
 from .ledger import session_rows
 from .metrics import session_columns
@@ -117,12 +124,8 @@ def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed
     """Deal the generated shoes ``shoe_ids`` and play every configuration over them;
     None when a stake is refused (the caller replays the chunk to say where)."""
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
-    template = full_deck_codes(rules.decks)
-    classes = np.empty(ids.size * max_coups_per_shoe(template.size), dtype=np.int16)
-    counts = np.empty(ids.size, dtype=np.int64)
-    total = _deal_classes(template, np.uint64(seed), ids, VALUE_OF_CODE,
-                          _BURN_CODES[rules.burn], rules.burn_count, rules.cut_card,
-                          rules.extra_coup_after_cut, classes, counts)
+    classes, counts = deal_classes(rules, seed, ids)
+    total = classes.size
     shoe_starts = np.zeros(ids.size + 1, dtype=np.int64)
     np.cumsum(counts, out=shoe_starts[1:])
     per = policy.session_shoes
@@ -130,6 +133,20 @@ def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed
     if starts[-1] != total:
         starts = np.r_[starts, total]
     return _play(plan, names, classes[:total], starts, ids[::per], policy, first_session)
+
+
+def deal_classes(rules: TableRules, seed: int,
+                 shoe_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The main-bet class of every coup of the generated shoes ``shoe_ids`` (as
+    ``engine.deal.generate_coups`` deals them) and the coups of each shoe."""
+    ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
+    classes = np.empty(ids.size * max_coups_per_shoe(52 * rules.decks), dtype=np.int16)
+    counts = np.empty(ids.size, dtype=np.int64)
+    draws, class_of = _drawing_tables()
+    total = _deal_classes(_value_template(rules.decks), np.uint64(seed), ids,
+                          _BURN_CODES[rules.burn], rules.burn_count, rules.cut_card,
+                          rules.extra_coup_after_cut, draws, class_of, classes, counts)
+    return classes[:total], counts
 
 
 def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: SessionPolicy,
@@ -217,28 +234,93 @@ def _main_bet_payouts(rules: TableRules) -> np.ndarray:
 
 
 @njit(cache=True)
-def _deal_classes(template, seed, shoe_ids, values, burn_mode, burn_count,
-                  cut_from_end, extra_coup, out_classes, out_counts):  # pragma: no cover
-    """Shuffle, burn and deal each shoe (``engine.shoe``, ``engine.deal``), keeping only the
-    class of each coup as the main bets see it; returns the coups dealt."""
+def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end, extra_coup,
+                  draws, class_of, out_classes, out_counts):  # pragma: no cover - compiled
+    """Shuffle, burn and deal each shoe, keeping only the class of each coup as the main
+    bets see it (``_main_bet_class``); returns the coups dealt.
+
+    ``template`` holds the card *values* of the engine's ordered shoe: Fisher-Yates moves
+    positions whatever they hold, so ``shuffle_into`` lays out exactly the cards of the
+    engine's shoe (``engine.deal.generate_coups``), seen by their values. Each coup is then
+    dealt without a branch on the cards (``draws``: ``engine.deal.banker_draws`` as a
+    table; ``class_of``: ``_main_bet_class`` by totals and third cards), reading the six
+    cards a coup may take: the drawing rules branch on random cards, and a mispredicted
+    branch per draw costs more than the deal. The last coups, when fewer than six cards
+    remain, go through the engine's own dealer (``engine.deal._deal_run``).
+    """
     n = template.shape[0]
     buf = np.empty(n, dtype=np.int8)
-    rows = max_coups_per_shoe_kernel(n)
-    cards = np.empty((rows, 6), dtype=np.int8)
-    pt = np.empty(rows, dtype=np.int8)
-    bt = np.empty(rows, dtype=np.int8)
-    outcome = np.empty(rows, dtype=np.int8)
+    tail_cards = np.empty((2, 6), dtype=np.int8)
+    tail_pt = np.empty(2, dtype=np.int8)
+    tail_bt = np.empty(2, dtype=np.int8)
+    tail_outcome = np.empty(2, dtype=np.int8)
+    identity = np.arange(10).astype(np.int8)
+    cut_index = n - cut_from_end if cut_from_end >= 0 else n + 1
     k = 0
     for s in range(shoe_ids.shape[0]):
         shuffle_into(template, buf, seed, np.uint64(shoe_ids[s]))
-        dealt, _ = _deal_shoe(buf, n, values, burn_mode, burn_count, cut_from_end,
-                              extra_coup, cards, pt, bt, outcome, 0)
-        for j in range(dealt):
-            out_classes[k + j] = _main_bet_class(outcome[j], pt[j], bt[j], cards[j, 2],
-                                                 cards[j, 5])
-        out_counts[s] = dealt
-        k += dealt
+        pos = _burn_length(buf, n, identity, burn_mode, burn_count)
+        extra = 1 if extra_coup else 0
+        first = k
+        whole = True
+        while pos + 6 <= n:
+            if pos > cut_index:  # the cut card came out during the previous coup
+                if extra == 0:
+                    whole = False
+                    break
+                extra -= 1
+            p = np.int64(buf[pos]) + buf[pos + 2]
+            b = np.int64(buf[pos + 1]) + buf[pos + 3]
+            p -= 10 * (p >= 10)
+            b -= 10 * (b >= 10)
+            c4 = np.int64(buf[pos + 4])
+            c5 = np.int64(buf[pos + 5])
+            drawing = (p < 8) & (b < 8)  # no natural
+            p_draws = np.int64(drawing & (p <= 5))
+            b_draws = np.int64(drawing & draws[b, (c4 + 1) * p_draws])
+            p += c4 * p_draws
+            p -= 10 * (p >= 10)
+            b += (c4 + (c5 - c4) * p_draws) * b_draws
+            b -= 10 * (b >= 10)
+            out_classes[k] = class_of[((p * 10 + b) * 2 + p_draws) * 2 + b_draws]
+            k += 1
+            pos += 4 + p_draws + b_draws
+        if whole:  # fewer than six cards left: the engine's dealer ends the shoe
+            dealt, _, _ = _deal_run(buf, pos, n, identity, cut_index, extra, 2, tail_cards,
+                                    tail_pt, tail_bt, tail_outcome, 0)
+            for j in range(dealt):
+                out_classes[k] = _main_bet_class(tail_outcome[j], tail_pt[j], tail_bt[j],
+                                                 tail_cards[j, 2], tail_cards[j, 5])
+                k += 1
+        out_counts[s] = k - first
     return k
+
+
+@functools.lru_cache(maxsize=8)
+def _value_template(decks: int) -> np.ndarray:
+    """The values of the engine's ordered shoe of ``decks`` decks (``_deal_classes``)."""
+    return np.ascontiguousarray(VALUE_OF_CODE[full_deck_codes(decks)])
+
+
+@functools.lru_cache(maxsize=1)
+def _drawing_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The drawing rules and the classes as tables for ``_deal_classes``, made from the
+    engine's own functions: whether Banker draws, by its two-card total and Player's third
+    card value + 1 (0: Player stood), and the class of a coup by (Player total, Banker
+    total, Player drew, Banker drew)."""
+    draws = np.zeros((10, 11), dtype=np.bool_)
+    for total in range(10):
+        for third in range(-1, 10):
+            draws[total, third + 1] = banker_draws.py_func(total, third)
+    class_of = np.empty(10 * 10 * 2 * 2, dtype=np.int16)
+    for pt in range(10):
+        for bt in range(10):
+            outcome = BANKER if bt > pt else (PLAYER if pt > bt else TIE)
+            for p3 in range(2):
+                for b3 in range(2):
+                    class_of[((pt * 10 + bt) * 2 + p3) * 2 + b3] = _main_bet_class.py_func(
+                        outcome, pt, bt, p3 - 1, b3 - 1)
+    return draws, class_of
 
 
 @njit(cache=True, inline="always")
@@ -256,12 +338,6 @@ def _main_bet_class(outcome, player_total, banker_total, player_third,
                                  & (player_third >= 0)) else special
     return ((outcome * N_SPECIAL + special) * N_PAIR_STATES + NO_PAIR) * N_PAIR_STATES \
         + NO_PAIR
-
-
-@njit(cache=True, inline="always")
-def max_coups_per_shoe_kernel(n_cards):  # pragma: no cover - compiled
-    """``engine.deal.max_coups_per_shoe`` inside a kernel."""
-    return n_cards // 4 + 1
 
 
 assert BURN_STANDARD == _BURN_CODES["standard"]

@@ -21,10 +21,11 @@ from typer.testing import CliRunner
 
 import engine.backtest as backtest_module
 from engine.backtest import RUN_FILE, backtest, read_run_table
+from engine.bets import N_PAIR_STATES, NO_PAIR, classify_coups
 from engine.cli import app
 from engine.deal import generate_coups
 from engine.errors import StrategyFault
-from engine.fused import _POW2, _numpy_sum, fused_plan
+from engine.fused import _POW2, _numpy_sum, deal_classes, fused_plan
 from engine.parallel import generate_dataset
 from engine.rules import TableRules
 from strategies.builtins.progressions import Martingale
@@ -115,6 +116,34 @@ def test_generated_shoes_give_the_replays_sessions(tmp_path: Path, policy: dict[
         assert sessions["busted"].any() and sessions["ruined"].any()
     if "win_goal" in policy:
         assert {"stop_loss", "win_goal"} <= set(sessions["stop_reason"])
+
+
+DEALING = [
+    pytest.param({}, id="defaults"),
+    pytest.param({"decks": 1, "burn": "none"}, id="one deck, no burn"),
+    pytest.param({"decks": 2, "burn": "fixed", "burn_count": 20, "cut_card": 60},
+                 id="fixed burn, deep cut"),
+    # The cut card 6 cards from the end: the coup after it always starts with fewer than
+    # six cards left, which the engine's own dealer deals (or finds too few cards for).
+    pytest.param({"decks": 1, "cut_card": 6, "extra_coup_after_cut": True},
+                 id="extra coup from the last cards"),
+]
+
+
+@pytest.mark.parametrize("dealing", DEALING)
+def test_the_fused_dealer_deals_the_engines_coups(dealing: dict[str, Any]):
+    """The fused path's classes-only dealer against the engine's coups table: the same
+    number of coups in every shoe, and each coup's class as the classifier gives it
+    (its pair states aside, which no main bet reads)."""
+    rules = TableRules(**dealing)
+    shoe_ids = np.arange(3, 2003, 2)
+    coups = generate_coups(rules, 17, shoe_ids)
+    pairs = N_PAIR_STATES * N_PAIR_STATES
+    expected = classify_coups(coups) // pairs * pairs + NO_PAIR * N_PAIR_STATES + NO_PAIR
+    classes, counts = deal_classes(rules, 17, shoe_ids)
+    assert np.array_equal(classes, expected)
+    per_shoe = [np.count_nonzero(coups.shoe == shoe) for shoe in shoe_ids]
+    assert counts.tolist() == per_shoe
 
 
 @pytest.mark.parametrize("variant", ["ez", "super6"])

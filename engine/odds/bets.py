@@ -16,6 +16,8 @@ negative. Payouts follow the rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..bets import BET_KINDS, KIND_INDEX  # the EV columns are the replay's stake columns
@@ -49,6 +51,16 @@ def bets_offered(rules: TableRules) -> tuple[str, ...]:
 def _win_or_lose(p_win: np.ndarray, pays: float) -> np.ndarray:
     """EV of a bet that pays ``pays``:1 with probability ``p_win`` and loses otherwise."""
     return pays * p_win - (1.0 - p_win)
+
+
+def events_needed(kind: str, rules: TableRules) -> tuple[int, ...]:
+    """The events (indices into :data:`engine.odds.EVENTS`) whose probabilities the EV of
+    ``kind`` under ``rules`` reads in :func:`ev_from_probabilities` (none for the pairs)."""
+    if kind == "banker":
+        extra = {"ez": (E_DRAGON7,), "super6": (E_SIX2, E_SIX3)}.get(rules.variant, ())
+        return (E_BANKER, E_PLAYER, *extra)
+    return {"player": (E_BANKER, E_PLAYER), "tie": (E_TIE,), "dragon7": (E_DRAGON7,),
+            "panda8": (E_PANDA8,), "super6": (E_SIX2, E_SIX3)}.get(kind, ())
 
 
 def ev_from_probabilities(
@@ -88,6 +100,7 @@ def expected_values_batch(
     validate: bool = True,
     parallel: bool | None = None,
     cache: CompositionCache | None = None,
+    kinds: Sequence[str] | None = None,
 ) -> np.ndarray:
     """Exact EV per unit staked of every bet in :data:`BET_KINDS`, for n compositions at once.
 
@@ -98,7 +111,9 @@ def expected_values_batch(
     compositions already known to be valid; ``parallel`` is passed to
     :func:`~engine.odds.enumeration.event_probabilities` (default: threads for big batches).
     ``cache`` (compositions by value only) looks the probabilities up there first, so a
-    composition a counter already priced is not enumerated again.
+    composition a counter already priced is not enumerated again. With a cache, ``kinds``
+    (default all) names the bet kinds the caller reads: only the events their EVs need are
+    computed, and the other kinds' columns may be NaN.
     """
     if validate:
         arr = check_counts(counts_2d, max_decks=rules.decks)
@@ -107,7 +122,9 @@ def expected_values_batch(
     arr = np.atleast_2d(arr)
     if cache is not None and arr.shape[1] == N_VALUES:
         # The cache finds the distinct compositions itself (each is enumerated once).
-        events = cache.events(arr)
+        needed = None if kinds is None else sorted(
+            {e for kind in kinds for e in events_needed(kind, rules)})
+        events = cache.events(arr, needed)
         return ev_from_probabilities(events, pair_probability(arr, rules.decks), rules)
     # Sessions replaying the same shoes share compositions: enumerate each one once.
     unique, inverse = distinct_rows(arr)
