@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..bets import BET_KINDS, KIND_INDEX  # the EV columns are the replay's stake columns
+from ..bets import BET_KINDS  # the EV columns are the replay's stake columns
 from ..rules import TableRules
 from .cache import CompositionCache
 from .composition import N_VALUES, check_counts, distinct_rows, pair_probability, shoe_rank_counts
@@ -63,6 +63,36 @@ def events_needed(kind: str, rules: TableRules) -> tuple[int, ...]:
             "panda8": (E_PANDA8,), "super6": (E_SIX2, E_SIX3)}.get(kind, ())
 
 
+def ev_of_kind(
+    events: np.ndarray, pair: np.ndarray | float, rules: TableRules, kind: str
+) -> np.ndarray:
+    """EV (n,) of bet ``kind`` from event probabilities (n, N_EVENTS) and pair probabilities
+    (n,): the column ``kind`` of :func:`ev_from_probabilities`, reading only the events of
+    :func:`events_needed` (a counter's per-coup path)."""
+    p = np.atleast_2d(events)
+    if kind == "banker":
+        banker_ev = p[:, E_BANKER] * (1.0 - rules.banker_commission) - p[:, E_PLAYER]
+        if rules.variant == "ez":
+            banker_ev = banker_ev - p[:, E_DRAGON7]  # those wins push instead of paying 1:1
+        elif rules.variant == "super6":
+            banker_ev = banker_ev - (1.0 - SUPER6_BANKER_SIX_PAYS) * (p[:, E_SIX2] + p[:, E_SIX3])
+        return banker_ev
+    if kind == "player":
+        return p[:, E_PLAYER] - p[:, E_BANKER]
+    if kind in ("player_pair", "banker_pair"):
+        pair = np.broadcast_to(np.asarray(pair, dtype=np.float64), p.shape[:1])
+        return _win_or_lose(pair, rules.pair_pays)
+    if kind == "tie":
+        return _win_or_lose(p[:, E_TIE], rules.tie_pays)
+    if kind == "dragon7":
+        return _win_or_lose(p[:, E_DRAGON7], rules.dragon7_pays)
+    if kind == "panda8":
+        return _win_or_lose(p[:, E_PANDA8], rules.panda8_pays)
+    if kind == "super6":
+        return _win_or_lose(p[:, E_SIX2] + p[:, E_SIX3], rules.super6_pays)
+    raise ValueError(f"unknown bet kind {kind!r}")
+
+
 def ev_from_probabilities(
     events: np.ndarray, pair: np.ndarray | float, rules: TableRules
 ) -> np.ndarray:
@@ -72,25 +102,9 @@ def ev_from_probabilities(
     :func:`bets_offered` says which ones the table actually offers.
     """
     p = np.atleast_2d(events)
-    banker, player, tie = p[:, E_BANKER], p[:, E_PLAYER], p[:, E_TIE]
-    dragon, panda = p[:, E_DRAGON7], p[:, E_PANDA8]
-    six = p[:, E_SIX2] + p[:, E_SIX3]
-    banker_ev = banker * (1.0 - rules.banker_commission) - player
-    if rules.variant == "ez":
-        banker_ev = banker_ev - dragon  # those wins push instead of paying 1:1
-    elif rules.variant == "super6":
-        banker_ev = banker_ev - (1.0 - SUPER6_BANKER_SIX_PAYS) * six
-    pair_ev = _win_or_lose(np.broadcast_to(np.asarray(pair, dtype=np.float64), banker.shape),
-                           rules.pair_pays)
     ev = np.empty((p.shape[0], len(BET_KINDS)), dtype=np.float64)
-    ev[:, KIND_INDEX["banker"]] = banker_ev
-    ev[:, KIND_INDEX["player"]] = player - banker
-    ev[:, KIND_INDEX["tie"]] = _win_or_lose(tie, rules.tie_pays)
-    ev[:, KIND_INDEX["player_pair"]] = pair_ev
-    ev[:, KIND_INDEX["banker_pair"]] = pair_ev
-    ev[:, KIND_INDEX["dragon7"]] = _win_or_lose(dragon, rules.dragon7_pays)
-    ev[:, KIND_INDEX["panda8"]] = _win_or_lose(panda, rules.panda8_pays)
-    ev[:, KIND_INDEX["super6"]] = _win_or_lose(six, rules.super6_pays)
+    for k, kind in enumerate(BET_KINDS):
+        ev[:, k] = ev_of_kind(p, pair, rules, kind)
     return ev
 
 

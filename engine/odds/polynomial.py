@@ -121,20 +121,21 @@ def coefficients() -> tuple[np.ndarray, np.ndarray]:
 
 @functools.lru_cache(maxsize=64)
 def _products(events: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-    """``K_d`` for d = 0..6: (monomials of degree d of values 0-4, monomials of degree
-    6 - d of values 5-9 times the events), the coefficients of ``events`` in that order."""
+    """``K_d`` for d = 0..6, transposed: rows (monomial of degree 6 - d of values 5-9,
+    event), columns the monomials of degree d of values 0-4; the coefficients of
+    ``events`` in that order."""
     keys, tallies = coefficients()
     chosen = tallies[:, list(events)]
     key_a = _EXPONENTS @ _BASE7[:GROUP]
     key_b = _EXPONENTS @ _BASE7[GROUP:]
     blocks = []
     for d in range(DEGREE + 1):
-        rows = slice(_STARTS[d], _STARTS[d + 1])
-        cols = slice(_STARTS[DEGREE - d], _STARTS[DEGREE - d + 1])
-        pair_keys = key_a[rows, None] + key_b[None, cols]
+        rows = slice(_STARTS[DEGREE - d], _STARTS[DEGREE - d + 1])
+        cols = slice(_STARTS[d], _STARTS[d + 1])
+        pair_keys = key_b[rows, None] + key_a[None, cols]
         block = chosen[np.searchsorted(keys, pair_keys)]  # (rows, cols, events)
-        blocks.append(np.ascontiguousarray(block.reshape(block.shape[0], -1),
-                                           dtype=np.float64))
+        blocks.append(np.ascontiguousarray(block.transpose(0, 2, 1).reshape(
+            -1, block.shape[1]), dtype=np.float64))
     return tuple(blocks)
 
 
@@ -154,15 +155,12 @@ def _monomials(counts, parent, value, held, a, b):
         b[0, k] = 1.0
     for j in range(1, parent.shape[0]):
         off = held[j]
-        a_from = a[parent[j]]
-        b_from = b[parent[j]]
-        a_to = a[j]
-        b_to = b[j]
-        a_left = left[value[j]]
-        b_left = left[value[j] + 5]
+        p = parent[j]
+        v = value[j]
         for k in range(n):
-            a_to[k] = a_from[k] * (a_left[k] - off)
-            b_to[k] = b_from[k] * (b_left[k] - off)
+            a[j, k] = a[p, k] * (left[v, k] - off)
+        for k in range(n):
+            b[j, k] = b[p, k] * (left[v + 5, k] - off)
 
 
 def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
@@ -185,12 +183,12 @@ def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
         a = np.empty((_MONOMIALS, n))
         b = np.empty((_MONOMIALS, n))
         _monomials(block, _PARENT, _VALUE, _HELD, a, b)
-        partial = np.empty((n, _MONOMIALS, width))  # a_d K_d, by monomial of values 5-9
+        # K_d^T a_d for every degree d, by (monomial of values 5-9, event) and composition.
+        partial = np.empty((_MONOMIALS * width, n))
         for d in range(DEGREE + 1):
-            cols = slice(_STARTS[DEGREE - d], _STARTS[DEGREE - d + 1])
-            rows = a[_STARTS[d]:_STARTS[d + 1]].T
-            partial[:, cols, :] = (rows @ products[d]).reshape(n, -1, width)
-        tallies = np.einsum("jn,nje->ne", b, partial)
+            rows = slice(_STARTS[DEGREE - d] * width, _STARTS[DEGREE - d + 1] * width)
+            np.matmul(products[d], a[_STARTS[d]:_STARTS[d + 1]], out=partial[rows])
+        tallies = np.einsum("jn,jen->ne", b, partial.reshape(_MONOMIALS, width, n))
         out[first:first + n] = tallies.astype(np.int64)
     return out
 

@@ -43,7 +43,7 @@ from engine.bets import KIND_INDEX
 from engine.odds import (
     CountSystem,
     count_system,
-    ev_from_probabilities,
+    ev_of_kind,
     events_needed,
     expected_values_batch,
     pair_probability,
@@ -80,7 +80,7 @@ def exact_ev(remaining: np.ndarray, rules: TableRules, kind: str, decks: int | N
     events = (CACHE if cache is None else cache).events(counts, events_needed(kind, rules))
     pair = (pair_probability(counts, rules.decks if decks is None else decks)
             if kind in _PAIR_KINDS else 0.0)
-    return ev_from_probabilities(events, pair, rules)[:, KIND_INDEX[kind]]
+    return ev_of_kind(events, pair, rules, kind)
 
 
 @functools.lru_cache(maxsize=256)
