@@ -650,7 +650,7 @@ def _price_step(run: _ConfigRun, t: int, shared: _SharedView) -> None:
     if whole.any():
         ev[whole] = expected_values_batch(remaining[whole], run.rules.model_copy(
             update={"decks": shared.decks}) if shared.decks != run.rules.decks else run.rules,
-            validate=False, parallel=False, cache=CACHE)
+            validate=False, parallel=False, cache=CACHE, kinds=tuple(run.stakes))
     if not whole.all():
         shoe = full_shoe_ev(run.rules)
         ev[~whole] = [shoe[kind] for kind in BET_KINDS]

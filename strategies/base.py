@@ -428,7 +428,10 @@ class Strategy(BaseModel):
     so nothing leaks from one run or chunk into the next; what ``__init__`` set stays.
     """
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    # defer_build: a class's validator is built when it is first used, not when it is
+    # defined, so listing the strategies (or loading a plugin file) builds none of them.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False,
+                              defer_build=True)
 
     name: ClassVar[str] = ""
     needs_cards: ClassVar[bool] = False
@@ -448,7 +451,9 @@ class Strategy(BaseModel):
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
         if name in _STATE_NAMES.get(cls, ()):  # the hot path: a state name seen before
-            object.__setattr__(self, name, value)
+            # Straight into the instance's dict: the name has no class attribute (no
+            # descriptor to call), and object.__setattr__ on a model costs four times more.
+            self.__dict__[name] = value
             return
         if (name in cls.__pydantic_fields__ or name in cls.__private_attributes__
                 or name.startswith("__")):
@@ -461,7 +466,8 @@ class Strategy(BaseModel):
                 f"{cls.__name__}.{name} is {what} of the strategy, not state: keep the state "
                 f"under another name (e.g. self.{name.lstrip('_')}_state = ...)")
         object.__setattr__(self, name, value)  # the strategy's own per-run state
-        _STATE_NAMES.setdefault(cls, set()).add(name)
+        if declared is None:  # a descriptor (a property's setter) is called every time
+            _STATE_NAMES.setdefault(cls, set()).add(name)
 
     def clear_state(self) -> None:
         """Forget the per-run state: every attribute set since the engine first saw this
@@ -499,7 +505,8 @@ class Strategy(BaseModel):
 
 
 _CONFIGURED = "_configured_attributes_"
-#: Per class, the names already accepted as state (checked once, then set directly).
+#: Per class, the names already accepted as plain state (no class attribute of that name:
+#: checked once, then set directly in the instance's dict).
 _STATE_NAMES: dict[type, set[str]] = {}
 
 
@@ -611,34 +618,36 @@ class SimpleStrategy(Strategy):
 
     # The array contract, implemented by looping the scalar one over the sessions.
     def start(self, table: Table) -> None:
-        self._players: list[SimpleStrategy] = []  # a previous run's copies are not copied
-        self._players = [self.model_copy(deep=True) for _ in range(table.n)]
-        for i, player in enumerate(self._players):
+        self._seats: _Seats | None = None  # a previous run's copies are not copied
+        players = [self.model_copy(deep=True) for _ in range(table.n)]
+        for i, player in enumerate(players):
             try:
                 player.reset()
             except Exception as exc:
                 raise SessionFault(i, "reset") from exc
+        self._seats = _Seats(players, table)
 
     def wager(self, table: Table) -> Wager:
         n = table.n
-        stakes: dict[str, np.ndarray] = {}
-        players = self._players
+        rows: dict[str, list[Any]] = {}
+        seats = self._seated(table)
+        bets, views = seats.bets, seats.views
         for i in np.flatnonzero(table.active).tolist():
             try:
-                bets = players[i].bet(SessionView(table, i))
+                stakes = bets[i](views[i])
             except Exception as exc:
                 raise SessionFault(i, "bet") from exc
-            if type(bets) is not dict and not isinstance(bets, Mapping):
-                raise SessionFault(i, "bet", f"bet() returned {describe_value(bets)}; expected "
-                                   f"a dict of bet kind -> stake, {{}} for no bet")
-            for kind, stake in bets.items():
-                row = stakes.get(kind)
+            if type(stakes) is not dict and not isinstance(stakes, Mapping):
+                raise SessionFault(i, "bet", f"bet() returned {describe_value(stakes)}; "
+                                   f"expected a dict of bet kind -> stake, {{}} for no bet")
+            for kind, stake in stakes.items():
+                row = rows.get(kind)
                 if row is None:
                     if kind not in _KINDS:
                         raise SessionFault(i, "bet", f"bet() returned a stake on {kind!r}, "
                                            f"which is not a bet kind{kind_hint(str(kind))}; "
                                            f"known: {', '.join(BET_KINDS)}")
-                    row = stakes[kind] = np.zeros(n)
+                    row = rows[kind] = [0.0] * n
                 # NaN, infinite and negative stakes are the engine's to refuse (or a
                 # checker's to leave out), as they are for the array form.
                 if (type(stake) is not float and type(stake) is not int
@@ -646,17 +655,60 @@ class SimpleStrategy(Strategy):
                     raise SessionFault(i, "bet", f"bet() returned {describe_value(stake)} as "
                                        f"the stake on {kind}; expected a finite number >= 0")
                 row[i] = stake
-        return Wager(stakes)
+        return Wager({kind: _stake_row(row) for kind, row in rows.items()})
 
     def settle(self, table: Table, result: Result) -> None:
-        players = self._players
-        outcome = result.outcome
-        net = result.net
+        seats = self._seated(table)
+        learns, views = seats.learns, seats.views
+        # Plain Python values once per coup, rather than a NumPy scalar per session.
+        outcome = result.outcome.tolist()
+        net = result.net.tolist()
         for i in np.flatnonzero(result.played).tolist():
             try:
-                players[i].learn(SessionView(table, i), "BPT"[outcome[i]], float(net[i]))
+                learns[i](views[i], _LETTERS[outcome[i]], net[i])
             except Exception as exc:
                 raise SessionFault(i, "learn") from exc
+
+    def _seated(self, table: Table) -> _Seats:
+        """The sessions' copies, seen through ``table`` (views made again for another
+        table object than the one the run started with)."""
+        seats = self.__dict__.get("_seats")
+        if seats is None:
+            raise AttributeError("the simple form plays its sessions from start(): call "
+                                 "start(table) first")
+        if seats.table is not table:
+            seats = self._seats = _Seats(seats.players, table)
+        return seats
+
+
+_LETTERS = ("B", "P", "T")
+
+
+class _Seats:
+    """A simple strategy's per-session copies during a run, with what the loop calls:
+    each copy's bound ``bet``/``learn`` and its session's view (made once per run: a view
+    reads the table at each access, so it always shows the coup about to be dealt)."""
+
+    __slots__ = ("players", "table", "views", "bets", "learns")
+
+    def __init__(self, players: list[SimpleStrategy], table: Table) -> None:
+        self.players = players
+        self.table = table
+        self.views = [SessionView(table, i) for i in range(len(players))]
+        self.bets = [player.bet for player in players]
+        self.learns = [player.learn for player in players]
+
+
+def _stake_row(row: list[Any]) -> np.ndarray:
+    """One bet kind's stakes (Python or NumPy numbers) as float64, converted as assigning
+    each into a float64 array would (which also raises what that raises)."""
+    try:
+        return np.array(row, dtype=np.float64)
+    except (OverflowError, TypeError, ValueError):
+        stakes = np.zeros(len(row))
+        for i, stake in enumerate(row):
+            stakes[i] = stake
+        return stakes
 
 
 class SessionView:
@@ -667,10 +719,18 @@ class SessionView:
     """
 
     __slots__ = ("_table", "_i")
+    _table: Table
+    _i: int
 
     def __init__(self, table: Table, i: int) -> None:
-        self._table = table
-        self._i = i
+        object.__setattr__(self, "_table", table)
+        object.__setattr__(self, "_i", i)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyError(read_only_message(f"view.{name}"))
+
+    def __delattr__(self, name: str) -> None:
+        raise ReadOnlyError(read_only_message(f"view.{name}"))
 
     @property
     def bankroll(self) -> float:

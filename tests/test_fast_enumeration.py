@@ -251,3 +251,114 @@ def test_batch_ev_through_the_cache_equals_the_batch_ev_without_it() -> None:
         without = expected_values_batch(rows, rules)
         np.testing.assert_array_equal(expected_values_batch(rows, rules, cache=cache), without)
     assert cache.misses == 30  # each distinct composition enumerated once, for every rule set
+
+
+# The polynomial path (engine.odds.polynomial): chosen events only, by matrix products.
+
+
+def test_polynomial_coefficients_count_every_value_sequence_once() -> None:
+    from math import factorial
+
+    from engine.odds.polynomial import _BASE7, coefficients
+
+    keys, tallies = coefficients()
+    assert keys.size == 5005  # multisets of six of ten values: C(15, 6)
+    assert tallies[:, :3].sum() == 10**6  # every sequence ends in exactly one outcome
+    # A multiset's outcomes add up to its distinct orderings: 6! / prod(k_v!).
+    counts = keys[:, None] // _BASE7[None, :] % 7
+    orderings = factorial(6) / np.prod([[factorial(int(k)) for k in row] for row in counts],
+                                       axis=1)
+    np.testing.assert_array_equal(tallies[:, :3].sum(axis=1), orderings)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=st.lists(compositions(), min_size=1, max_size=40))
+def test_polynomial_tallies_equal_the_reference_bit_for_bit(batch: list[np.ndarray]) -> None:
+    from engine.odds.polynomial import event_tallies
+
+    rows = np.array(batch)
+    np.testing.assert_array_equal(event_tallies(rows, range(N_EVENTS)), reference_tallies(rows))
+
+
+def test_polynomial_tallies_of_hand_built_shoes_and_chosen_events_equal_the_reference() -> None:
+    from engine.odds.polynomial import BLOCK, event_tallies
+
+    rng = np.random.default_rng(17)
+    full = shoe_counts(8)
+    deep = np.array([full - rng.multinomial(int(rng.integers(0, 410)), full / full.sum())
+                     for _ in range(BLOCK + 20)]).clip(min=0)  # two blocks
+    deep[deep.sum(axis=1) < 6, 0] += 6
+    rows = np.vstack([np.array(HAND_BUILT), deep])
+    reference = reference_tallies(rows)
+    for chosen in [(2,), (3,), (5, 6), (0, 1), (4,), (0, 1, 3)]:
+        np.testing.assert_array_equal(event_tallies(rows, chosen), reference[:, chosen])
+
+
+def test_chosen_probabilities_are_the_enumerations_floats_and_nan_elsewhere() -> None:
+    from engine.odds.polynomial import MAX_CHOSEN, chosen_probabilities
+
+    rows = np.array(HAND_BUILT + [list(shoe_counts(d)) for d in (1, 8)])
+    full = event_probabilities(rows, parallel=False)
+    for chosen in [(2,), (5, 6), (0, 1, 3), ()]:
+        got = chosen_probabilities(rows, chosen)
+        np.testing.assert_array_equal(got[:, list(chosen)], full[:, list(chosen)])
+        if len(chosen) <= MAX_CHOSEN:
+            others = [e for e in range(N_EVENTS) if e not in chosen]
+            assert np.isnan(got[:, others]).all()
+
+
+def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> None:
+    from engine.odds.cache import CompositionCache
+
+    rng = np.random.default_rng(23)
+    full = shoe_counts(8)
+    rows = np.array([full - rng.multinomial(int(rng.integers(0, 380)), full / full.sum())
+                     for _ in range(12)]).clip(min=0)
+    everything = event_probabilities(rows, parallel=False)
+    cache = CompositionCache()
+    tie = cache.events(rows, [2])
+    np.testing.assert_array_equal(tie[:, 2], everything[:, 2])
+    assert cache.misses == 12
+    cache.events(rows[::-1], [2])
+    assert (cache.hits, cache.misses) == (12, 12)  # known now
+    dragon = cache.events(rows, [3])  # another event: computed, the tie kept
+    np.testing.assert_array_equal(dragon[:, [2, 3]], everything[:, [2, 3]])
+    assert cache.misses == 24
+    np.testing.assert_array_equal(cache.events(rows), everything)  # all seven, as before
+    assert cache.misses == 36
+    np.testing.assert_array_equal(cache.events(rows, [4]), everything)
+    assert cache.misses == 36 and len(cache) == 12
+    assert np.isnan(cache.events(rows[:2], [])).all() and cache.misses == 36
+
+
+@pytest.mark.parametrize("variant, bets", [("ez", ("tie", "dragon7", "banker", "panda8")),
+                                           ("super6", ("super6", "banker", "player_pair")),
+                                           ("standard", ("player",))])
+def test_counters_play_the_same_ledger_when_every_event_is_enumerated(
+        variant: str, bets: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The counters ask for their kind's events only; forcing the enumeration of all seven
+    # (the path before the polynomial) must give the same ledgers, float for float.
+    from engine.deal import generate_coups
+    from engine.odds import cache as cache_module
+    from engine.odds import polynomial
+    from engine.replay import replay
+    from strategies.builtins.counter import Counter
+
+    rules = TableRules(variant=variant)
+    coups = generate_coups(rules, 3, np.arange(12))
+    counters = [Counter(bet=bet, threshold=-0.02 if bet in ("banker", "player") else 0.0)
+                for bet in bets] + [Counter(bet=bets[0], screen=None, threshold=-0.2)]
+
+    def play() -> list:
+        cache_module.CACHE.clear()
+        return replay(coups, counters, rules, expected="exact")[1]
+
+    fast = play()
+    monkeypatch.setattr(polynomial, "MAX_CHOSEN", -1)  # every request: all seven events
+    slow = play()
+    staked = 0
+    for a, b in zip(fast, slow, strict=True):
+        for field in ("net", "bankroll", "played", "exact_expected"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+        staked += int((a.exact_expected != 0).sum())
+    assert staked > 50  # the counters did stake, so the prices were compared

@@ -307,3 +307,68 @@ def test_result_of_the_simple_form_is_the_array_forms_result():
     Learns.got.clear()
     backtest(coups_from_outcomes(["BPT"]), [Learns()])
     assert Learns.got == [("B", -10.0), ("P", 10.0), ("T", 0.0)]
+
+
+# ------------------------------------------------------- the loop's own bookkeeping
+
+
+def test_a_simple_strategy_cannot_point_its_view_at_another_session():
+    # Each session keeps one view for the whole run: rebinding it is refused like any
+    # other write into the table, so no plugin can read or steer another session's seat.
+    class Rebinds(SimpleStrategy):
+        name = "rebinds"
+
+        def bet(self, view: SessionView) -> dict[str, float]:
+            view._i = 0
+            return {}
+
+    with pytest.raises(Exception, match=r"wrote into its table in bet\(\) at .*: "
+                                        r"view\._i is read-only"):
+        backtest(strategies=[Rebinds()], shoes=2, seed=1)
+
+
+def test_stakes_of_any_number_type_are_placed_as_floats():
+    # int, float and NumPy scalars of other widths, mixed within one coup's sessions: each
+    # stake is the float64 the number is (12.5 and 15.25 are exact in float32/float16).
+    class Mixed(SimpleStrategy):
+        name = "mixed_numbers"
+
+        def bet(self, view: SessionView) -> dict[str, float]:
+            c = view.coup % 4
+            return {"banker": [10, 12.5, np.float32(15.25), np.int64(20)][c],
+                    "tie": np.float16(10) if c == 2 else 0}
+
+    ledger = backtest(coups_from_outcomes(["BPBPBB", "PPTB"]), [Mixed()]).ledger
+    cycle = [10.0, 12.5, 15.25, 20.0]
+    expected = [cycle[c % 4] for c in range(6)] + cycle
+    assert ledger["banker"].tolist() == expected
+    assert ledger["tie"].tolist() == [10.0 if b == 15.25 else 0.0 for b in expected]
+    assert ledger["banker"].dtype == np.float64
+
+
+def test_state_behind_a_property_setter_goes_through_the_setter_every_time():
+    # Plain state is stored straight into the copy's dict after its first assignment; a
+    # name with a setter on the class is not plain state: the setter runs every time.
+    class Counts(SimpleStrategy):
+        name = "counts_sets"
+
+        def reset(self) -> None:
+            self.level = 10.0
+
+        @property
+        def level(self) -> float:
+            return float(self.__dict__["_level"])
+
+        @level.setter
+        def level(self, value: float) -> None:
+            self.__dict__["sets"] = self.__dict__.get("sets", 0) + 1
+            self.__dict__["_level"] = value
+
+        def bet(self, view: SessionView) -> dict[str, float]:
+            return {"banker": self.level + self.__dict__["sets"]}
+
+        def learn(self, view: SessionView, outcome: str, net: float) -> None:
+            self.level = 10.0
+
+    ledger = backtest(coups_from_outcomes(["BPTBP"]), [Counts()]).ledger
+    assert ledger["banker"].tolist() == [11.0, 12.0, 13.0, 14.0, 15.0]

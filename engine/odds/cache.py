@@ -2,15 +2,23 @@
 
 Sessions replaying the same shoes reach the same compositions, and a card counter asks
 for a composition's odds when it decides and the ledger asks again when it prices the
-stake: both go through one cache, so each composition is enumerated once.
+stake: both go through one cache, so each composition is enumerated once. A caller that
+needs some events only (a counter of one bet kind) asks for those: they are computed
+alone (:func:`engine.odds.polynomial.chosen_probabilities`) and the others stay unknown (NaN)
+until someone asks for them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .composition import N_VALUES, pack_compositions
-from .enumeration import N_EVENTS, event_probabilities
+from .enumeration import N_EVENTS
+from .polynomial import chosen_probabilities
+
+_ALL_EVENTS = tuple(range(N_EVENTS))
 
 
 class CompositionCache:
@@ -45,31 +53,45 @@ class CompositionCache:
         self._keys = np.empty(0, dtype=np.int64)
         self._slots = np.empty(0, dtype=np.int64)
 
-    def events(self, counts: np.ndarray) -> np.ndarray:
-        """Probabilities of :data:`engine.odds.EVENTS`, (m, N_EVENTS), of compositions (m, 10)."""
+    def events(self, counts: np.ndarray, needed: Sequence[int] | None = None) -> np.ndarray:
+        """Probabilities of :data:`engine.odds.EVENTS`, (m, N_EVENTS), of compositions (m, 10).
+
+        ``needed`` (indices into ``EVENTS``; default all) are the columns the caller reads:
+        those are filled; the others may be NaN (not computed yet). A composition counts as
+        a miss when any needed event of it had to be computed.
+        """
         counts = np.ascontiguousarray(counts, dtype=np.int64).reshape(-1, N_VALUES)
         if counts.shape[0] == 0:
             return np.empty((0, N_EVENTS))
+        columns = _ALL_EVENTS if needed is None else tuple(sorted(set(needed)))
+        if not columns:
+            return np.full((counts.shape[0], N_EVENTS), np.nan)
         keys = pack_compositions(counts)
         unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         where = np.searchsorted(self._keys, unique)
         found = where < self._keys.size
         found[found] = self._keys[where[found]] == unique[found]
-        result = np.empty((unique.size, N_EVENTS), dtype=np.float64)
-        result[found] = self._events[self._slots[where[found]]]
-        missing = ~found
+        result = np.full((unique.size, N_EVENTS), np.nan)
+        slots = self._slots[where[found]]
+        result[found] = self._events[slots]
+        known = ~np.isnan(result[:, list(columns)]).any(axis=1)
+        missing = ~known
         n_missing = int(missing.sum())
         self.hits += unique.size - n_missing
         self.misses += n_missing
         if n_missing:
-            fresh = event_probabilities(counts[first[missing]], validate=False, parallel=False)
-            result[missing] = fresh
-            self._store(unique[missing], fresh)
+            # Compute what the caller needs, and keep whatever was known already.
+            fresh = chosen_probabilities(counts[first[missing]], columns)
+            merged = np.where(np.isnan(fresh), result[missing], fresh)
+            result[missing] = merged
+            held = found[missing]
+            self._events[slots[~known[found]]] = merged[held]
+            self._store(unique[missing][~held], merged[~held])
         return result[inverse.reshape(-1)]
 
     def _store(self, keys: np.ndarray, events: np.ndarray) -> None:
         """Keep ``keys`` (sorted, none held yet) and their events, starting afresh when full."""
-        if keys.size > self.max_entries:
+        if keys.size == 0 or keys.size > self.max_entries:
             return
         if self._keys.size + keys.size > self.max_entries:
             self._forget()

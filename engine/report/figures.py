@@ -11,7 +11,7 @@ import io
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -22,7 +22,8 @@ import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-from .curves import BankrollFan  # noqa: E402
+if TYPE_CHECKING:  # the figures' workers load matplotlib and numpy only
+    from .curves import BankrollFan
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f")

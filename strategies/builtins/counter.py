@@ -43,7 +43,8 @@ from engine.bets import KIND_INDEX
 from engine.odds import (
     CountSystem,
     count_system,
-    ev_from_probabilities,
+    ev_of_kind,
+    events_needed,
     expected_values_batch,
     pair_probability,
     shoe_counts,
@@ -60,6 +61,7 @@ from .side_bets import BetKind, check_offered, win_payout
 DEFAULT_SCREEN = 5.0
 #: With fewer cards than this left, the screen does not trust the count: always enumerate.
 EXACT_BELOW = 26
+_PAIR_KINDS = ("player_pair", "banker_pair")
 
 
 
@@ -73,9 +75,12 @@ def exact_ev(remaining: np.ndarray, rules: TableRules, kind: str, decks: int | N
     within the shoe, at least six cards): this is the per-coup path and does not check.
     """
     counts = np.ascontiguousarray(remaining, dtype=np.int64).reshape(-1, N_VALUES)
-    events = (CACHE if cache is None else cache).events(counts)
-    pair = pair_probability(counts, rules.decks if decks is None else decks)
-    return ev_from_probabilities(events, pair, rules)[:, KIND_INDEX[kind]]
+    # Only the events this kind's EV reads are computed (the others stay NaN), and the pair
+    # probability only for the pair bets.
+    events = (CACHE if cache is None else cache).events(counts, events_needed(kind, rules))
+    pair = (pair_probability(counts, rules.decks if decks is None else decks)
+            if kind in _PAIR_KINDS else 0.0)
+    return ev_of_kind(events, pair, rules, kind)
 
 
 @functools.lru_cache(maxsize=256)
