@@ -392,6 +392,7 @@ class _Job:
     expected: str = "auto"                            # how coups' expected net is priced
     config_rules: tuple[TableRules, ...] | None = None  # rules per configuration, if several
     run_id: str = ""                                  # the run that planned the chunks
+    keep_summary: bool = False                        # return the summary's columns too
 
 
 @dataclass(frozen=True)
@@ -454,7 +455,23 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     parts.append(write_part(groups, folder / SESSIONS_FILE, chunk.index,
                             {**job.metadata, "kind": "sessions"}, part_info=stats,
                             row_group_rows=per_group * sessions, run_id=run_id))
-    return {**stats, "parts": [str(p) for p in parts]}
+    result = {**stats, "parts": [str(p) for p in parts]}
+    if job.keep_summary:
+        result[_SUMMARY_COLUMNS] = [_summary_columns(table, staked) for table in tables]
+    return result
+
+
+#: Where a chunk run in the run's own process returns the columns the summary reads.
+_SUMMARY_COLUMNS = "summary_columns"
+
+
+def _summary_columns(table: pa.Table, staked: Sequence[str]) -> dict[str, np.ndarray]:
+    """The columns of one configuration's sessions table that the summary reads (the
+    amounts of the bet kinds staked, the others being zeros), as the numpy arrays it
+    reads back from the part."""
+    names = [*(c for c in SUMMARY_INPUTS if c in table.column_names),
+             *(f"wagered_{kind}" for kind in staked)]
+    return {name: table.column(name).to_numpy() for name in names}
 
 
 #: A sessions part holds whole configurations in row groups of about this many rows or
@@ -692,13 +709,20 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
                 progress(stats[chunk.index]["coups"], stats[chunk.index]["sessions"])
     workers, scheduler = backend.workers, backend.scheduler
     remote = scheduler is not None or (workers > 1 and len(chunks) - len(done) > 1)
-    shipped = _shippable(job, configs) if remote else job
+    # A run whose chunks all run here keeps the columns the summary reads (a few per
+    # session, while they are few enough), rather than read them back from the parts.
+    keep = not remote and not done and \
+        len(configs) * (dataset.n_shoes // policy.session_shoes + 1) <= MEMORY_SUMMARY_ROWS
+    shipped = _shippable(job, configs) if remote else replace(job, keep_summary=keep)
+    columns: dict[int, list[dict[str, np.ndarray]]] = {}
     tasks = [_task(shipped, chunk, span, dataset) for chunk, span in zip(chunks, rows, strict=True)
              if chunk.index not in done]
 
     def record(task: _Task, chunk_stats: dict[str, Any]) -> None:
         for staged in chunk_stats.pop("parts"):  # the ledger part first, the sessions last
             accept_part(staged, output.run_id)
+        if _SUMMARY_COLUMNS in chunk_stats:
+            columns[task.chunk.index] = chunk_stats.pop(_SUMMARY_COLUMNS)
         stats[task.chunk.index] = chunk_stats
         if progress is not None:
             progress(chunk_stats["coups"], chunk_stats["sessions"])
@@ -718,15 +742,17 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
         raise
     staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
     sessions = sum(s["sessions"] for s in stats.values())
-    if sessions > SUMMARY_WORKER_ROWS and not scheduler:
-        # One configuration's columns are big: read them here, one configuration after
-        # the other, once the workers (and their memory) are gone.
+    in_memory = _kept_columns(columns, len(configs)) if keep and len(columns) == len(chunks) \
+        else None
+    if in_memory is not None or (sessions > SUMMARY_WORKER_ROWS and not scheduler):
+        # From the columns kept, or (one configuration's columns being big) read here, one
+        # configuration after the other, once the workers (and their memory) are gone.
         backend.release()
         summarizer = None
     else:
         summarizer = backend
     summary = summarize_run(folder, configs, rules, summarizer, sessions=sessions,
-                            staked=staked, config_rules=config_rules)
+                            staked=staked, config_rules=config_rules, columns=in_memory)
     elapsed = time.perf_counter() - started
     coups_run = sum(s["coups"] for i, s in stats.items() if i not in done)
     info["counts"] = {"configs": len(configs),
@@ -742,6 +768,26 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
                        folder / SUMMARY_FILE, {**_file_metadata(info), "kind": "summary"})
     finish_output(folder, RUN_FILE, info)
     return summary
+
+
+#: The most session rows (configurations x sessions) whose summary columns a run keeps in
+#: memory (about 80 bytes each) to compute the summary without reading the parts back.
+MEMORY_SUMMARY_ROWS = 2_000_000
+
+
+def _kept_columns(kept: dict[int, list[dict[str, np.ndarray]]],
+                  n_configs: int) -> dict[int, dict[str, np.ndarray]]:
+    """Each configuration's summary columns over the whole run, chunk after chunk (so in
+    session order, as the parts are read); an amount a chunk did not stake is zeros."""
+    order = sorted(kept)
+    out = {}
+    for k in range(n_configs):
+        pieces = [kept[i][k] for i in order]
+        names = dict.fromkeys(name for piece in pieces for name in piece)
+        out[k] = {name: np.concatenate([piece[name] if name in piece else
+                                        np.zeros(len(piece["net"])) for piece in pieces])
+                  for name in names}
+    return out
 
 
 def _task(job: _Job, chunk: Chunk, rows: tuple[int, int] | None, dataset: Dataset) -> _Task:
@@ -869,7 +915,8 @@ def _check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> Non
 def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableRules,
                   backend: Backend | None = None, *, sessions: int | None = None,
                   staked: set[str] | None = None,
-                  config_rules: Sequence[TableRules] | None = None) -> pd.DataFrame:
+                  config_rules: Sequence[TableRules] | None = None,
+                  columns: dict[int, dict[str, np.ndarray]] | None = None) -> pd.DataFrame:
     """One row per configuration with every summary metric, from the session parts.
 
     Only the columns the metrics read, for a group of configurations at a time (at most
@@ -880,6 +927,8 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     ``sessions`` (per configuration) and ``staked`` (the bet kinds any session staked on)
     spare reading them from the parts when the caller knows them. ``config_rules`` gives
     each configuration's rules when they differ (house edges and labels follow them).
+    ``columns`` holds each configuration's session columns when the run kept them
+    (``_kept_columns``): the figures are those the parts give, without reading them.
     """
     path = Path(folder) / SESSIONS_FILE
     dataset = _parts(path)
@@ -901,7 +950,8 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     tasks = [_SummaryTask(str(path.absolute()), tuple(range(first, end)),
                           tuple(labels[first:end]), tuple(each_rules[first:end]),
                           tuple(edges_of[r] for r in each_rules[first:end]), inputs, amounts,
-                          per_config)
+                          per_config,
+                          {k: columns[k] for k in range(first, end)} if columns else None)
              for first in range(0, len(configs), group)
              for end in [min(first + group, len(configs))]]
     by_config: dict[int, dict[str, Any]] = {}
@@ -954,6 +1004,7 @@ class _SummaryTask:
     inputs: tuple[str, ...]                   # the columns the metrics read
     amounts: tuple[tuple[str, str], ...]      # (bet kind, wagered column) staked at all
     sessions: int = 0                         # sessions of each configuration
+    columns: dict[int, dict[str, np.ndarray]] | None = None  # kept in memory, if they were
 
     def describe(self) -> str:
         """Which configurations, for messages."""
@@ -1000,7 +1051,9 @@ def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
     """The summary rows of the task's configurations."""
     inputs = list(task.inputs)
     parts: dict[int, pd.DataFrame | None] = {task.configs[0]: None}
-    if len(task.configs) > 1:
+    if task.columns is not None:
+        parts = {k: pd.DataFrame(task.columns[k], copy=False) for k in task.configs}
+    elif len(task.configs) > 1:
         table = _read_sessions(task, ["config", *inputs, *(c for _, c in task.amounts)])
         config_column = table.column("config").to_numpy()
         table = table.take(np.argsort(config_column, kind="stable"))  # sessions stay in order

@@ -548,8 +548,7 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
                 trough = min(trough, bankroll)
                 dd = peak - bankroll
                 max_dd = max(max_dd, dd)
-                if peak > 0 and dd / peak > max_dd_pct:
-                    max_dd_pct = dd / peak
+                max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
                 won = (total > 0) & (net > 0)
                 lost = (total > 0) & (net < 0)
                 if stake > 0:

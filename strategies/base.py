@@ -428,7 +428,10 @@ class Strategy(BaseModel):
     so nothing leaks from one run or chunk into the next; what ``__init__`` set stays.
     """
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+    # defer_build: a class's validator is built when it is first used, not when it is
+    # defined, so listing the strategies (or loading a plugin file) builds none of them.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False,
+                              defer_build=True)
 
     name: ClassVar[str] = ""
     needs_cards: ClassVar[bool] = False

@@ -167,9 +167,34 @@ def _is_strategy_class(value: Any) -> bool:
 
 
 def _checked_class(value: Any, where: str) -> type[Strategy]:
+    """``value`` if it is a strategy class whose parameters can be validated.
+
+    Strategy classes build their validators on first use (``defer_build``), so a field type
+    pydantic cannot check (a numpy array, say) would otherwise surface only when the
+    strategy is first made, as a traceback: it is built here, where its source is known.
+    """
     if not _is_strategy_class(value):
         raise StrategyError(f"{where} is not a Strategy subclass")
+    try:
+        value.model_rebuild()
+    except Exception as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StrategyError(f"{where}: {_unchecked_field(value)}cannot be checked: "
+                            f"{reason}") from exc
     return value  # type: ignore[no-any-return]
+
+
+def _unchecked_field(cls: type[Strategy]) -> str:
+    """``field NAME (TYPE) of CLASS ``: the first field pydantic cannot validate, for messages."""
+    from pydantic import TypeAdapter
+
+    for name, info in cls.model_fields.items():
+        try:
+            TypeAdapter(info.annotation)  # type: ignore[arg-type]
+        except Exception:
+            shown = getattr(info.annotation, "__name__", repr(info.annotation))
+            return f"field {name!r} ({shown}) of {cls.__qualname__} "
+    return f"the parameters of {cls.__qualname__} "
 
 
 def _hint(word: str, options: list[str]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -14,6 +15,12 @@ from engine.cards import parse_card
 def codes() -> Callable[[str], list[int]]:
     """Turn ``"AS 10H KD"`` into card codes, so a test writes cards as a dealer reads them."""
     return lambda text: [parse_card(word) for word in text.split()]
+
+
+# The suite's workers keep both cores busy: a report's figures are drawn in the process
+# that renders it, not in worker processes of its own (tests/test_report_drawing.py starts
+# those). Set here, before any test runs, so every xdist worker inherits it.
+os.environ.setdefault("BACCARAT_REPORT_WORKERS", "0")
 
 
 # -- numba on a cold cache: every kernel compiled once, before the workers start -----------

@@ -260,3 +260,29 @@ def test_powers_of_two_are_numpys():
     with np.errstate(over="ignore"):
         assert np.array_equal(_POW2, np.exp2(k.astype(np.float64)))
     assert _POW2[10] == 1024.0 and np.isinf(_POW2[1024])
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "replay"])
+@pytest.mark.parametrize("batch", [200_000, 1], ids=["grouped", "one at a time"])
+def test_the_summary_from_memory_is_the_summary_of_the_parts(fused: bool, batch: int,
+                                                              monkeypatch):
+    """A run whose chunks run in its own process keeps the columns the summary reads
+    instead of reading the parts back; the summary is the one the parts give, exactly."""
+    monkeypatch.setattr(backtest_module, "SUMMARY_BATCH_ROWS", batch)
+    reads: list[str] = []
+    for name in ("_read_config", "_read_sessions"):
+        kept = getattr(backtest_module, name)
+        monkeypatch.setattr(backtest_module, name,
+                            lambda *a, _kept=kept, _name=name: reads.append(_name) or _kept(*a))
+    specs = ["martingale", "paroli:side=player,base=7.3", "flat:side=tie,base=5"]
+    rules = TableRules(table_min=5)
+    with (counting_fused() if fused else generic_only()):
+        result = backtest(strategies=specs, shoes=25, seed=8, rules=rules, chunk_shoes=10,
+                          ledger=False, stop_loss=200.0)
+    assert reads == []
+    configs = [config for spec in specs for config in expand_spec(spec)]
+    from_parts = backtest_module.summarize_run(result.folder, configs, rules)
+    assert reads
+    assert result.summary.equals(from_parts)
+    # Each configuration's house edge follows the kind it staked: the amounts came along.
+    assert result.summary["house_edge"].round(4).tolist() == [0.0106, 0.0124, 0.1436]

@@ -251,3 +251,27 @@ def test_plugin_grids_and_refusals_parse_like_builtins(tmp_path: Path):
     # The built-ins read the same words the same way.
     (martingale,) = expand_spec("martingale:max_doublings=none")
     assert martingale.max_doublings is None
+
+
+NUMPY_FIELD_SOURCE = textwrap.dedent('''
+    import numpy as np
+    from strategies.base import SimpleStrategy
+
+    class Remembers(SimpleStrategy):
+        history: np.ndarray = None   # a field type pydantic cannot check
+
+        def decide(self, view):
+            return "banker"
+''')
+
+
+def test_a_field_pydantic_cannot_check_is_refused_when_the_file_loads(tmp_path: Path):
+    """A newcomer's array parameter is named, with its class, as the plugin is loaded (the
+    classes build their validators lazily, so nothing else would say it before a run)."""
+    path = tmp_path / "remembers.py"
+    path.write_text(NUMPY_FIELD_SOURCE)
+    with pytest.raises(StrategyError) as err:
+        load_class(f"{path}:Remembers")
+    message = str(err.value)
+    assert "field 'history' (ndarray) of Remembers" in message
+    assert message.startswith(f"{path}:Remembers: ") and "\n" not in message

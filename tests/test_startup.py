@@ -149,3 +149,71 @@ def test_the_command_table_names_every_command_where_it_is_defined():
         "print(json.dumps({'found': found, 'table': cli.COMMANDS}))\n")
     result = _probe(code)
     assert result["table"] == result["found"]
+
+
+def test_the_group_help_lists_every_command_with_its_first_help_line():
+    """``baccarat --help`` lists the commands without building them (engine.cli.ListedCommands):
+    each still shows the first paragraph of its own docstring, in the order of the table."""
+    code = (
+        "import contextlib, importlib, inspect, io, json\n"
+        "import engine.cli as cli\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    try:\n"
+        "        cli.app(['--help'], prog_name='baccarat')\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "docs = {}\n"
+        "for info in cli.app.registered_commands:\n"
+        "    name = info.name or info.callback.__name__.replace('_', '-')\n"
+        "    text = info.help or inspect.getdoc(info.callback)\n"
+        "    docs[name] = ' '.join(text.split('\\n\\n')[0].split())\n"
+        "print(json.dumps({'help': out.getvalue(), 'docs': docs, 'order': list(cli.COMMANDS)}))\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=120, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    listed: dict[str, str] = {}
+    panel = result["help"].split("Commands")[1]
+    for line in panel.splitlines()[1:]:
+        if not line.startswith("│ "):
+            continue
+        name, text = line[2:18].strip(), line[18:].strip(" │")
+        if name:
+            listed[name] = text
+        else:  # the description goes on over the next line
+            listed[list(listed)[-1]] += " " + text
+    assert list(listed) == result["order"]
+    assert listed == {name: result["docs"][name] for name in result["order"]}
+
+
+def test_the_help_renderer_leaves_the_real_rich_modules_importable():
+    """The help loads typer's renderer with stand-ins for ``rich.markdown`` and
+    ``rich.traceback`` (engine.cli._load_help_renderer): afterwards both import for real,
+    and the renderer's own names still give the real classes when used."""
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from engine.cli import app\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        app(['odds', '--help'], prog_name='baccarat')\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "skipped = [m for m in ('rich.markdown', 'rich.traceback') if m in sys.modules]\n"
+        "import typer.rich_utils as ru\n"
+        "from rich.console import Console\n"
+        "from rich.markdown import Markdown\n"
+        "from rich.traceback import Traceback\n"
+        "made = ru.Markdown('**bold** text')\n"
+        "console = Console(file=io.StringIO(), width=40)\n"
+        "console.print(made)\n"
+        "try:\n"
+        "    1 / 0\n"
+        "except ZeroDivisionError as exc:\n"
+        "    tb = ru.Traceback.from_exception(type(exc), exc, exc.__traceback__)\n"
+        "print(json.dumps({'skipped': skipped, 'real': type(made) is Markdown,\n"
+        "                  'tb': type(tb) is Traceback, 'text': console.file.getvalue()}))\n")
+    result = _probe(code)
+    assert result["skipped"] == []
+    assert result["real"] and result["tb"]
+    assert "bold text" in result["text"]

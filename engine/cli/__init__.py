@@ -27,8 +27,10 @@ the modules define, and checks that no command's help imports anything heavy.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
-from collections.abc import Iterator, MutableMapping, Sequence
+import types
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 import typer
@@ -61,6 +63,10 @@ class QuickHelp(TyperCommand):
 
     def get_help_option(self, ctx: Any) -> Any:
         return _unset_is_false(super().get_help_option(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _load_help_renderer()
+        super().format_help(ctx, formatter)
 
 
 def _unset_is_false(option: Any) -> Any:
@@ -99,17 +105,108 @@ class LazyCommands(MutableMapping[str, Any]):
     def __contains__(self, name: object) -> bool:
         return name in COMMANDS or name in self._built
 
+    @property
+    def built(self) -> Mapping[str, Any]:
+        """The commands built so far."""
+        return self._built
 
-def _build(name: str) -> Any:
-    """The click command ``name``, from the module :data:`COMMANDS` names for it."""
+
+def _info(name: str) -> Any:
+    """What the module :data:`COMMANDS` names for command ``name`` registered on :data:`app`."""
     importlib.import_module(f"{__name__}.{COMMANDS[name]}")
     for info in app.registered_commands:
         if (info.name or get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
-            if info.cls is None:
-                info.cls = QuickHelp
-            return get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
-                                         rich_markup_mode=app.rich_markup_mode)
+            return info
     raise LookupError(f"engine.cli.{COMMANDS[name]} defines no command {name!r}")
+
+
+def _build(name: str) -> Any:
+    """The click command ``name``, from the module :data:`COMMANDS` names for it."""
+    info = _info(name)
+    if info.cls in (None, TyperCommand):  # typer's default, unless a command chose its own
+        info.cls = QuickHelp
+    return get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
+                                 rich_markup_mode=app.rich_markup_mode)
+
+
+def _listed(name: str) -> Any:
+    """Command ``name`` as the group's help lists it: its name and help text, no options.
+
+    Reading a command's options from its signature is most of what building it costs, and
+    the list shows only the first line of each command's help.
+    """
+    info = _info(name)
+    helptext = (inspect.cleandoc(info.help) if info.help is not None
+                else inspect.getdoc(info.callback))
+    return TyperCommand(name, help=helptext, short_help=info.short_help, hidden=info.hidden,
+                        deprecated=info.deprecated, rich_markup_mode=app.rich_markup_mode,
+                        rich_help_panel=info.rich_help_panel)
+
+
+class ListedCommands(Mapping[str, Any]):
+    """The group's commands as its help lists them: the ones built already as they are,
+    the others as :func:`_listed` describes them, without building them."""
+
+    def __init__(self, commands: LazyCommands) -> None:
+        self._commands = commands
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._commands.built:
+            return self._commands[name]
+        if name not in COMMANDS:
+            raise KeyError(name)
+        return _listed(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._commands)
+
+    def __len__(self) -> int:
+        return len(self._commands)
+
+
+def _load_help_renderer() -> None:
+    """Import typer's rich help renderer without the two rich modules it cannot use here.
+
+    ``typer.rich_utils`` imports ``rich.markdown`` (with markdown-it and pygments) and
+    ``rich.traceback`` when it loads, for Markdown help texts and pretty tracebacks, both
+    off in this CLI (markup mode "rich", pretty exceptions disabled): they are most of the
+    time it takes to load, a third of a help's whole time. While it loads, their two names
+    are stand-ins that import the real class if ever used; the real modules stay importable.
+    """
+    if "typer.rich_utils" in sys.modules:
+        return
+    unused = (("rich.markdown", "Markdown"), ("rich.traceback", "Traceback"))
+    stand_ins = {module: _stand_in_module(module, attr) for module, attr in unused
+                 if module not in sys.modules}
+    sys.modules.update(stand_ins)
+    try:
+        importlib.import_module("typer.rich_utils")
+    finally:
+        for module, stand_in in stand_ins.items():
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]
+
+
+class _Forwarding(type):
+    """The metaclass of a stand-in: any attribute of the class comes from the real one."""
+
+    def __getattr__(cls, attr: str) -> Any:
+        return getattr(cls.real(), attr)  # type: ignore[attr-defined]
+
+
+def _stand_in_module(module: str, attr: str) -> types.ModuleType:
+    """A module named ``module`` whose ``attr`` imports the real ``module.attr`` when used."""
+
+    def real() -> Any:
+        return getattr(importlib.import_module(module), attr)
+
+    def construct(cls: type, *args: Any, **kwargs: Any) -> Any:
+        return real()(*args, **kwargs)
+
+    stand_in = types.ModuleType(module)
+    setattr(stand_in, attr, _Forwarding(attr, (), {"real": staticmethod(real),
+                                                   "__new__": construct}))
+    return stand_in
 
 
 class OneLineErrors(TyperGroup):
@@ -130,6 +227,14 @@ class OneLineErrors(TyperGroup):
 
     def get_help_option(self, ctx: Any) -> Any:
         return _unset_is_false(super().get_help_option(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        _load_help_renderer()
+        commands, self.commands = self.commands, ListedCommands(self.commands)  # type: ignore[assignment,arg-type]
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.commands = commands
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,

@@ -63,6 +63,36 @@ def events_needed(kind: str, rules: TableRules) -> tuple[int, ...]:
             "panda8": (E_PANDA8,), "super6": (E_SIX2, E_SIX3)}.get(kind, ())
 
 
+def ev_of_kind(
+    events: np.ndarray, pair: np.ndarray | float, rules: TableRules, kind: str
+) -> np.ndarray:
+    """EV (n,) of bet ``kind`` from event probabilities (n, N_EVENTS) and pair probabilities
+    (n,): the column ``kind`` of :func:`ev_from_probabilities`, reading only the events of
+    :func:`events_needed` (a counter's per-coup path)."""
+    p = np.atleast_2d(events)
+    if kind == "banker":
+        banker_ev = p[:, E_BANKER] * (1.0 - rules.banker_commission) - p[:, E_PLAYER]
+        if rules.variant == "ez":
+            banker_ev = banker_ev - p[:, E_DRAGON7]  # those wins push instead of paying 1:1
+        elif rules.variant == "super6":
+            banker_ev = banker_ev - (1.0 - SUPER6_BANKER_SIX_PAYS) * (p[:, E_SIX2] + p[:, E_SIX3])
+        return banker_ev
+    if kind == "player":
+        return p[:, E_PLAYER] - p[:, E_BANKER]
+    if kind in ("player_pair", "banker_pair"):
+        pair = np.broadcast_to(np.asarray(pair, dtype=np.float64), p.shape[:1])
+        return _win_or_lose(pair, rules.pair_pays)
+    if kind == "tie":
+        return _win_or_lose(p[:, E_TIE], rules.tie_pays)
+    if kind == "dragon7":
+        return _win_or_lose(p[:, E_DRAGON7], rules.dragon7_pays)
+    if kind == "panda8":
+        return _win_or_lose(p[:, E_PANDA8], rules.panda8_pays)
+    if kind == "super6":
+        return _win_or_lose(p[:, E_SIX2] + p[:, E_SIX3], rules.super6_pays)
+    raise ValueError(f"unknown bet kind {kind!r}")
+
+
 def ev_from_probabilities(
     events: np.ndarray, pair: np.ndarray | float, rules: TableRules
 ) -> np.ndarray:
@@ -72,25 +102,9 @@ def ev_from_probabilities(
     :func:`bets_offered` says which ones the table actually offers.
     """
     p = np.atleast_2d(events)
-    banker, player, tie = p[:, E_BANKER], p[:, E_PLAYER], p[:, E_TIE]
-    dragon, panda = p[:, E_DRAGON7], p[:, E_PANDA8]
-    six = p[:, E_SIX2] + p[:, E_SIX3]
-    banker_ev = banker * (1.0 - rules.banker_commission) - player
-    if rules.variant == "ez":
-        banker_ev = banker_ev - dragon  # those wins push instead of paying 1:1
-    elif rules.variant == "super6":
-        banker_ev = banker_ev - (1.0 - SUPER6_BANKER_SIX_PAYS) * six
-    pair_ev = _win_or_lose(np.broadcast_to(np.asarray(pair, dtype=np.float64), banker.shape),
-                           rules.pair_pays)
     ev = np.empty((p.shape[0], len(BET_KINDS)), dtype=np.float64)
-    ev[:, KIND_INDEX["banker"]] = banker_ev
-    ev[:, KIND_INDEX["player"]] = player - banker
-    ev[:, KIND_INDEX["tie"]] = _win_or_lose(tie, rules.tie_pays)
-    ev[:, KIND_INDEX["player_pair"]] = pair_ev
-    ev[:, KIND_INDEX["banker_pair"]] = pair_ev
-    ev[:, KIND_INDEX["dragon7"]] = _win_or_lose(dragon, rules.dragon7_pays)
-    ev[:, KIND_INDEX["panda8"]] = _win_or_lose(panda, rules.panda8_pays)
-    ev[:, KIND_INDEX["super6"]] = _win_or_lose(six, rules.super6_pays)
+    for k, kind in enumerate(BET_KINDS):
+        ev[:, k] = ev_of_kind(p, pair, rules, kind)
     return ev
 
 
@@ -112,8 +126,8 @@ def expected_values_batch(
     :func:`~engine.odds.enumeration.event_probabilities` (default: threads for big batches).
     ``cache`` (compositions by value only) looks the probabilities up there first, so a
     composition a counter already priced is not enumerated again. With a cache, ``kinds``
-    (default all) names the bet kinds the caller reads: only the events their EVs need are
-    computed, and the other kinds' columns may be NaN.
+    (default all) names the bet kinds the caller reads: only their columns are filled (the
+    others are NaN), from only the events they need.
     """
     if validate:
         arr = check_counts(counts_2d, max_decks=rules.decks)
@@ -122,10 +136,17 @@ def expected_values_batch(
     arr = np.atleast_2d(arr)
     if cache is not None and arr.shape[1] == N_VALUES:
         # The cache finds the distinct compositions itself (each is enumerated once).
-        needed = None if kinds is None else sorted(
-            {e for kind in kinds for e in events_needed(kind, rules)})
-        events = cache.events(arr, needed)
-        return ev_from_probabilities(events, pair_probability(arr, rules.decks), rules)
+        if kinds is None:
+            events = cache.events(arr)
+            return ev_from_probabilities(events, pair_probability(arr, rules.decks), rules)
+        wanted = set(kinds)
+        events = cache.events(arr, sorted({e for k in wanted for e in events_needed(k, rules)}))
+        pair = (pair_probability(arr, rules.decks)
+                if wanted & {"player_pair", "banker_pair"} else 0.0)
+        ev = np.full((arr.shape[0], len(BET_KINDS)), np.nan)
+        for kind in wanted:
+            ev[:, KIND_INDEX[kind]] = ev_of_kind(events, pair, rules, kind)
+        return ev
     # Sessions replaying the same shoes share compositions: enumerate each one once.
     unique, inverse = distinct_rows(arr)
     events = event_probabilities(unique, validate=False, parallel=parallel)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bets import KIND_INDEX
 from ..rules import TableRules
-from .bets import BET_KINDS, KIND_INDEX, expected_values_batch
+from .bets import BET_KINDS, expected_values_batch
 from .composition import N_VALUES, OddsError, shoe_rank_counts
 
 

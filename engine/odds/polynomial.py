@@ -17,9 +17,10 @@ Each multiset splits into its part over values 0-4 (degree d) and over values 5-
 6 - d), so with a_d and b_d the falling-factorial monomials of degree d of each group (462
 per group, one multiply each), ``tally_e = sum over d of a_d K_d b_(6-d)``: seven small
 matrix products per block of compositions, done by BLAS, then one weighted sum. Only the
-events asked for are computed: one event costs some 10,000 multiply-adds per composition,
-well under the grouped enumeration's cost for all seven, which is what a counter staking
-one bet kind needs.
+events asked for are computed (some 10,000 multiply-adds per composition and event): one
+event takes about a third of the CPU of the grouped enumeration of all seven, the three
+of an EZ Banker bet about half (``benchmarks/bench_odds.py``), which is what a counter
+staking one bet kind needs.
 
 Exact: every monomial, coefficient, product and partial sum is a whole number below 2**53
 for compositions of up to 8 decks (all terms are counts of sequences, >= 0; a tally is at
@@ -71,8 +72,15 @@ _EXPONENTS, _PARENT, _VALUE, _HELD, _STARTS = _group_monomials()
 _MONOMIALS = _EXPONENTS.shape[0]  # 462
 #: A multiset of values keyed by its counts in base 7 (a count is at most 6).
 _BASE7 = 7 ** np.arange(2 * GROUP, dtype=np.int64)
-#: Compositions per block: the monomials of a block stay in the core's cache.
-BLOCK = 256
+#: Compositions per block: the monomials of a block stay in the core's cache (64 measured
+#: fastest among 32-256, ``benchmarks/bench_odds.py``).
+BLOCK = 64
+#: OpenBLAS spreads a product over threads above m n k = 65536 * 4 (its default
+#: threshold): more events per block would only compete with the other workers.
+_ONE_THREAD_MNK = 65536 * 4
+_LARGEST_BLOCK = max(int((_STARTS[d + 1] - _STARTS[d]) * (_STARTS[DEGREE - d + 1]
+                                                          - _STARTS[DEGREE - d]))
+                     for d in range(DEGREE + 1))  # 35 * 35
 
 
 def _event_of_state() -> np.ndarray:
@@ -121,20 +129,21 @@ def coefficients() -> tuple[np.ndarray, np.ndarray]:
 
 @functools.lru_cache(maxsize=64)
 def _products(events: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-    """``K_d`` for d = 0..6: (monomials of degree d of values 0-4, monomials of degree
-    6 - d of values 5-9 times the events), the coefficients of ``events`` in that order."""
+    """``K_d`` for d = 0..6, transposed: rows (monomial of degree 6 - d of values 5-9,
+    event), columns the monomials of degree d of values 0-4; the coefficients of
+    ``events`` in that order."""
     keys, tallies = coefficients()
     chosen = tallies[:, list(events)]
     key_a = _EXPONENTS @ _BASE7[:GROUP]
     key_b = _EXPONENTS @ _BASE7[GROUP:]
     blocks = []
     for d in range(DEGREE + 1):
-        rows = slice(_STARTS[d], _STARTS[d + 1])
-        cols = slice(_STARTS[DEGREE - d], _STARTS[DEGREE - d + 1])
-        pair_keys = key_a[rows, None] + key_b[None, cols]
+        rows = slice(_STARTS[DEGREE - d], _STARTS[DEGREE - d + 1])
+        cols = slice(_STARTS[d], _STARTS[d + 1])
+        pair_keys = key_b[rows, None] + key_a[None, cols]
         block = chosen[np.searchsorted(keys, pair_keys)]  # (rows, cols, events)
-        blocks.append(np.ascontiguousarray(block.reshape(block.shape[0], -1),
-                                           dtype=np.float64))
+        blocks.append(np.ascontiguousarray(block.transpose(0, 2, 1).reshape(
+            -1, block.shape[1]), dtype=np.float64))
     return tuple(blocks)
 
 
@@ -154,15 +163,12 @@ def _monomials(counts, parent, value, held, a, b):
         b[0, k] = 1.0
     for j in range(1, parent.shape[0]):
         off = held[j]
-        a_from = a[parent[j]]
-        b_from = b[parent[j]]
-        a_to = a[j]
-        b_to = b[j]
-        a_left = left[value[j]]
-        b_left = left[value[j] + 5]
+        p = parent[j]
+        v = value[j]
         for k in range(n):
-            a_to[k] = a_from[k] * (a_left[k] - off)
-            b_to[k] = b_from[k] * (b_left[k] - off)
+            a[j, k] = a[p, k] * (left[v, k] - off)
+        for k in range(n):
+            b[j, k] = b[p, k] * (left[v + 5, k] - off)
 
 
 def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
@@ -179,24 +185,27 @@ def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
         return out
     products = _products(chosen)
     width = len(chosen)
-    for first in range(0, counts.shape[0], BLOCK):
-        block = counts[first:first + BLOCK]
+    step = max(min(BLOCK, (_ONE_THREAD_MNK - 1) // (_LARGEST_BLOCK * width)), 1)
+    for first in range(0, counts.shape[0], step):
+        block = counts[first:first + step]
         n = block.shape[0]
         a = np.empty((_MONOMIALS, n))
         b = np.empty((_MONOMIALS, n))
         _monomials(block, _PARENT, _VALUE, _HELD, a, b)
-        partial = np.empty((n, _MONOMIALS, width))  # a_d K_d, by monomial of values 5-9
+        # K_d^T a_d for every degree d, by (monomial of values 5-9, event) and composition.
+        partial = np.empty((_MONOMIALS * width, n))
         for d in range(DEGREE + 1):
-            cols = slice(_STARTS[DEGREE - d], _STARTS[DEGREE - d + 1])
-            rows = a[_STARTS[d]:_STARTS[d + 1]].T
-            partial[:, cols, :] = (rows @ products[d]).reshape(n, -1, width)
-        tallies = np.einsum("jn,nje->ne", b, partial)
+            rows = slice(_STARTS[DEGREE - d] * width, _STARTS[DEGREE - d + 1] * width)
+            np.matmul(products[d], a[_STARTS[d]:_STARTS[d + 1]], out=partial[rows])
+        tallies = np.einsum("jn,jen->ne", b, partial.reshape(_MONOMIALS, width, n))
         out[first:first + n] = tallies.astype(np.int64)
     return out
 
 
-#: Up to this many events the polynomial is cheaper than enumerating all seven at once.
-MAX_CHOSEN = 2
+#: Up to this many events the polynomial is cheaper than enumerating all seven at once
+#: (measured: one event about a third of the grouped enumeration's CPU, three a half, four
+#: two thirds, five about the same; ``benchmarks/bench_odds.py``).
+MAX_CHOSEN = 4
 
 
 def chosen_probabilities(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:

@@ -34,6 +34,7 @@ from ..metrics import SUMMARY_METRICS, format_metric
 from . import figures
 from .compare import UNPAIRED, compare
 from .curves import BankrollFan, bankroll_fans, ruin_curve
+from .drawing import FigureDrawer
 from .runs import Run, Runs, load_runs
 
 SESSION_COLUMNS = ["config", "session", "start_bankroll", "net", "max_drawdown", "ruined",
@@ -122,24 +123,35 @@ class Report:
     comparison: pd.DataFrame
     items: list[_Item]
     counter: _Counter
+    drawer: FigureDrawer
 
 
 def render_report(runs: Runs, *, samples: int = 5,
-                  progress: Progress | None = None, sections: Sequence[str] = ()) -> str:
+                  progress: Progress | None = None, sections: Sequence[str] = (),
+                  drawer: FigureDrawer | None = None) -> str:
     """The HTML report of ``runs`` (folders, results or runs) as one self-contained string.
 
     ``samples`` sample sessions are drawn over each fan chart; ``progress(done, total)``
     is called as the report is built; ``sections`` (HTML) go after the configurations.
+    The figures are drawn by ``drawer`` (default: a new one, on the cores there are).
     """
+    if drawer is None:
+        with FigureDrawer() as own:
+            return render_report(runs, samples=samples, progress=progress,
+                                 sections=sections, drawer=own)
     opened = load_runs(runs)
     counter = _Counter(report_steps(opened), progress)
     comparison = compare(opened)
-    report = Report(opened, comparison, _items(opened, comparison, samples), counter)
+    report = Report(opened, comparison, _items(opened, comparison, samples), counter, drawer)
     counter.step()
     body = [section(report) for section in SECTIONS]
     counter.step()
+    drawn_by = []  # how many figures are handed out once each configuration's section is
     for i, item in enumerate(report.items):
-        body.append(_config_section(i, item, counter))
+        body.append(_config_section(i, item, report))
+        drawn_by.append(drawer.submitted)
+    for count in drawn_by:
+        drawer.wait(count)
         counter.step()
     body.extend(sections)
     body.append(f'<footer class="note"><p>Written by baccarat-backtest {_e(__version__)} on '
@@ -149,16 +161,18 @@ def render_report(runs: Runs, *, samples: int = 5,
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"{HTML_GENERATOR}"
             "<title>Baccarat backtest report</title>"
-            f"<style>{STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+            f"<style>{STYLE}</style></head><body>\n" + drawer.fill("\n".join(body))
+            + "\n</body></html>\n")
 
 
 def write_report(runs: Runs, out: str | Path, *, force: bool = False,
                  samples: int = 5, progress: Progress | None = None,
-                 sections: Sequence[str] = ()) -> Path:
+                 sections: Sequence[str] = (), drawer: FigureDrawer | None = None) -> Path:
     """Render the report of ``runs`` and write it to ``out`` atomically; returns the path."""
     target = Path(out)
     check_output_free(target, force)
-    text = render_report(runs, samples=samples, progress=progress, sections=sections)
+    text = render_report(runs, samples=samples, progress=progress, sections=sections,
+                         drawer=drawer)
     with atomic_path(target) as temp:
         temp.write_text(text, encoding="utf-8")
     return target
@@ -259,7 +273,7 @@ def _verdict_section(report: Report) -> str:
 
 def _overlay_section(report: Report) -> str:
     """The median bankroll and ruin curves of every configuration on one chart each."""
-    items, counter = report.items, report.counter
+    items, counter, draw = report.items, report.counter, report.drawer.draw
     if len(items) < 2:
         return ""
     colours = {item.label: item.colour for item in items}
@@ -268,15 +282,15 @@ def _overlay_section(report: Report) -> str:
     starts = {float(item.sessions["start_bankroll"].iloc[0]) for item in items
               if len(item.sessions)}
     if fans:
-        svg = figures.median_overlay(fans, counter.prefix(),
-                                     starts.pop() if len(starts) == 1 else None, colours)
+        svg = draw(figures.median_overlay, fans, counter.prefix(),
+                   starts.pop() if len(starts) == 1 else None, colours)
         out.append(_figure(svg, "Median bankroll by coup (stopped sessions keep their final "
                                 "bankroll)."))
     else:
         out.append('<p class="note">No run kept its ledger, so there is no median bankroll '
                    "overlay.</p>")
     curves = {item.label: _ruin(item) for item in items}
-    out.append(_figure(figures.ruin_chart(curves, counter.prefix(), colours),
+    out.append(_figure(draw(figures.ruin_chart, curves, counter.prefix(), colours),
                        "Share of sessions ruined (bankroll below the table minimum) by "
                        "coup."))
     out.append("</div></section>")
@@ -396,7 +410,8 @@ def _base_stake(item: _Item) -> float | None:
     return None
 
 
-def _config_section(index: int, item: _Item, counter: _Counter) -> str:
+def _config_section(index: int, item: _Item, report: Report) -> str:
+    counter, draw = report.counter, report.drawer.draw
     s = item.sessions
     n = len(s)
     params = item.run.summary.loc[item.run.summary["config"] == item.config, "params"]
@@ -412,7 +427,7 @@ def _config_section(index: int, item: _Item, counter: _Counter) -> str:
         used = ("" if fan.sessions_used == fan.sessions_total else
                 f" (percentiles over {fan.sessions_used:,} of {fan.sessions_total:,} "
                 "evenly spaced sessions)")
-        out.append(_figure(figures.fan_chart(fan, counter.prefix(), start, item.colour),
+        out.append(_figure(draw(figures.fan_chart, fan, counter.prefix(), start, item.colour),
                            f"Bankroll by coup: 5, 25, 50, 75 and 95% of sessions{used}"
                            + (f"; {len(fan.samples)} sample sessions drawn over it (a dot "
                               "where each stopped)" if fan.samples else "")
@@ -423,17 +438,16 @@ def _config_section(index: int, item: _Item, counter: _Counter) -> str:
                    "figures below come from the session rows.</p>")
     mean_net = float(s["net"].mean()) if n else math.nan
     unit = _base_stake(item)
-    out.append(_figure(figures.histogram(s["net"].to_numpy(), counter.prefix(),
-                                         "final net (units)", item.colour, unit=unit),
+    out.append(_figure(draw(figures.histogram, s["net"].to_numpy(), counter.prefix(),
+                            "final net (units)", item.colour, unit=unit),
                        f"Final net of each session (mean {mean_net:+,.2f})."))
-    out.append(_figure(figures.histogram(s["max_drawdown"].to_numpy(), counter.prefix(),
-                                         "max drawdown (units)", item.colour,
-                                         zero_line=False, unit=unit),
+    out.append(_figure(draw(figures.histogram, s["max_drawdown"].to_numpy(), counter.prefix(),
+                            "max drawdown (units)", item.colour, zero_line=False, unit=unit),
                        "Max drawdown of each session (largest fall from a peak)."))
     curve = _ruin(item)
     ruined = int(s["ruined"].sum()) if n else 0
-    out.append(_figure(figures.ruin_chart({item.label: curve}, counter.prefix(),
-                                          {item.label: item.colour}),
+    out.append(_figure(draw(figures.ruin_chart, {item.label: curve}, counter.prefix(),
+                            {item.label: item.colour}),
                        f"Share of sessions ruined by coup: {ruined:,} of {n:,} "
                        f"({ruined / max(n, 1):.1%}) in all."))
     out.append("</div></section>")

@@ -1,0 +1,76 @@
+"""A report's figures drawn in worker processes: the same page as drawn in one process.
+
+The rest of the suite renders reports in-process (``BACCARAT_REPORT_WORKERS=0``, set in
+``conftest.py``: its two workers keep both cores busy already); these tests start real
+worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.backtest import backtest
+from engine.report.drawing import WORKERS_VARIABLE, FigureDrawer, default_workers
+from engine.report.html import figure_count, render_report, write_report
+
+_FOOTER = re.compile(r"<footer.*?</footer>", re.S)  # it carries the minute of writing
+
+
+def _page(text: str) -> str:
+    return _FOOTER.sub("", text)
+
+
+@pytest.fixture(scope="module")
+def run2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("drawing") / "run2"
+    backtest(strategies=["flat", "martingale"], shoes=60, seed=5, out=folder)
+    return folder
+
+
+def test_workers_draw_the_same_page_as_one_process(
+        run2: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    here = render_report(run2, drawer=FigureDrawer(workers=0))
+    assert figure_count(here) == 10  # two overlays, and four figures per configuration
+    monkeypatch.setenv(WORKERS_VARIABLE, "2")  # what `baccarat report` uses on two cores
+    steps: list[tuple[int, int]] = []
+    drawn = render_report(run2, progress=lambda n, t: steps.append((n, t)))
+    assert "<!--figure" not in drawn
+    assert _page(drawn) == _page(here)
+    assert steps == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def _broken_figure(values: object, prefix: str, *args: object, **kwargs: object) -> str:
+    raise ValueError(f"cannot draw {prefix}")
+
+
+def test_a_figure_that_fails_in_a_worker_fails_the_report_and_writes_nothing(
+        run2: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FigureDrawer(workers=1) as drawer:
+        placeholder = drawer.draw(_broken_figure, [1.0], "fig9")
+        with pytest.raises(ValueError, match="cannot draw fig9"):
+            drawer.fill(f"<p>{placeholder}</p>")
+    import engine.report.figures as figures
+
+    monkeypatch.setattr(figures, "histogram", _broken_figure)
+    out = tmp_path / "r.html"
+    with pytest.raises(ValueError, match="cannot draw fig"):
+        write_report(run2, out, drawer=FigureDrawer(workers=0))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_number_of_workers_comes_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(WORKERS_VARIABLE, "3")
+    assert default_workers() == 3
+    monkeypatch.setenv(WORKERS_VARIABLE, "0")
+    assert default_workers() == 0 and FigureDrawer().draw(str.upper, "svg") == "SVG"
+    monkeypatch.setenv(WORKERS_VARIABLE, "two")
+    with pytest.raises(ValueError, match="BACCARAT_REPORT_WORKERS must be a whole number"):
+        default_workers()
+    monkeypatch.delenv(WORKERS_VARIABLE)
+    cores = len(os.sched_getaffinity(0))
+    assert default_workers() == (min(2, cores) if cores > 1 else 0)
