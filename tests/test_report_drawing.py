@@ -47,8 +47,16 @@ def _broken_figure(values: object, prefix: str, *args: object, **kwargs: object)
     raise ValueError(f"cannot draw {prefix}")
 
 
+@pytest.fixture(scope="module")
+def run1(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One configuration without a ledger: its first figure is the histogram of net."""
+    folder = tmp_path_factory.mktemp("drawing") / "run1"
+    backtest(strategies=["flat"], shoes=20, seed=5, ledger=False, out=folder)
+    return folder
+
+
 def test_a_figure_that_fails_in_a_worker_fails_the_report_and_writes_nothing(
-        run2: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        run1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FigureDrawer(workers=1) as drawer:
         placeholder = drawer.draw(_broken_figure, [1.0], "fig9")
         with pytest.raises(ValueError, match="cannot draw fig9"):
@@ -58,7 +66,7 @@ def test_a_figure_that_fails_in_a_worker_fails_the_report_and_writes_nothing(
     monkeypatch.setattr(figures, "histogram", _broken_figure)
     out = tmp_path / "r.html"
     with pytest.raises(ValueError, match="cannot draw fig"):
-        write_report(run2, out, drawer=FigureDrawer(workers=0))
+        write_report(run1, out, drawer=FigureDrawer(workers=0))
     assert list(tmp_path.iterdir()) == []
 
 
