@@ -6,7 +6,10 @@ computation (probabilities and every variant's house edges), one ``expected_valu
 ``expected_values_batch`` over N distinct mid-shoe compositions (cost per composition), and
 the grouped enumeration against the direct one it replaced (:mod:`engine.odds.reference`),
 one thread, on the same compositions: microseconds per composition (wall and CPU; on a
-loaded machine the CPU figure is the steadier one) and whether the tallies are identical.
+loaded machine the CPU figure is the steadier one) and whether the tallies are identical;
+then the polynomial tallies of chosen events (:mod:`engine.odds.polynomial`, what a
+counter of one bet kind asks for) on the same compositions in batches of 64, as a replay
+step asks, against the grouped enumeration of all seven events in the same batches.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from engine.odds import (
     shoe_rank_counts,
 )
 from engine.odds.enumeration import N_EVENTS, _tally_rows
+from engine.odds.polynomial import event_tallies
 from engine.odds.reference import _reference_rows
 from engine.rules import TableRules
 
@@ -74,6 +78,42 @@ def bench_kernels(rows: np.ndarray, repeats: int) -> None:
           f"{slow_wall / n_slow * 1e6:.1f} us wall, {slow_us:.1f} us CPU per composition; "
           f"{slow_us / fast_us:.1f}x; tallies identical: "
           f"{np.array_equal(fast[:n_slow], slow[:n_slow])}")
+
+
+#: The events each line of :func:`bench_polynomial` asks for, by what needs them.
+POLYNOMIAL_EVENTS = {"tie": (2,), "dragon7": (3,), "super6 (two-card + three-card 6)": (5, 6),
+                     "banker, EZ (banker, player, dragon7)": (0, 1, 3)}
+
+
+def bench_polynomial(rows: np.ndarray, repeats: int, batch: int = 64) -> None:
+    """Polynomial tallies of chosen events against the grouped enumeration of all seven,
+    both in batches of ``batch`` compositions, one thread, same rows."""
+    grouped = np.zeros((rows.shape[0], N_EVENTS), dtype=np.int64)
+
+    def run_grouped() -> None:
+        grouped[:] = 0
+        for first in range(0, rows.shape[0], batch):
+            _tally_rows(rows[first:first + batch], grouped[first:first + batch])
+
+    _, grouped_cpu = median_wall_and_cpu(run_grouped, repeats)
+    per = grouped_cpu / rows.shape[0] * 1e6
+    print(f"in batches of {batch}: grouped enumeration, all seven events: {per:.2f} us CPU "
+          f"per composition")
+    for label, events in POLYNOMIAL_EVENTS.items():
+        event_tallies(rows[:batch], events)  # compile or load, and the coefficients
+        got: list[np.ndarray] = []
+
+        def run_polynomial(events: tuple[int, ...] = events,
+                           got: list[np.ndarray] = got) -> None:
+            got.clear()
+            got.extend(event_tallies(rows[first:first + batch], events)
+                       for first in range(0, rows.shape[0], batch))
+
+        _, cpu = median_wall_and_cpu(run_polynomial, repeats)
+        us = cpu / rows.shape[0] * 1e6
+        same = np.array_equal(np.vstack(got), grouped[:, list(events)])
+        print(f"  polynomial, {label}: {us:.2f} us CPU per composition, {per / us:.1f}x; "
+              f"tallies identical: {same}")
 
 
 def mid_shoe_compositions(n: int, decks: int, seed: int = 0) -> np.ndarray:
@@ -124,6 +164,7 @@ def main() -> None:
               f"{seconds / args.sessions * 1e6:.1f} us per composition, "
               f"{args.sessions / seconds:,.0f} compositions/s")
     bench_kernels(rows, args.repeats)
+    bench_polynomial(rows, args.repeats)
 
 
 if __name__ == "__main__":

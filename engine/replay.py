@@ -79,6 +79,10 @@ class SessionGrid:
     def shape(self) -> tuple[int, int]:
         return self.rows.shape  # type: ignore[return-value]
 
+    def lengths(self) -> np.ndarray:
+        """(S,) how many coups each session has (its grid row's entries before the -1s)."""
+        return (self.rows >= 0).sum(axis=1)
+
 
 def session_starts(shoe: np.ndarray, session_shoes: int) -> tuple[np.ndarray, np.ndarray]:
     """The first row of each session of ``session_shoes`` consecutive shoes (a non-empty
@@ -88,21 +92,52 @@ def session_starts(shoe: np.ndarray, session_shoes: int) -> tuple[np.ndarray, np
     return np.flatnonzero(np.r_[True, session[1:] != session[:-1]]), session
 
 
+def session_start_rows(shoe: np.ndarray, session_shoes: int) -> np.ndarray:
+    """The first row of each session (``session_starts``'s first array), in one pass."""
+    starts = np.empty(shoe.size, dtype=np.int64)
+    return starts[:_session_start_rows(shoe, session_shoes, starts)].copy()
+
+
+@njit(cache=True)
+def _session_start_rows(shoe, session_shoes, starts):  # pragma: no cover - compiled
+    """Write the rows opening every ``session_shoes``-th shoe (a shoe: a run of equal ids)
+    into ``starts``; returns how many."""
+    found = 0
+    shoes = 0
+    for i in range(shoe.shape[0]):
+        if i == 0 or shoe[i] != shoe[i - 1]:
+            if shoes % session_shoes == 0:
+                starts[found] = i
+                found += 1
+            shoes += 1
+    return found
+
+
 def session_grid(coups: Coups, session_shoes: int = 1, first_session: int = 0) -> SessionGrid:
     """Group the coups into sessions of ``session_shoes`` consecutive shoes."""
     n = len(coups)
     if n == 0:
         return SessionGrid(np.empty((0, 0), np.int64), np.empty(0, np.int64),
                            np.empty(0, np.int64))
-    starts, session = session_starts(coups.shoe, session_shoes)
+    starts = session_start_rows(coups.shoe, session_shoes)
     lengths = np.diff(np.r_[starts, n])
     n_sessions = starts.size
-    width = int(lengths.max())
-    step = np.arange(n) - np.repeat(starts, lengths)
-    rows = np.full((n_sessions, width), -1, dtype=np.int64)
-    rows[session, step] = np.arange(n)
+    rows = np.empty((n_sessions, int(lengths.max())), dtype=np.int64)
+    _fill_grid(starts, lengths, rows)
     return SessionGrid(rows, first_session + np.arange(n_sessions, dtype=np.int64),
                        coups.shoe[starts])
+
+
+@njit(cache=True)
+def _fill_grid(starts, lengths, rows):  # pragma: no cover - compiled
+    """Session s's row of the grid: its coups' rows (consecutive from ``starts[s]``), then -1."""
+    for s in range(rows.shape[0]):
+        first = starts[s]
+        length = lengths[s]
+        for t in range(length):
+            rows[s, t] = first + t
+        for t in range(length, rows.shape[1]):
+            rows[s, t] = -1
 
 
 @dataclass
@@ -281,24 +316,50 @@ class _StepMajor:
     """
 
     def __init__(self, coups: Coups, grid: SessionGrid, classes: np.ndarray) -> None:
-        # The grid transposed once; every gather through it is then step-major already.
-        rows = np.ascontiguousarray(grid.rows.T)  # (steps, sessions)
-        dealt = rows >= 0
-        rows[~dealt] = 0
         # A coup opens a shoe when it is the first of its session, is numbered 1, or
         # belongs to another shoe than the coup before it (recorded coups need not start
         # at 1); a session's coups are consecutive rows of the table.
         opens = coups.coup == 1
         opens[1:] |= coups.shoe[1:] != coups.shoe[:-1]
-        new_shoe = opens[rows] & dealt
-        new_shoe[:1] = dealt[:1]
-        self.rows = rows
-        self.dealt = dealt
-        self.new_shoe = new_shoe
-        self.classes = classes[rows]
-        self.outcome = coups.outcome[rows]
-        self.player_total = coups.player_total[rows]
-        self.banker_total = coups.banker_total[rows]
+        n, width = grid.rows.shape
+        self.rows = np.empty((width, n), dtype=np.int64)
+        self.dealt = np.empty((width, n), dtype=np.bool_)
+        self.new_shoe = np.empty((width, n), dtype=np.bool_)
+        self.classes = np.empty((width, n), dtype=classes.dtype)
+        self.outcome = np.empty((width, n), dtype=coups.outcome.dtype)
+        self.player_total = np.empty((width, n), dtype=coups.player_total.dtype)
+        self.banker_total = np.empty((width, n), dtype=coups.banker_total.dtype)
+        if n and width:
+            _step_rows(grid.rows[:, 0].copy(), grid.lengths(), opens, self.rows, self.dealt,
+                       self.new_shoe)
+            for values, out in ((classes, self.classes), (coups.outcome, self.outcome),
+                                (coups.player_total, self.player_total),
+                                (coups.banker_total, self.banker_total)):
+                _gather(values, self.rows, out)
+
+
+@njit(cache=True)
+def _step_rows(starts, lengths, opens, rows, dealt, new_shoe):  # pragma: no cover - compiled
+    """Step t of session s: its coup's row (0 once it has no more coups: ``dealt`` False)
+    and whether that coup opens a shoe (its first coup does; a later one where ``opens``
+    says so)."""
+    width, n = rows.shape
+    for t in range(width):
+        for s in range(n):
+            played = t < lengths[s]
+            row = starts[s] + t if played else 0
+            rows[t, s] = row
+            dealt[t, s] = played
+            new_shoe[t, s] = played and (t == 0 or opens[row])
+
+
+@njit(cache=True)
+def _gather(values, rows, out):  # pragma: no cover - compiled
+    """``out = values[rows]`` for a 2-D ``rows``, without NumPy's temporaries."""
+    width, n = rows.shape
+    for t in range(width):
+        for s in range(n):
+            out[t, s] = values[rows[t, s]]
 
 
 _ALL: Any = slice(None)  # every session of a one-step table

@@ -299,12 +299,14 @@ def test_chosen_probabilities_are_the_enumerations_floats_and_nan_elsewhere() ->
 
     rows = np.array(HAND_BUILT + [list(shoe_counts(d)) for d in (1, 8)])
     full = event_probabilities(rows, parallel=False)
-    for chosen in [(2,), (5, 6), (0, 1, 3), ()]:
+    for chosen in [(2,), (5, 6), (0, 1, 3), (0, 1, 5, 6), (), (0, 1, 2, 3, 4)]:
         got = chosen_probabilities(rows, chosen)
         np.testing.assert_array_equal(got[:, list(chosen)], full[:, list(chosen)])
+        others = [e for e in range(N_EVENTS) if e not in chosen]
         if len(chosen) <= MAX_CHOSEN:
-            others = [e for e in range(N_EVENTS) if e not in chosen]
             assert np.isnan(got[:, others]).all()
+        else:  # the grouped enumeration: all seven anyway
+            np.testing.assert_array_equal(got, full)
 
 
 def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> None:
@@ -329,6 +331,24 @@ def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> N
     np.testing.assert_array_equal(cache.events(rows, [4]), everything)
     assert cache.misses == 36 and len(cache) == 12
     assert np.isnan(cache.events(rows[:2], [])).all() and cache.misses == 36
+
+
+def test_batch_ev_of_chosen_kinds_through_the_cache_fills_those_columns_exactly() -> None:
+    from engine.odds.cache import CompositionCache
+
+    rng = np.random.default_rng(29)
+    full = shoe_counts(8)
+    rows = np.array([full - rng.multinomial(int(rng.integers(0, 380)), full / full.sum())
+                     for _ in range(20)]).clip(min=0)
+    for rules in RULES:
+        rules = rules.model_copy(update={"decks": 8})
+        everything = expected_values_batch(rows, rules)
+        for kinds in [("tie",), ("banker", "player_pair"), ("dragon7", "super6", "player")]:
+            got = expected_values_batch(rows, rules, cache=CompositionCache(), kinds=kinds)
+            columns = [BET_KINDS.index(k) for k in kinds]
+            np.testing.assert_array_equal(got[:, columns], everything[:, columns])
+            others = [k for k in range(len(BET_KINDS)) if k not in columns]
+            assert np.isnan(got[:, others]).all()
 
 
 @pytest.mark.parametrize("variant, bets", [("ez", ("tie", "dragon7", "banker", "panda8")),

@@ -2,6 +2,8 @@
 
 - :func:`outcome_probabilities` / :func:`outcome_combinations`: exact enumeration of a coup
   over card values drawn without replacement (compiled, grouped by the first four cards).
+  :mod:`engine.odds.polynomial` computes a few chosen events alone, as polynomials in the
+  counts (the same integers), for callers that need one bet kind (:func:`events_needed`).
 - :func:`house_edges`, :func:`expected_values`, :func:`expected_values_batch`: every bet
   of :data:`BET_KINDS` under a ``TableRules`` (standard, EZ, Super 6, any commission and pays).
 - :func:`effect_of_removal`, :func:`count_system`: card counting on top of the exact EVs.

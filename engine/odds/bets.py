@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..bets import BET_KINDS  # the EV columns are the replay's stake columns
+from ..bets import BET_KINDS, KIND_INDEX  # the EV columns are the replay's stake columns
 from ..rules import TableRules
 from .cache import CompositionCache
 from .composition import N_VALUES, check_counts, distinct_rows, pair_probability, shoe_rank_counts
@@ -126,8 +126,8 @@ def expected_values_batch(
     :func:`~engine.odds.enumeration.event_probabilities` (default: threads for big batches).
     ``cache`` (compositions by value only) looks the probabilities up there first, so a
     composition a counter already priced is not enumerated again. With a cache, ``kinds``
-    (default all) names the bet kinds the caller reads: only the events their EVs need are
-    computed, and the other kinds' columns may be NaN.
+    (default all) names the bet kinds the caller reads: only their columns are filled (the
+    others are NaN), from only the events they need.
     """
     if validate:
         arr = check_counts(counts_2d, max_decks=rules.decks)
@@ -136,10 +136,17 @@ def expected_values_batch(
     arr = np.atleast_2d(arr)
     if cache is not None and arr.shape[1] == N_VALUES:
         # The cache finds the distinct compositions itself (each is enumerated once).
-        needed = None if kinds is None else sorted(
-            {e for kind in kinds for e in events_needed(kind, rules)})
-        events = cache.events(arr, needed)
-        return ev_from_probabilities(events, pair_probability(arr, rules.decks), rules)
+        if kinds is None:
+            events = cache.events(arr)
+            return ev_from_probabilities(events, pair_probability(arr, rules.decks), rules)
+        wanted = set(kinds)
+        events = cache.events(arr, sorted({e for k in wanted for e in events_needed(k, rules)}))
+        pair = (pair_probability(arr, rules.decks)
+                if wanted & {"player_pair", "banker_pair"} else 0.0)
+        ev = np.full((arr.shape[0], len(BET_KINDS)), np.nan)
+        for kind in wanted:
+            ev[:, KIND_INDEX[kind]] = ev_of_kind(events, pair, rules, kind)
+        return ev
     # Sessions replaying the same shoes share compositions: enumerate each one once.
     unique, inverse = distinct_rows(arr)
     events = event_probabilities(unique, validate=False, parallel=parallel)

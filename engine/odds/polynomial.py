@@ -17,9 +17,10 @@ Each multiset splits into its part over values 0-4 (degree d) and over values 5-
 6 - d), so with a_d and b_d the falling-factorial monomials of degree d of each group (462
 per group, one multiply each), ``tally_e = sum over d of a_d K_d b_(6-d)``: seven small
 matrix products per block of compositions, done by BLAS, then one weighted sum. Only the
-events asked for are computed: one event costs some 10,000 multiply-adds per composition,
-well under the grouped enumeration's cost for all seven, which is what a counter staking
-one bet kind needs.
+events asked for are computed (some 10,000 multiply-adds per composition and event): one
+event takes about a third of the CPU of the grouped enumeration of all seven, the three
+of an EZ Banker bet about half (``benchmarks/bench_odds.py``), which is what a counter
+staking one bet kind needs.
 
 Exact: every monomial, coefficient, product and partial sum is a whole number below 2**53
 for compositions of up to 8 decks (all terms are counts of sequences, >= 0; a tally is at
@@ -71,8 +72,15 @@ _EXPONENTS, _PARENT, _VALUE, _HELD, _STARTS = _group_monomials()
 _MONOMIALS = _EXPONENTS.shape[0]  # 462
 #: A multiset of values keyed by its counts in base 7 (a count is at most 6).
 _BASE7 = 7 ** np.arange(2 * GROUP, dtype=np.int64)
-#: Compositions per block: the monomials of a block stay in the core's cache.
-BLOCK = 256
+#: Compositions per block: the monomials of a block stay in the core's cache (64 measured
+#: fastest among 32-256, ``benchmarks/bench_odds.py``).
+BLOCK = 64
+#: OpenBLAS spreads a product over threads above m n k = 65536 * 4 (its default
+#: threshold): more events per block would only compete with the other workers.
+_ONE_THREAD_MNK = 65536 * 4
+_LARGEST_BLOCK = max(int((_STARTS[d + 1] - _STARTS[d]) * (_STARTS[DEGREE - d + 1]
+                                                          - _STARTS[DEGREE - d]))
+                     for d in range(DEGREE + 1))  # 35 * 35
 
 
 def _event_of_state() -> np.ndarray:
@@ -177,8 +185,9 @@ def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
         return out
     products = _products(chosen)
     width = len(chosen)
-    for first in range(0, counts.shape[0], BLOCK):
-        block = counts[first:first + BLOCK]
+    step = max(min(BLOCK, (_ONE_THREAD_MNK - 1) // (_LARGEST_BLOCK * width)), 1)
+    for first in range(0, counts.shape[0], step):
+        block = counts[first:first + step]
         n = block.shape[0]
         a = np.empty((_MONOMIALS, n))
         b = np.empty((_MONOMIALS, n))
@@ -193,8 +202,10 @@ def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
     return out
 
 
-#: Up to this many events the polynomial is cheaper than enumerating all seven at once.
-MAX_CHOSEN = 2
+#: Up to this many events the polynomial is cheaper than enumerating all seven at once
+#: (measured: one event about a third of the grouped enumeration's CPU, three a half, four
+#: two thirds, five about the same; ``benchmarks/bench_odds.py``).
+MAX_CHOSEN = 4
 
 
 def chosen_probabilities(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:

@@ -61,8 +61,8 @@ def reference_figure(sample: np.ndarray, observed: float, label: str, prefix: st
     sample = sample[np.isfinite(sample)]
     with matplotlib.rc_context(figures.STYLE):
         fig, ax = plt.subplots(figsize=SIZE)
-        ax.hist(sample, bins=min(40, max(10, sample.size // 15)), color=figures.PALETTE[0],
-                alpha=0.7, label="fair reference")
+        figures.step_histogram(ax, sample, min(40, max(10, sample.size // 15)),
+                               color=figures.PALETTE[0], alpha=0.7, label="fair reference")
         low, high = np.quantile(sample, [0.025, 0.975])
         ax.axvspan(float(low), float(high), color="#999999", alpha=0.12, lw=0)
         ax.axvline(observed, color=figures.PALETTE[1] if stands_out else "black", lw=1.6,

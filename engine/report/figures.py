@@ -102,6 +102,17 @@ def bin_edges(values: np.ndarray, unit: float | None = None) -> np.ndarray:
     return lo + width * np.arange(count + 1)
 
 
+def step_histogram(ax: Any, values: np.ndarray, bins: Any, **style: Any) -> None:
+    """Draw the histogram of ``values`` on ``ax`` as one filled outline.
+
+    It looks the same as ``ax.hist``'s bars (adjacent, no edges: the same counts, the same
+    limits) but is one patch instead of one per bin, which makes the figure several times
+    quicker to draw.
+    """
+    counts, edges = np.histogram(values, bins=bins)
+    ax.stairs(counts, edges, fill=True, **style)
+
+
 def histogram(values: np.ndarray, prefix: str, xlabel: str, colour_: str = PALETTE[0],
               zero_line: bool = True, unit: float | None = None) -> str:
     """A histogram with the mean marked (and zero, for results that can be either sign)."""
@@ -111,7 +122,7 @@ def histogram(values: np.ndarray, prefix: str, xlabel: str, colour_: str = PALET
         fig, ax = plt.subplots(figsize=SIZE)
         if values.size:
             edges = bin_edges(values, unit)
-            ax.hist(values, bins=edges.tolist(), color=colour_, alpha=0.75)
+            step_histogram(ax, values, edges, color=colour_, alpha=0.75)
             ax.axvline(float(values.mean()), color="black", lw=1.2, ls="--",
                        label=f"mean {values.mean():,.1f}")
             if zero_line:
