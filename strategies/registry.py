@@ -154,7 +154,8 @@ def _load_module(target: str) -> Any:
             spec.loader.exec_module(module)
         except Exception as exc:
             del sys.modules[module_name]
-            raise StrategyError(f"strategy file {path} failed to import: {exc}") from exc
+            raise StrategyError(f"strategy file {path} failed to import: "
+                                f"{_first_line(exc)}") from exc
         return module
     try:
         return importlib.import_module(target)
@@ -178,10 +179,14 @@ def _checked_class(value: Any, where: str) -> type[Strategy]:
     try:
         value.model_rebuild()
     except Exception as exc:
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise StrategyError(f"{where}: {_unchecked_field(value)}cannot be checked: "
-                            f"{reason}") from exc
+                            f"{_first_line(exc)}") from exc
     return value  # type: ignore[no-any-return]
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of an error's message (pydantic's go on with links and hints)."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _unchecked_field(cls: type[Strategy]) -> str:

@@ -355,6 +355,20 @@ def test_composition_cache_enumerates_each_composition_once() -> None:
     np.testing.assert_array_equal(small.events(rows), direct)
 
 
+def test_packing_refuses_what_would_collide_and_keys_every_8_deck_composition_apart() -> None:
+    from engine.odds.composition import packable
+
+    full = full_shoe(8)
+    assert packable(full[None, :]) and packable(np.zeros((1, 10), dtype=np.int64))
+    for bad in ([-1] + [0] * 9, [256] + [0] * 9, [0, 64] + [0] * 8, [0] * 9 + [-5]):
+        assert not packable(np.array([bad]))
+        with pytest.raises(ValueError):
+            pack_compositions(np.array([bad]))
+    # One more card of any value changes the key, at the top of every value's range too.
+    rows = np.vstack([full - np.eye(10, dtype=np.int64)[v] for v in range(10)] + [full])
+    assert np.unique(pack_compositions(rows)).size == 11
+
+
 # --------------------------------------------------------------------------- the counter
 
 

@@ -275,3 +275,44 @@ def test_a_field_pydantic_cannot_check_is_refused_when_the_file_loads(tmp_path: 
     message = str(err.value)
     assert "field 'history' (ndarray) of Remembers" in message
     assert message.startswith(f"{path}:Remembers: ") and "\n" not in message
+
+
+def test_a_plugin_that_fails_to_import_is_reported_in_one_line(tmp_path: Path):
+    """pydantic's message for an attribute without annotation runs on over several lines
+    (a link, a hint): the error keeps its first, the one that says what is wrong."""
+    path = tmp_path / "streaky.py"
+    path.write_text(textwrap.dedent('''
+        from strategies.base import SimpleStrategy
+
+        class Streaky(SimpleStrategy):
+            history = []
+
+            def decide(self, view):
+                return "banker"
+    '''))
+    with pytest.raises(StrategyError) as err:
+        load_class(f"{path}:Streaky")
+    message = str(err.value)
+    assert message.startswith(f"strategy file {path} failed to import: ")
+    assert "`history = []`" in message and "\n" not in message
+
+
+def test_a_simple_strategy_without_bet_names_the_method_it_has_instead(tmp_path: Path):
+    path = tmp_path / "misnamed.py"
+    path.write_text(textwrap.dedent('''
+        from strategies.base import SimpleStrategy
+
+        class Misnamed(SimpleStrategy):
+            def decide(self, view):
+                return {"banker": 10}
+
+            def _helper(self):
+                return 1
+    '''))
+    from engine.errors import StrategyFault
+
+    with pytest.raises(StrategyFault) as err:
+        backtest(coups_from_outcomes(["BPB"]), [f"{path}:Misnamed"])
+    message = str(err.value)
+    assert "Misnamed does not define bet(self, view)" in message
+    assert "it defines decide(): the one that decides the stakes must be named bet" in message

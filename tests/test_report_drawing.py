@@ -47,8 +47,16 @@ def _broken_figure(values: object, prefix: str, *args: object, **kwargs: object)
     raise ValueError(f"cannot draw {prefix}")
 
 
+@pytest.fixture(scope="module")
+def run1(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One configuration without a ledger: its first figure is the histogram of net."""
+    folder = tmp_path_factory.mktemp("drawing") / "run1"
+    backtest(strategies=["flat"], shoes=20, seed=5, ledger=False, out=folder)
+    return folder
+
+
 def test_a_figure_that_fails_in_a_worker_fails_the_report_and_writes_nothing(
-        run2: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        run1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FigureDrawer(workers=1) as drawer:
         placeholder = drawer.draw(_broken_figure, [1.0], "fig9")
         with pytest.raises(ValueError, match="cannot draw fig9"):
@@ -58,7 +66,7 @@ def test_a_figure_that_fails_in_a_worker_fails_the_report_and_writes_nothing(
     monkeypatch.setattr(figures, "histogram", _broken_figure)
     out = tmp_path / "r.html"
     with pytest.raises(ValueError, match="cannot draw fig"):
-        write_report(run2, out, drawer=FigureDrawer(workers=0))
+        write_report(run1, out, drawer=FigureDrawer(workers=0))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -74,3 +82,27 @@ def test_the_number_of_workers_comes_from_the_environment(
     monkeypatch.delenv(WORKERS_VARIABLE)
     cores = len(os.sched_getaffinity(0))
     assert default_workers() == (min(2, cores) if cores > 1 else 0)
+
+
+def test_the_analysis_section_draws_on_the_workers_like_in_one_process(tmp_path: Path) -> None:
+    """`baccarat report --analysis` hands the section's figures (one per statistic) to the
+    report's drawer too."""
+    import numpy as np
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+    from engine.deal import generate_coups
+    from engine.io.parquet import write_coups
+    from engine.report.analysis_section import analysis_section
+    from engine.rules import TableRules
+
+    path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),
+                       tmp_path / "coups.parquet", TableRules())
+    done = CliRunner().invoke(app, ["analyze", str(path), "--reference", "30", "--out",
+                                    str(tmp_path / "a"), "--quiet"])
+    assert done.exit_code == 0, done.output
+    here = analysis_section(tmp_path / "a")
+    with FigureDrawer(workers=2) as drawer:
+        section = analysis_section(tmp_path / "a", drawer)
+        assert drawer.submitted == here.count("<figure>") > 10
+        assert drawer.fill(section) == here

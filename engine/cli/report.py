@@ -136,19 +136,22 @@ def report_command(
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
     from ..io.parquet import check_output_free
+    from ..report.drawing import FigureDrawer
     from ..report.html import figure_count, report_steps, write_report
     from ..report.runs import load_runs
 
     started = time.perf_counter()
     check_output_free(out, force)
-    opened = load_runs(runs)
-    sections = []
-    if analysis is not None:
-        from ..report.analysis_section import analysis_section
-        sections.append(analysis_section(analysis))
-    with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
-        write_report(opened, out, force=force, samples=samples, sections=sections,
-                     progress=_report_progress(progress, progress.task_ids[0]))
+    with FigureDrawer() as drawer:  # its workers start while the runs are read
+        opened = load_runs(runs)
+        sections = []
+        if analysis is not None:
+            from ..report.analysis_section import analysis_section
+            sections.append(analysis_section(analysis, drawer))
+        with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
+            write_report(opened, out, force=force, samples=samples, sections=sections,
+                         progress=_report_progress(progress, progress.task_ids[0]),
+                         drawer=drawer)
     text = out.read_text(encoding="utf-8")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
          f"from {len(opened)} run{'s' if len(opened) != 1 else ''} in "

@@ -226,8 +226,10 @@ def write_part(tables: Iterable[pa.Table], folder: str | Path, index: int,
                 if extra:
                     table = table.replace_schema_metadata({**table.schema.metadata, **extra})
                 if writer is None:
-                    writer = pq.ParquetWriter(temp, table.schema, compression=COMPRESSION,
-                                              write_statistics=_statistics(table.schema))
+                    writer = pq.ParquetWriter(
+                        temp, table.schema, compression=COMPRESSION,
+                        write_statistics=_statistics(table.schema),
+                        use_dictionary=dictionary_columns(table, metadata.get("kind")))
                 writer.write_table(table, row_group_size=row_group_rows or _ROW_GROUP_ROWS)
         finally:
             if writer is not None:
@@ -282,6 +284,38 @@ def _statistics(schema: pa.Schema) -> list[str]:
     cost more than the rest of the write and serve no filter."""
     return [f.name for f in schema if pa.types.is_integer(f.type) or
             pa.types.is_floating(f.type) or pa.types.is_boolean(f.type)]
+
+
+#: Integer columns written without a dictionary, by kind of table: a ledger's per-coup
+#: counters change at every row, so a dictionary of them only costs time (twice a plain
+#: column's) and space; ids in long runs (config, session, shoe) keep theirs.
+_PLAIN_INTEGERS = {"ledger": frozenset({"coup", "session_coup"})}
+
+
+def dictionary_columns(table: pa.Table, kind: str | None = None) -> list[str]:
+    """The columns of a file worth dictionary-encoding, judged from its first ``table``.
+
+    A choice of speed and size only: every encoding reads back the same values. All are,
+    but the ``kind``'s plain integer columns (``_PLAIN_INTEGERS``) and a floating column
+    of which a sample holds only zeros: a bet kind nobody staked, whose plain zeros
+    compress to nothing while hashing each into a one-entry dictionary is a third of the
+    cost of such a column. (A part of several configurations is judged by its first; a
+    kind it never staked but a later one did is then written plain, a little larger.)
+    """
+    plain = _PLAIN_INTEGERS.get(kind or "", frozenset())
+    return [name for name, column in zip(table.column_names, table.columns, strict=True)
+            if name not in plain
+            and not (pa.types.is_floating(column.type) and _zeros(column))]
+
+
+def _zeros(column: pa.ChunkedArray, sample: int = 4096) -> bool:
+    """Whether an evenly spaced sample of ``column`` (no nulls) holds only zeros."""
+    if column.null_count or not len(column):
+        return False
+    values = column.chunk(0).to_numpy(zero_copy_only=False) if column.num_chunks == 1 \
+        else column.to_numpy()
+    step = max(1, values.size // sample)
+    return not values[::step].any()
 
 
 def read_part_info(path: str | Path) -> dict[str, Any]:

@@ -66,8 +66,7 @@ class CompositionCache:
         columns = _ALL_EVENTS if needed is None else tuple(sorted(set(needed)))
         if not columns:
             return np.full((counts.shape[0], N_EVENTS), np.nan)
-        keys = pack_compositions(counts)
-        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        unique, first, inverse = _distinct(pack_compositions(counts))
         where = np.searchsorted(self._keys, unique)
         found = where < self._keys.size
         found[found] = self._keys[where[found]] == unique[found]
@@ -87,7 +86,7 @@ class CompositionCache:
             held = found[missing]
             self._events[slots[~known[found]]] = merged[held]
             self._store(unique[missing][~held], merged[~held])
-        return result[inverse.reshape(-1)]
+        return result[inverse]
 
     def _store(self, keys: np.ndarray, events: np.ndarray) -> None:
         """Keep ``keys`` (sorted, none held yet) and their events, starting afresh when full."""
@@ -100,6 +99,20 @@ class CompositionCache:
         at = np.searchsorted(self._keys, keys)
         self._keys = np.insert(self._keys, at, keys)
         self._slots = np.insert(self._slots, at, np.arange(start, start + keys.size))
+
+
+def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_index=True, return_inverse=True)`` for 1-d int64 keys,
+    without its general-purpose overhead (this runs at every step of a replay)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.empty(keys.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(keys.size, dtype=np.intp)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], order[starts], inverse
+
 
 #: The process-wide cache the counters and the exact pricing of the ledger share.
 CACHE = CompositionCache()

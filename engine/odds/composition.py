@@ -165,12 +165,15 @@ def pair_probability(
 # values 1-9 (at most 32 each) in 6 bits each: 62 bits in all.
 _SHIFTS = np.array([0] + [8 + 6 * i for i in range(9)], dtype=np.int64)
 _MAX_PACKED = np.array([255] + [63] * 9, dtype=np.int64)
+_PLACES = np.left_shift(1, _SHIFTS)  # packing is one integer dot product with these
 
 
 def packable(counts: np.ndarray) -> bool:
     """Whether rows of 10 counts by value fit :func:`pack_compositions` (8 decks always do)."""
     c = np.asarray(counts)
-    return c.shape[-1] == N_VALUES and bool((c >= 0).all()) and bool((c <= _MAX_PACKED).all())
+    # A negative count is huge as an unsigned one: one comparison checks both bounds.
+    return c.shape[-1] == N_VALUES and not bool(
+        (c.astype(np.uint64) > _MAX_PACKED.astype(np.uint64)).any())
 
 
 def pack_compositions(counts: np.ndarray) -> np.ndarray:
@@ -183,7 +186,7 @@ def pack_compositions(counts: np.ndarray) -> np.ndarray:
     if not packable(c):
         raise ValueError("compositions to pack must be 10 non-negative counts by value "
                          "(at most 8 decks)")
-    return (c << _SHIFTS).sum(axis=-1)
+    return np.asarray(c @ _PLACES)
 
 
 def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
@@ -20,11 +20,14 @@ import pyarrow.parquet as pq
 from ..errors import BaccaratError
 from ..io.parquet import METADATA_KEY
 from . import figures
+from .drawing import FigureDrawer
+
+
+def _draw_here(function: Callable[..., str], *args: Any) -> str:
+    return function(*args)
 
 ANALYSIS_FILE = "analysis.parquet"
 REFERENCE_FILE = "reference.parquet"
-#: A smaller figure than the report's others: there is one per statistic.
-SIZE = (4.2, 2.4)
 
 
 def _e(value: object) -> str:
@@ -54,27 +57,10 @@ def load_analysis(folder: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict[
     return table.to_pandas(), pd.read_parquet(folder / REFERENCE_FILE), meta
 
 
-def reference_figure(sample: np.ndarray, observed: float, label: str, prefix: str,
-                     stands_out: bool) -> str:
-    """The reference distribution of one statistic with the observed value marked."""
-    plt = figures.plt
-    sample = sample[np.isfinite(sample)]
-    with matplotlib.rc_context(figures.STYLE):
-        fig, ax = plt.subplots(figsize=SIZE)
-        figures.step_histogram(ax, sample, min(40, max(10, sample.size // 15)),
-                               color=figures.PALETTE[0], alpha=0.7, label="fair reference")
-        low, high = np.quantile(sample, [0.025, 0.975])
-        ax.axvspan(float(low), float(high), color="#999999", alpha=0.12, lw=0)
-        ax.axvline(observed, color=figures.PALETTE[1] if stands_out else "black", lw=1.6,
-                   label=f"observed {observed:.4g}")
-        ax.legend(loc="upper right", fontsize=7, frameon=False)
-        ax.set_xlabel(label, fontsize=8)
-        ax.set_ylabel("datasets")
-        return figures.to_svg(fig, prefix)
-
-
-def analysis_section(folder: str | Path) -> str:
-    """The HTML section for the analysis in ``folder`` (see the module docstring)."""
+def analysis_section(folder: str | Path, drawer: FigureDrawer | None = None) -> str:
+    """The HTML section for the analysis in ``folder`` (see the module docstring), its
+    figures drawn by ``drawer`` (the report's, which fills them in) or here."""
+    draw = drawer.draw if drawer is not None else _draw_here
     table, reference, meta = load_analysis(folder)
     rows = []
     for row in table.to_dict("records"):
@@ -89,9 +75,9 @@ def analysis_section(folder: str | Path) -> str:
                                              "95% of reference", "z", "adjusted p", ""))
     figures_html = []
     for i, row in enumerate(table.to_dict("records")):
-        svg = reference_figure(reference[row["statistic"]].to_numpy(dtype=np.float64),
-                               float(row["observed"]), str(row["label"]), f"an{i}",
-                               bool(row["stands_out"]))
+        svg = draw(figures.reference_figure,
+                   reference[row["statistic"]].to_numpy(dtype=np.float64),
+                   float(row["observed"]), str(row["label"]), f"an{i}", bool(row["stands_out"]))
         figures_html.append(f"<figure>{svg}<figcaption>{_e(row['label'])}: z "
                             f"{row['z']:+.2f}, adjusted p {_p(row['p_adjusted'])}"
                             f"</figcaption></figure>")

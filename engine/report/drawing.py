@@ -60,10 +60,15 @@ class FigureDrawer:
         self._pool: ProcessPoolExecutor | None = None
         self._drawn: list[Future[str]] = []
         if self.workers:
-            self._pool = ProcessPoolExecutor(self.workers, initializer=_ready,
-                                             mp_context=multiprocessing.get_context("spawn"))
-            for _ in range(self.workers):  # start every worker now, not at the first figure
-                self._pool.submit(_ready)
+            try:
+                self._pool = ProcessPoolExecutor(
+                    self.workers, initializer=_ready,
+                    mp_context=multiprocessing.get_context("spawn"))
+                for _ in range(self.workers):  # start every worker now, not at the first figure
+                    self._pool.submit(_ready)
+            except OSError:  # no processes to be had here (a sandbox): draw in this one
+                self.close()
+                self.workers = 0
 
     @property
     def submitted(self) -> int:

@@ -39,6 +39,8 @@ STYLE: Any = {
     "grid.alpha": 0.3,
 }
 SIZE = (6.0, 3.4)
+#: The analysis section's figures: smaller, as there is one per statistic.
+SMALL_SIZE = (4.2, 2.4)
 MAX_BINS = 60
 _ID = re.compile(r'(\bid="|href="#|url\(#)')
 
@@ -168,4 +170,22 @@ def median_overlay(fans: Mapping[str, BankrollFan], prefix: str, start: float | 
         ax.set_xlabel("coup in session")
         ax.set_ylabel("median bankroll (units)")
         ax.legend(loc="best", fontsize=7, frameon=False)
+        return to_svg(fig, prefix)
+
+
+def reference_figure(sample: np.ndarray, observed: float, label: str, prefix: str,
+                     stands_out: bool) -> str:
+    """The reference distribution of one statistic with the observed value marked."""
+    sample = sample[np.isfinite(sample)]
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SMALL_SIZE)
+        step_histogram(ax, sample, min(40, max(10, sample.size // 15)), color=PALETTE[0],
+                       alpha=0.7, label="fair reference")
+        low, high = np.quantile(sample, [0.025, 0.975])
+        ax.axvspan(float(low), float(high), color="#999999", alpha=0.12, lw=0)
+        ax.axvline(observed, color=PALETTE[1] if stands_out else "black", lw=1.6,
+                   label=f"observed {observed:.4g}")
+        ax.legend(loc="upper right", fontsize=7, frameon=False)
+        ax.set_xlabel(label, fontsize=8)
+        ax.set_ylabel("datasets")
         return to_svg(fig, prefix)
