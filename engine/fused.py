@@ -27,6 +27,7 @@ cannot settle): the replay then raises its own error, naming the session and the
 
 from __future__ import annotations
 
+import collections
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -142,10 +143,9 @@ def deal_classes(rules: TableRules, seed: int,
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     classes = np.empty(ids.size * max_coups_per_shoe(52 * rules.decks), dtype=np.int16)
     counts = np.empty(ids.size, dtype=np.int64)
-    draws, class_of = _drawing_tables()
     total = _deal_classes(_value_template(rules.decks), np.uint64(seed), ids,
                           _BURN_CODES[rules.burn], rules.burn_count, rules.cut_card,
-                          rules.extra_coup_after_cut, draws, class_of, classes, counts)
+                          rules.extra_coup_after_cut, _coup_table(), classes, counts)
     return classes[:total], counts
 
 
@@ -235,64 +235,97 @@ def _main_bet_payouts(rules: TableRules) -> np.ndarray:
 
 @njit(cache=True)
 def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end, extra_coup,
-                  draws, class_of, out_classes, out_counts):  # pragma: no cover - compiled
+                  coups, out_classes, out_counts):  # pragma: no cover - compiled
     """Shuffle, burn and deal each shoe, keeping only the class of each coup as the main
     bets see it (``_main_bet_class``); returns the coups dealt.
 
     ``template`` holds the card *values* of the engine's ordered shoe: Fisher-Yates moves
     positions whatever they hold, so ``shuffle_into`` lays out exactly the cards of the
     engine's shoe (``engine.deal.generate_coups``), seen by their values. Each coup is then
-    dealt without a branch on the cards (``draws``: ``engine.deal.banker_draws`` as a
-    table; ``class_of``: ``_main_bet_class`` by totals and third cards), reading the six
-    cards a coup may take: the drawing rules branch on random cards, and a mispredicted
-    branch per draw costs more than the deal. The last coups, when fewer than six cards
-    remain, go through the engine's own dealer (``engine.deal._deal_run``).
+    dealt by one lookup, without a branch on the cards (``_coup_class``; the drawing rules
+    branch on random cards, and a mispredicted branch per draw costs more than the deal),
+    and two shoes at a time: where a coup starts depends on the one before, a chain of
+    dependent loads that leaves the processor idle unless a second shoe's chain runs beside
+    it. The second shoe's classes wait in a small buffer until the first one's are written.
     """
     n = template.shape[0]
-    buf = np.empty(n, dtype=np.int8)
-    tail_cards = np.empty((2, 6), dtype=np.int8)
-    tail_pt = np.empty(2, dtype=np.int8)
-    tail_bt = np.empty(2, dtype=np.int8)
-    tail_outcome = np.empty(2, dtype=np.int8)
-    identity = np.arange(10).astype(np.int8)
-    cut_index = n - cut_from_end if cut_from_end >= 0 else n + 1
+    first = np.empty(n, dtype=np.int8)
+    second = np.empty(n, dtype=np.int8)
+    held = np.empty(n // 4 + 1, dtype=np.int16)
+    tail = _Tail(np.empty((2, 6), dtype=np.int8), np.empty(2, dtype=np.int8),
+                 np.empty(2, dtype=np.int8), np.empty(2, dtype=np.int8),
+                 np.arange(10).astype(np.int8))
+    cut = n - cut_from_end if cut_from_end >= 0 else n + 1
+    extra_coups = 1 if extra_coup else 0
     k = 0
-    for s in range(shoe_ids.shape[0]):
-        shuffle_into(template, buf, seed, np.uint64(shoe_ids[s]))
-        pos = _burn_length(buf, n, identity, burn_mode, burn_count)
-        extra = 1 if extra_coup else 0
-        first = k
-        whole = True
-        while pos + 6 <= n:
-            if pos > cut_index:  # the cut card came out during the previous coup
-                if extra == 0:
-                    whole = False
-                    break
-                extra -= 1
-            p = np.int64(buf[pos]) + buf[pos + 2]
-            b = np.int64(buf[pos + 1]) + buf[pos + 3]
-            p -= 10 * (p >= 10)
-            b -= 10 * (b >= 10)
-            c4 = np.int64(buf[pos + 4])
-            c5 = np.int64(buf[pos + 5])
-            drawing = (p < 8) & (b < 8)  # no natural
-            p_draws = np.int64(drawing & (p <= 5))
-            b_draws = np.int64(drawing & draws[b, (c4 + 1) * p_draws])
-            p += c4 * p_draws
-            p -= 10 * (p >= 10)
-            b += (c4 + (c5 - c4) * p_draws) * b_draws
-            b -= 10 * (b >= 10)
-            out_classes[k] = class_of[((p * 10 + b) * 2 + p_draws) * 2 + b_draws]
+    n_shoes = shoe_ids.shape[0]
+    for s in range(0, n_shoes - 1, 2):
+        shuffle_into(template, first, seed, np.uint64(shoe_ids[s]))
+        shuffle_into(template, second, seed, np.uint64(shoe_ids[s + 1]))
+        pos_a = _burn_length(first, n, tail.values, burn_mode, burn_count)
+        pos_b = _burn_length(second, n, tail.values, burn_mode, burn_count)
+        extra_a = extra_b = extra_coups
+        start = k
+        k_b = 0
+        # Both shoes a coup at a time while both deal whole coups; the checks come first,
+        # so that either shoe goes on in _deal_rest exactly where it stood.
+        while (pos_a + 6 <= n) & (pos_b + 6 <= n) & ((pos_a <= cut) | (extra_a > 0)) \
+                & ((pos_b <= cut) | (extra_b > 0)):
+            extra_a -= pos_a > cut
+            extra_b -= pos_b > cut
+            out_classes[k], pos_a = _coup_class(first, pos_a, coups)
+            held[k_b], pos_b = _coup_class(second, pos_b, coups)
             k += 1
-            pos += 4 + p_draws + b_draws
-        if whole:  # fewer than six cards left: the engine's dealer ends the shoe
-            dealt, _, _ = _deal_run(buf, pos, n, identity, cut_index, extra, 2, tail_cards,
-                                    tail_pt, tail_bt, tail_outcome, 0)
-            for j in range(dealt):
-                out_classes[k] = _main_bet_class(tail_outcome[j], tail_pt[j], tail_bt[j],
-                                                 tail_cards[j, 2], tail_cards[j, 5])
-                k += 1
-        out_counts[s] = k - first
+            k_b += 1
+        k = _deal_rest(first, pos_a, n, cut, extra_a, coups, tail, out_classes, k)
+        k_b = _deal_rest(second, pos_b, n, cut, extra_b, coups, tail, held, k_b)
+        out_counts[s] = k - start
+        out_classes[k:k + k_b] = held[:k_b]
+        out_counts[s + 1] = k_b
+        k += k_b
+    if n_shoes % 2:  # the odd shoe out, alone
+        shuffle_into(template, first, seed, np.uint64(shoe_ids[n_shoes - 1]))
+        pos = _burn_length(first, n, tail.values, burn_mode, burn_count)
+        start = k
+        k = _deal_rest(first, pos, n, cut, extra_coups, coups, tail, out_classes, k)
+        out_counts[n_shoes - 1] = k - start
+    return k
+
+
+#: The engine's dealer's buffers for a shoe's last coups, and the values as their own codes.
+_Tail = collections.namedtuple("_Tail", "cards pt bt outcome values")
+
+
+@njit(cache=True, inline="always")
+def _coup_class(buf, pos, coups):  # pragma: no cover - compiled
+    """The class of the coup dealt from ``buf[pos:pos + 6]`` (card values) and where the
+    next coup starts, by one lookup in ``coups`` (``_coup_table``)."""
+    p = np.int64(buf[pos]) + buf[pos + 2]
+    b = np.int64(buf[pos + 1]) + buf[pos + 3]
+    p -= 10 * (p >= 10)
+    b -= 10 * (b >= 10)
+    coup = coups[((p * 10 + b) * 10 + buf[pos + 4]) * 10 + buf[pos + 5]]
+    return coup >> _ADVANCE_BITS, pos + (coup & _ADVANCE_MASK)
+
+
+@njit(cache=True)
+def _deal_rest(buf, pos, n, cut, extra, coups, tail, out, k):  # pragma: no cover - compiled
+    """Deal the rest of one shoe from ``pos`` into ``out[k:]``; returns the new ``k``: whole
+    coups by ``_coup_class``, the last ones (fewer than six cards left) by the engine's own
+    dealer (``engine.deal._deal_run``)."""
+    while pos + 6 <= n:
+        if pos > cut:  # the cut card came out during the previous coup
+            if extra == 0:
+                return k
+            extra -= 1
+        out[k], pos = _coup_class(buf, pos, coups)
+        k += 1
+    dealt, _, _ = _deal_run(buf, pos, n, tail.values, cut, extra, 2, tail.cards, tail.pt,
+                            tail.bt, tail.outcome, 0)
+    for j in range(dealt):
+        out[k] = _main_bet_class(tail.outcome[j], tail.pt[j], tail.bt[j], tail.cards[j, 2],
+                                 tail.cards[j, 5])
+        k += 1
     return k
 
 
@@ -302,25 +335,38 @@ def _value_template(decks: int) -> np.ndarray:
     return np.ascontiguousarray(VALUE_OF_CODE[full_deck_codes(decks)])
 
 
+#: A ``_coup_table`` entry: the coup's class, shifted, and the cards it takes (4 to 6).
+_ADVANCE_BITS = 3
+_ADVANCE_MASK = (1 << _ADVANCE_BITS) - 1
+
+
 @functools.lru_cache(maxsize=1)
-def _drawing_tables() -> tuple[np.ndarray, np.ndarray]:
-    """The drawing rules and the classes as tables for ``_deal_classes``, made from the
-    engine's own functions: whether Banker draws, by its two-card total and Player's third
-    card value + 1 (0: Player stood), and the class of a coup by (Player total, Banker
-    total, Player drew, Banker drew)."""
-    draws = np.zeros((10, 11), dtype=np.bool_)
-    for total in range(10):
-        for third in range(-1, 10):
-            draws[total, third + 1] = banker_draws.py_func(total, third)
-    class_of = np.empty(10 * 10 * 2 * 2, dtype=np.int16)
-    for pt in range(10):
-        for bt in range(10):
-            outcome = BANKER if bt > pt else (PLAYER if pt > bt else TIE)
-            for p3 in range(2):
-                for b3 in range(2):
-                    class_of[((pt * 10 + bt) * 2 + p3) * 2 + b3] = _main_bet_class.py_func(
-                        outcome, pt, bt, p3 - 1, b3 - 1)
-    return draws, class_of
+def _coup_table() -> np.ndarray:
+    """Every coup by the drawing rules, for ``_deal_classes``: at index ((Player's two-card
+    total * 10 + Banker's) * 10 + the fifth card's value) * 10 + the sixth's, the coup's
+    class (``_main_bet_class``) << ``_ADVANCE_BITS`` | the cards it takes. Made from the
+    engine's own rule (``engine.deal.banker_draws``); 20 kB, so it stays in the cache."""
+    table = np.empty(10 ** 4, dtype=np.int16)
+    for p in range(10):
+        for b in range(10):
+            natural = p >= 8 or b >= 8
+            for fifth in range(10):
+                player_draws = not natural and p <= 5
+                third = fifth if player_draws else -1
+                banker_draws_ = not natural and bool(banker_draws.py_func(b, third))
+                pt = (p + fifth) % 10 if player_draws else p
+                for sixth in range(10):
+                    banker_card = sixth if player_draws else fifth
+                    bt = (b + banker_card) % 10 if banker_draws_ else b
+                    outcome = BANKER if bt > pt else (PLAYER if pt > bt else TIE)
+                    klass = _main_bet_class.py_func(outcome, pt, bt,
+                                                    0 if player_draws else -1,
+                                                    0 if banker_draws_ else -1)
+                    taken = 4 + player_draws + banker_draws_
+                    table[((p * 10 + b) * 10 + fifth) * 10 + sixth] = \
+                        klass << _ADVANCE_BITS | taken
+    assert int(table.max()) < 2 ** 15
+    return table
 
 
 @njit(cache=True, inline="always")

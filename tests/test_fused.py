@@ -127,6 +127,7 @@ DEALING = [
     # six cards left, which the engine's own dealer deals (or finds too few cards for).
     pytest.param({"decks": 1, "cut_card": 6, "extra_coup_after_cut": True},
                  id="extra coup from the last cards"),
+    pytest.param({"cut_card": 30, "extra_coup_after_cut": True}, id="extra coup, deep cut"),
 ]
 
 
@@ -136,7 +137,7 @@ def test_the_fused_dealer_deals_the_engines_coups(dealing: dict[str, Any]):
     number of coups in every shoe, and each coup's class as the classifier gives it
     (its pair states aside, which no main bet reads)."""
     rules = TableRules(**dealing)
-    shoe_ids = np.arange(3, 2003, 2)
+    shoe_ids = np.arange(3, 2004, 2)  # the dealer takes shoes two at a time: an odd number
     coups = generate_coups(rules, 17, shoe_ids)
     pairs = N_PAIR_STATES * N_PAIR_STATES
     expected = classify_coups(coups) // pairs * pairs + NO_PAIR * N_PAIR_STATES + NO_PAIR
@@ -144,6 +145,10 @@ def test_the_fused_dealer_deals_the_engines_coups(dealing: dict[str, Any]):
     assert np.array_equal(classes, expected)
     per_shoe = [np.count_nonzero(coups.shoe == shoe) for shoe in shoe_ids]
     assert counts.tolist() == per_shoe
+    for i in range(40):  # each shoe alone, as the odd shoe out of a chunk is dealt
+        alone, count = deal_classes(rules, 17, shoe_ids[i:i + 1])
+        assert count.tolist() == [per_shoe[i]]
+        assert np.array_equal(alone, classes[sum(per_shoe[:i]):sum(per_shoe[:i + 1])])
 
 
 @pytest.mark.parametrize("variant", ["ez", "super6"])

@@ -100,6 +100,7 @@ class CompositionCache:
         self._keys = np.insert(self._keys, at, keys)
         self._slots = np.insert(self._slots, at, np.arange(start, start + keys.size))
 
+
 def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``np.unique(keys, return_index=True, return_inverse=True)`` for 1-d int64 keys,
     without its general-purpose overhead (this runs at every step of a replay)."""

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..jit import njit
-from .enumeration import N_EVENTS, settle
+from .enumeration import N_EVENTS, event_probabilities, sequences_total, settle
 
 #: Values of the first group (the second is 5-9); each group's monomials have degree <= 6.
 GROUP = 5
@@ -216,8 +216,6 @@ def chosen_probabilities(counts: np.ndarray, events: Sequence[int]) -> np.ndarra
     come from the grouped enumeration (:func:`engine.odds.enumeration.event_probabilities`).
     Either way the same integer tallies over the same total: the same floats.
     """
-    from .enumeration import event_probabilities, sequences_total
-
     chosen = tuple(sorted(set(int(e) for e in events)))
     if len(chosen) > MAX_CHOSEN:
         return event_probabilities(counts, validate=False, parallel=False)
