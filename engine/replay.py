@@ -252,10 +252,11 @@ def replay(
     Returns the session grid and, per configuration, its ledger grids and session ends.
     """
     policy = policy or SessionPolicy()
-    _check_dataset(coups, strategies)
+    has_cards = coups.has_cards  # a pass over the cards: once, not once per configuration
+    _check_dataset(coups, strategies, has_cards)
     if expected not in EXPECTED_MODES:
         raise BaccaratError(f"expected must be auto or exact, got {expected!r}")
-    if expected == "exact" and len(coups) and not coups.has_cards:
+    if expected == "exact" and len(coups) and not has_cards:
         raise BaccaratError("--expected exact prices each coup from the cards left in the "
                             "shoe, but the dataset records outcomes only; use a card-level "
                             "dataset or --expected auto")
@@ -268,7 +269,7 @@ def replay(
     tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
     runs = [_ConfigRun(s, n, width, r, policy, history, tables[r],
-                       exact_ev=coups.has_cards and (expected == "exact" or s.needs_cards))
+                       exact_ev=has_cards and (expected == "exact" or s.needs_cards))
             for s, r in zip(strategies, per_config, strict=True)]
     shared = _SharedView(coups, grid, rules, strategies,
                          count_cards=any(run.exact_expected is not None for run in runs))
@@ -376,8 +377,8 @@ class _ThisStep:
         self.banker_total = steps.banker_total[t].copy()
 
 
-def _check_dataset(coups: Coups, strategies: list[Strategy]) -> None:
-    if coups.has_cards or not len(coups):
+def _check_dataset(coups: Coups, strategies: list[Strategy], has_cards: bool) -> None:
+    if has_cards or not len(coups):
         return
     for strategy in strategies:
         if strategy.needs_cards:

@@ -173,12 +173,9 @@ EXERCISES: dict[str, Callable[[], None]] = {
 PHASES: tuple[tuple[str, ...], ...] = (("odds", "models", "replay", "deal"),
                                        ("no-ledger", "cards"))
 
-#: Kernels no command runs, left to their first use, and why.
-FIRST_USE = {
-    "engine.odds.enumeration._tally_batch":
-        "the Python API's parallel batches of 64 compositions or more (the commands price "
-        "on one thread); compiling it takes about 30 CPU-seconds, more than all the rest",
-}
+#: Kernels no command runs, left to their first use, and why (none at present: the
+#: enumeration's parallel batches, which were, now run the one-thread kernel on threads).
+FIRST_USE: dict[str, str] = {}
 
 
 @dataclass

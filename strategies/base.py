@@ -633,7 +633,7 @@ class SimpleStrategy(Strategy):
     # The array contract, implemented by looping the scalar one over the sessions.
     def start(self, table: Table) -> None:
         self._seats: _Seats | None = None  # a previous run's copies are not copied
-        players = [self.model_copy(deep=True) for _ in range(table.n)]
+        players = _session_copies(self, table.n)
         for i, player in enumerate(players):
             try:
                 player.reset()
@@ -696,6 +696,29 @@ class SimpleStrategy(Strategy):
 
 
 _LETTERS = ("B", "P", "T")
+_ATOMS = (int, float, complex, str, bytes, bool, type(None))
+
+
+def _session_copies(strategy: SimpleStrategy, n: int) -> list[SimpleStrategy]:
+    """``n`` deep copies of ``strategy``, one per session.
+
+    When everything the instance holds is immutable (numbers, strings, tuples of them: a
+    plugin's parameters), a shallow copy is a deep one, made in a quarter of the time.
+    """
+    cls = type(strategy)
+    shallow = (cls.__copy__ is BaseModel.__copy__ and cls.__deepcopy__ is BaseModel.__deepcopy__
+               and not strategy.__pydantic_extra__
+               and all(_immutable(v) for v in strategy.__dict__.values())
+               and all(_immutable(v) for v in (strategy.__pydantic_private__ or {}).values()))
+    return [strategy.model_copy(deep=not shallow) for _ in range(n)]
+
+
+def _immutable(value: Any) -> bool:
+    """Whether ``value`` can hold nothing that changes (its exact type, not a subclass)."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return True
+    return (kind is tuple or kind is frozenset) and all(_immutable(v) for v in value)
 
 
 class _Seats:

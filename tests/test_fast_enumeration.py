@@ -33,8 +33,8 @@ from engine.odds.enumeration import (
     LANES,
     MIN_LANES,
     N_EVENTS,
-    _tally_batch,
     _tally_rows,
+    _tally_threads,
     sequences_total,
 )
 from engine.odds.reference import reference_tallies
@@ -51,7 +51,7 @@ RULES = [
 def fast_tallies(rows: np.ndarray, parallel: bool = False) -> np.ndarray:
     values = np.ascontiguousarray(np.atleast_2d(rows), dtype=np.int64)
     out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)
-    (_tally_batch if parallel else _tally_rows)(values, out)
+    (_tally_threads if parallel else _tally_rows)(values, out)
     return out
 
 
@@ -188,9 +188,12 @@ def test_small_shoes_match_a_card_by_card_deal(shoe: tuple[int, ...]) -> None:
 def test_parallel_batches_equal_row_by_row_across_block_edges() -> None:
     rng = np.random.default_rng(7)
     full = shoe_counts(8)
-    rows = np.array([rng.integers(0, full + 1) for _ in range(70)])  # two blocks and a bit
+    rows = np.array([rng.integers(0, full + 1) for _ in range(201)])
     rows[:, 0] += 6
-    np.testing.assert_array_equal(fast_tallies(rows, parallel=True), fast_tallies(rows))
+    # two blocks and a bit (a thread each), then four blocks and a bit over the threads
+    for n in (70, 201):
+        np.testing.assert_array_equal(fast_tallies(rows[:n], parallel=True),
+                                      fast_tallies(rows[:n]))
     np.testing.assert_array_equal(fast_tallies(rows[:5]), reference_tallies(rows[:5]))
 
 

@@ -372,3 +372,25 @@ def test_state_behind_a_property_setter_goes_through_the_setter_every_time():
 
     ledger = backtest(coups_from_outcomes(["BPTBP"]), [Counts()]).ledger
     assert ledger["banker"].tolist() == [11.0, 12.0, 13.0, 14.0, 15.0]
+
+
+def test_each_session_starts_from_its_own_copy_of_mutable_configuration():
+    # The sessions' copies are deep: a list the configuration holds (a field, or state
+    # set in __init__) is each session's own, so what one session does to it is not seen
+    # by the next, whichever way the copies are made.
+    class Rotates(SimpleStrategy):
+        name = "rotates_list"
+        steps: list[float] = [10.0, 20.0, 30.0]
+
+        def model_post_init(self, context: object) -> None:
+            self.__dict__["seen"] = []
+
+        def bet(self, view: SessionView) -> dict[str, float]:
+            self.__dict__["seen"].append(view.coup)
+            return {"banker": self.steps[0]}
+
+        def learn(self, view: SessionView, outcome: str, net: float) -> None:
+            self.steps.append(self.steps.pop(0))
+
+    ledger = backtest(coups_from_outcomes(["BPBB", "PPBT", "BBBB"]), [Rotates()]).ledger
+    assert ledger["banker"].tolist() == [10.0, 20.0, 30.0, 10.0] * 3

@@ -20,19 +20,21 @@ vector instructions (float64 lanes, exact: see :func:`_tally_range`; fewer than
 :data:`MIN_LANES` compositions go one at a time in int64, :func:`_tally_each`). The
 result is the same integers as the path-by-path enumeration (kept in
 :mod:`engine.odds.reference` and tested against it), some 50 times faster in batches
-(`benchmarks/bench_odds.py` times both). Two entry kernels, :func:`_tally_range` (one
-thread) and :func:`_tally_batch` (parallel), one compiled signature each: int64 (n, 10)
-counts in, int64 (n, 7) tallies out; the helpers they call are compiled once with them.
+(`benchmarks/bench_odds.py` times both). One entry kernel, :func:`_tally_range`, compiled
+for one signature: int64 (n, 10) counts in, int64 (n, 7) tallies out; the helpers it calls
+are compiled with it. It releases the GIL, so big batches are spread over threads
+(:func:`_tally_threads`).
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..deal import banker_draws
-from ..jit import njit, prange
+from ..jit import njit
 from .composition import (
     MAX_DECKS,
     N_RANKS,
@@ -406,7 +408,7 @@ def _tally_each(counts, out, lo, hi):
                             settle(fpt, fbt, pd == 1, bd == 1, h, row)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _tally_range(counts, out, lo, hi):
     """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
 
@@ -458,17 +460,29 @@ def _tally_range(counts, out, lo, hi):
                 out[first + k, e] += np.int64(tallies[e, k])
 
 
-#: Rows per block of the parallel batch (each block allocates its scratch once).
-PARALLEL_BLOCK = LANES
+def _tally_threads(counts: np.ndarray, out: np.ndarray) -> None:
+    """Tally every row of ``counts`` (n, 10) int64 into ``out`` (n, N_EVENTS) on numba's
+    threads (``numba.get_num_threads()``), a run of whole blocks of lanes on each.
 
+    :func:`_tally_range` releases the GIL, so Python threads run it side by side; a kernel
+    compiled with ``parallel=True`` did the same but took some 30 CPU-seconds to compile.
+    Every row's tallies are exact integers whatever block it falls in, so the result is
+    the same as on one thread.
+    """
+    import numba
 
-@njit(cache=True, parallel=True)
-def _tally_batch(counts, out):
-    """Tally every row of ``counts`` (n, 10) into ``out`` (n, N_EVENTS), blocks in parallel."""
     n = counts.shape[0]
-    blocks = (n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
-    for b in prange(blocks):
-        _tally_range(counts, out, b * PARALLEL_BLOCK, min(n, (b + 1) * PARALLEL_BLOCK))
+    blocks = -(-n // LANES)
+    threads = max(1, min(numba.get_num_threads(), blocks))
+    if threads == 1:
+        _tally_range(counts, out, 0, n)
+        return
+    per_thread = -(-blocks // threads) * LANES
+    edges = [(lo, min(n, lo + per_thread)) for lo in range(0, n, per_thread)]
+    kernel = _tally_range.compiled()
+    kernel(counts, out, *edges[0])  # compiled (or loaded) once, before the threads share it
+    with ThreadPoolExecutor(len(edges) - 1) as pool:
+        list(pool.map(lambda edge: kernel(counts, out, *edge), edges[1:]))
 
 
 def _tally_rows(counts: np.ndarray, out: np.ndarray) -> None:
@@ -534,7 +548,7 @@ def event_probabilities(
         out = np.zeros((values.shape[0], N_EVENTS), dtype=np.int64)
         if parallel is None:
             parallel = values.shape[0] >= PARALLEL_MIN_ROWS
-        (_tally_batch if parallel else _tally_rows)(values, out)
+        (_tally_threads if parallel else _tally_rows)(values, out)
     total = np.asarray(sequences_total(values.sum(axis=1)), dtype=np.float64)
     return out.astype(np.float64) / total[:, None]
 
