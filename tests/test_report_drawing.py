@@ -16,6 +16,7 @@ import pytest
 from engine.backtest import backtest
 from engine.report.drawing import WORKERS_VARIABLE, FigureDrawer, default_workers
 from engine.report.html import figure_count, render_report, write_report
+from engine.rules import TableRules
 
 _FOOTER = re.compile(r"<footer.*?</footer>", re.S)  # it carries the minute of writing
 
@@ -86,23 +87,32 @@ def test_the_number_of_workers_comes_from_the_environment(
 
 def test_the_analysis_section_draws_on_the_workers_like_in_one_process(tmp_path: Path) -> None:
     """`baccarat report --analysis` hands the section's figures (one per statistic) to the
-    report's drawer too."""
+    report's drawer too: each comes back as drawing it here gives it."""
     import numpy as np
     from typer.testing import CliRunner
 
     from engine.cli import app
     from engine.deal import generate_coups
     from engine.io.parquet import write_coups
+    from engine.report import figures
     from engine.report.analysis_section import analysis_section
-    from engine.rules import TableRules
 
     path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),
                        tmp_path / "coups.parquet", TableRules())
     done = CliRunner().invoke(app, ["analyze", str(path), "--reference", "30", "--out",
                                     str(tmp_path / "a"), "--quiet"])
     assert done.exit_code == 0, done.output
-    here = analysis_section(tmp_path / "a")
+    drawn: list[tuple] = []
     with FigureDrawer(workers=2) as drawer:
-        section = analysis_section(tmp_path / "a", drawer)
-        assert drawer.submitted == here.count("<figure>") > 10
-        assert drawer.fill(section) == here
+        handed_out = drawer.draw
+
+        def draw(function, *args):  # noqa: ANN001, ANN202 - records what is handed out
+            drawn.append((function, args))
+            return handed_out(function, *args)
+
+        drawer.draw = draw  # type: ignore[method-assign]
+        section = drawer.fill(analysis_section(tmp_path / "a", drawer))
+    assert "<!--figure" not in section and section.count("<figure>") == len(drawn) > 10
+    assert {function for function, _ in drawn} == {figures.reference_figure}
+    for function, args in (drawn[0], drawn[-1]):
+        assert function(*args) in section
