@@ -116,3 +116,21 @@ def test_the_analysis_section_draws_on_the_workers_like_in_one_process(tmp_path:
     assert {function for function, _ in drawn} == {figures.reference_figure}
     for function, args in (drawn[0], drawn[-1]):
         assert function(*args) in section
+
+
+def test_a_process_with_other_threads_draws_its_figures_itself() -> None:
+    """Forking copies one thread: a lock another one held would stay held in the copy."""
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        with FigureDrawer(workers=2) as drawer:
+            assert drawer.workers == 0
+            assert drawer.draw(str.upper, "svg") == "SVG"
+    finally:
+        release.set()
+        other.join()
+    with FigureDrawer(workers=2) as drawer:
+        assert drawer.workers == 2

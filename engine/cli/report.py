@@ -142,8 +142,8 @@ def report_command(
 
     started = time.perf_counter()
     check_output_free(out, force)
-    with FigureDrawer() as drawer:  # its workers start while the runs are read
-        opened = load_runs(runs)
+    opened = load_runs(runs)
+    with FigureDrawer() as drawer:
         sections = []
         if analysis is not None:
             from ..report.analysis_section import analysis_section

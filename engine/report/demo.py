@@ -60,7 +60,6 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
     from .. import warm
     from ..backtest import BacktestResult, backtest
     from .compare import compare, write_comparison
-    from .drawing import FigureDrawer
     from .html import write_report
     from .runs import load_run
 
@@ -70,8 +69,6 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
     temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     temp.mkdir()
     helper = warm.start(DEMO_STRATEGIES)  # a fresh install: compile on the second core too
-    # The report's figure workers start now, and are ready when the backtest is done.
-    drawer = FigureDrawer()
     try:
         try:
             backtest(strategies=list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
@@ -87,7 +84,7 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
         run.shown = str(target / RUN_FOLDER)  # where it will be once renamed into place
         comparison = compare([run])
         write_comparison(comparison, temp / COMPARISON_FILE)
-        write_report([run], temp / REPORT_FILE, progress=report_progress, drawer=drawer)
+        write_report([run], temp / REPORT_FILE, progress=report_progress)
         if target.exists():
             trash = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.old")
             os.replace(target, trash)
@@ -98,8 +95,6 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
-    finally:
-        drawer.close()
     return DemoResult(folder=target, run=target / RUN_FOLDER,
                       comparison_path=target / COMPARISON_FILE, report=target / REPORT_FILE,
                       comparison=comparison, result=BacktestResult.load(target / RUN_FOLDER))

@@ -9,9 +9,12 @@ are prefixed, the SVG hash salt is fixed), so the page comes out byte for byte t
 when every figure is drawn in the process itself, which is what happens with one core, or
 ``workers=0``, or when the environment variable ``BACCARAT_REPORT_WORKERS`` says 0.
 
-The workers are started when the drawer is made, so a caller that makes it early (the demo
-does, before its backtest) finds them ready: starting one costs about half a second of
-importing numpy and matplotlib.
+The workers are forked from this process once it has loaded matplotlib, so they start
+with it loaded (a worker that imported it afresh would spend longer starting than drawing
+on a machine of two cores, as measured: see ``benchmarks/README.md``). A process with
+other Python threads running (a notebook's kernel, a Dask client) is not forked, since a
+lock one of them holds would stay held in the copy: such a process draws its figures
+itself, as does a platform without ``fork``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
@@ -43,6 +47,13 @@ def default_workers() -> int:
     return min(2, cores or 1) if (cores or 1) > 1 else 0
 
 
+def can_fork() -> bool:
+    """Whether worker processes may be forked from this one: the platform has ``fork`` and
+    no other Python thread is running."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and threading.active_count() == 1)
+
+
 def _ready() -> None:
     """What a worker loads once, before its first figure."""
     from . import figures  # noqa: F401
@@ -59,11 +70,13 @@ class FigureDrawer:
         self.workers = default_workers() if workers is None else max(0, workers)
         self._pool: ProcessPoolExecutor | None = None
         self._drawn: list[Future[str]] = []
+        if self.workers and not can_fork():
+            self.workers = 0
         if self.workers:
+            _ready()  # the forked workers start with matplotlib loaded
             try:
                 self._pool = ProcessPoolExecutor(
-                    self.workers, initializer=_ready,
-                    mp_context=multiprocessing.get_context("spawn"))
+                    self.workers, mp_context=multiprocessing.get_context("fork"))
                 for _ in range(self.workers):  # start every worker now, not at the first figure
                     self._pool.submit(_ready)
             except OSError:  # no processes to be had here (a sandbox): draw in this one
