@@ -1,28 +1,51 @@
 """A report's figures drawn in worker processes: the same page as drawn in one process.
 
 The rest of the suite renders reports in-process (``BACCARAT_REPORT_WORKERS=0``, set in
-``conftest.py``: its two workers keep both cores busy already); these tests start real
-worker processes.
+``conftest.py``: its two workers keep both cores busy already). The workers are forked only
+from a process with no other Python thread running, and a test process may have some left
+by earlier tests (a Dask cluster's), so what needs real workers runs in a fresh
+interpreter (``_fresh``) and reports back.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.backtest import backtest
+from engine.deal import generate_coups
+from engine.io.parquet import write_coups
+from engine.report import figures
+from engine.report.analysis_section import analysis_section
 from engine.report.drawing import WORKERS_VARIABLE, FigureDrawer, default_workers
 from engine.report.html import figure_count, render_report, write_report
 from engine.rules import TableRules
 
+ROOT = Path(__file__).resolve().parents[1]
 _FOOTER = re.compile(r"<footer.*?</footer>", re.S)  # it carries the minute of writing
 
 
 def _page(text: str) -> str:
     return _FOOTER.sub("", text)
+
+
+def _fresh(code: str, *args: object) -> dict:
+    """Run ``code`` in a new interpreter (one thread, no report workers set); the JSON object
+    its last line prints."""
+    env = {k: v for k, v in os.environ.items() if k != WORKERS_VARIABLE}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
@@ -32,16 +55,47 @@ def run2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_workers_draw_the_same_page_as_one_process(
-        run2: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+_RENDER = """
+import json, sys
+from engine.report.drawing import FigureDrawer
+from engine.report.html import render_report
+steps = []
+with FigureDrawer(workers=2) as drawer:
+    text = render_report(sys.argv[1], drawer=drawer, progress=lambda n, t: steps.append([n, t]))
+    workers, submitted = drawer.workers, drawer.submitted
+open(sys.argv[2], "w", encoding="utf-8").write(text)
+print(json.dumps({"workers": workers, "submitted": submitted, "steps": steps}))
+"""
+
+
+def test_workers_draw_the_same_page_as_one_process(run2: Path, tmp_path: Path) -> None:
     here = render_report(run2, drawer=FigureDrawer(workers=0))
     assert figure_count(here) == 10  # two overlays, and four figures per configuration
-    monkeypatch.setenv(WORKERS_VARIABLE, "2")  # what `baccarat report` uses on two cores
-    steps: list[tuple[int, int]] = []
-    drawn = render_report(run2, progress=lambda n, t: steps.append((n, t)))
+    result = _fresh(_RENDER, run2, tmp_path / "r.html")
+    assert result["workers"] == 2 and result["submitted"] == 10
+    drawn = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "<!--figure" not in drawn
     assert _page(drawn) == _page(here)
-    assert steps == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert result["steps"] == [[1, 4], [2, 4], [3, 4], [4, 4]]
+
+
+_BROKEN = """
+import json
+from engine.report.drawing import FigureDrawer
+
+def broken(values, prefix):
+    raise ValueError(f"cannot draw {prefix}")
+
+with FigureDrawer(workers=1) as drawer:
+    placeholder = drawer.draw(broken, [1.0], "fig9")  # handed to the worker: no error yet
+    try:
+        drawer.fill(f"<p>{placeholder}</p>")
+        raised = None
+    except ValueError as error:
+        raised = str(error)
+    print(json.dumps({"workers": drawer.workers, "placeholder": placeholder,
+                      "raised": raised}))
+"""
 
 
 def _broken_figure(values: object, prefix: str, *args: object, **kwargs: object) -> str:
@@ -56,19 +110,48 @@ def run1(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_a_figure_that_fails_in_a_worker_fails_the_report_and_writes_nothing(
+def test_a_figure_that_fails_fails_the_report_and_writes_nothing(
         run1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with FigureDrawer(workers=1) as drawer:
-        placeholder = drawer.draw(_broken_figure, [1.0], "fig9")
-        with pytest.raises(ValueError, match="cannot draw fig9"):
-            drawer.fill(f"<p>{placeholder}</p>")
-    import engine.report.figures as figures
-
+    in_a_worker = _fresh(_BROKEN)
+    assert in_a_worker == {"workers": 1, "placeholder": "<!--figure 0-->",
+                           "raised": "cannot draw fig9"}
     monkeypatch.setattr(figures, "histogram", _broken_figure)
     out = tmp_path / "r.html"
     with pytest.raises(ValueError, match="cannot draw fig"):
         write_report(run1, out, drawer=FigureDrawer(workers=0))
     assert list(tmp_path.iterdir()) == []
+
+
+_ANALYSIS = """
+import json, sys
+from engine.report import figures
+from engine.report.analysis_section import analysis_section
+from engine.report.drawing import FigureDrawer
+with FigureDrawer(workers=2) as drawer:
+    section = drawer.fill(analysis_section(sys.argv[1], drawer))
+    print(json.dumps({"workers": drawer.workers, "submitted": drawer.submitted,
+                      "section": section}))
+"""
+
+
+def test_the_analysis_section_draws_on_the_workers_like_in_one_process(tmp_path: Path) -> None:
+    """`baccarat report --analysis` hands the section's figures (one per statistic) to the
+    report's drawer too: the section comes back as drawing it here gives it."""
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),
+                       tmp_path / "coups.parquet", TableRules())
+    done = CliRunner().invoke(app, ["analyze", str(path), "--reference", "30", "--out",
+                                    str(tmp_path / "a"), "--quiet"])
+    assert done.exit_code == 0, done.output
+    result = _fresh(_ANALYSIS, tmp_path / "a")
+    section = result["section"]
+    assert result["workers"] == 2
+    assert "<!--figure" not in section
+    assert section.count("<figure>") == result["submitted"] > 10
+    assert analysis_section(tmp_path / "a") == section  # every figure drawn here instead
 
 
 def test_the_number_of_workers_comes_from_the_environment(
@@ -85,43 +168,8 @@ def test_the_number_of_workers_comes_from_the_environment(
     assert default_workers() == (min(2, cores) if cores > 1 else 0)
 
 
-def test_the_analysis_section_draws_on_the_workers_like_in_one_process(tmp_path: Path) -> None:
-    """`baccarat report --analysis` hands the section's figures (one per statistic) to the
-    report's drawer too: each comes back as drawing it here gives it."""
-    import numpy as np
-    from typer.testing import CliRunner
-
-    from engine.cli import app
-    from engine.deal import generate_coups
-    from engine.io.parquet import write_coups
-    from engine.report import figures
-    from engine.report.analysis_section import analysis_section
-
-    path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),
-                       tmp_path / "coups.parquet", TableRules())
-    done = CliRunner().invoke(app, ["analyze", str(path), "--reference", "30", "--out",
-                                    str(tmp_path / "a"), "--quiet"])
-    assert done.exit_code == 0, done.output
-    drawn: list[tuple] = []
-    with FigureDrawer(workers=2) as drawer:
-        handed_out = drawer.draw
-
-        def draw(function, *args):  # noqa: ANN001, ANN202 - records what is handed out
-            drawn.append((function, args))
-            return handed_out(function, *args)
-
-        drawer.draw = draw  # type: ignore[method-assign]
-        section = drawer.fill(analysis_section(tmp_path / "a", drawer))
-    assert "<!--figure" not in section and section.count("<figure>") == len(drawn) > 10
-    assert {function for function, _ in drawn} == {figures.reference_figure}
-    for function, args in (drawn[0], drawn[-1]):
-        assert function(*args) in section
-
-
 def test_a_process_with_other_threads_draws_its_figures_itself() -> None:
     """Forking copies one thread: a lock another one held would stay held in the copy."""
-    import threading
-
     release = threading.Event()
     other = threading.Thread(target=release.wait)
     other.start()
@@ -132,5 +180,3 @@ def test_a_process_with_other_threads_draws_its_figures_itself() -> None:
     finally:
         release.set()
         other.join()
-    with FigureDrawer(workers=2) as drawer:
-        assert drawer.workers == 2
