@@ -78,12 +78,19 @@ def test_the_exercises_reach_every_kernel_with_the_types_the_commands_use(tmp_pa
 
 def test_baccarat_warm_reports_every_kernel_cached(tmp_path):
     """The command itself (its exercises run in processes of their own when something is
-    not cached yet): afterwards every kernel found is cached, none left out."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    not cached yet): afterwards every kernel found is cached, none left out, and the
+    modules' bytecode is written (even where Python would not write it as it imports)."""
+    import importlib.util
+
+    source = ROOT / "engine" / "report" / "figures.py"
+    bytecode = Path(importlib.util.cache_from_source(str(source)))
+    bytecode.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
     warm = subprocess.run([sys.executable, "-m", "engine.cli", "warm", "--verbose"], env=env,
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert warm.returncode == 0, warm.stderr
     assert "not reached" not in warm.stdout and "not compiled" not in warm.stdout
+    assert bytecode.exists()
     from engine.warm import FIRST_USE
     assert set(FIRST_USE) <= {line.strip().split(":")[0] for line in warm.stdout.splitlines()
                               if "no command runs it" in line or "already cached" in line}
