@@ -453,3 +453,36 @@ def test_message_fields_of_any_name_are_mapped(tmp_path: Path) -> None:
     got = import_files([path], options=options)
     assert list(got.outcome) == [BANKER, TIE]
     assert got.recorded_coup is not None and list(got.recorded_coup) == [1, 2]
+
+
+FORUM_POST = """Here's my shoe log from last night (table 12):
+
+| Shoe | Hand | Result |
+|:-----|-----:|--------|
+| 1    | 1    | Banker |
+| 1    | 2    | Banker |
+| 1    | 3    | Player |
+| 1    | 4    | Tye    |
+| 2    | 1    | Player |
+
+Any pattern here?
+"""
+
+
+def test_a_markdown_table_in_a_post_imports_with_its_line_numbers(tmp_path: Path) -> None:
+    """A table pasted from a forum or a notes app: the pipes framing each row, the rule
+    under the header and the sentences around it are no obstacle, and an error still
+    names the line of the file."""
+    path = tmp_path / "post.md"
+    path.write_text(FORUM_POST.replace("Tye", "Tie"))
+    assert detect_format(path) == "csv"
+    got = import_files([path])
+    assert got.outcome.tolist() == [BANKER, BANKER, PLAYER, TIE, PLAYER]
+    assert got.shoe.tolist() == [0, 0, 0, 0, 1]
+    bad = tmp_path / "bad.md"
+    bad.write_text(FORUM_POST)
+    with pytest.raises(ImportDataError, match=r"bad\.md:8: unknown outcome"):
+        import_files([bad])
+    plain = tmp_path / "plain.csv"  # a pipe-delimited file without the frame is unchanged
+    plain.write_text("shoe|coup|outcome\n1|1|B\n1|2|P\n")
+    assert import_files([plain]).outcome.tolist() == [BANKER, PLAYER]

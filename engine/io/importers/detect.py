@@ -11,7 +11,7 @@ from .layout import role_of
 from .messages import looks_like_messages
 from .readers import readers
 from .records import ImportDataError, UnknownFormatError
-from .tables import sniff_delimiter
+from .tables import is_markdown_table, sniff_delimiter
 from .text import shoe_lines, split_label, split_scorecard
 from .tokens import CARD_SEPARATORS, is_card, outcome_letters
 
@@ -81,6 +81,8 @@ def detect_format(path: str | Path) -> str:
         return "messages"
     if text.lstrip()[:1] in ("[", "{") or path.suffix.lower() in _JSON_SUFFIXES:
         return "json"
+    if is_markdown_table(raw_lines):
+        return "csv"  # its rows are delimited by "|" once their frame is off
     lines = [line for _, line in shoe_lines(text)][:_SNIFF_LINES]
     if len(head) == _SNIFF_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the last sampled line may be cut short

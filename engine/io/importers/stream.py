@@ -29,6 +29,7 @@ from .tables import (
     _column_text,
     _no_duplicate_names,
     sniff_delimiter,
+    table_lines,
 )
 
 #: Rows per block read (and the least a chunk holds before it is handed on).
@@ -176,7 +177,7 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
     """A CSV file as tables of at most ``rows`` rows each (blank and '#' lines skipped)."""
     rows = rows or CHUNK_ROWS
     source = Source(path)
-    lines = numbered_lines(path)
+    lines = table_lines(numbered_lines(path))
     header, delimiter, _ = _header(path, lines)
     block: list[tuple[int, str]] = []
     produced = False

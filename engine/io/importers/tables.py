@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +43,37 @@ class RawTable:
         return int(self.lines.shape[0])
 
 
+_FRAMED = re.compile(r"^\s*\|.*\|\s*$")
+_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+#: Lines looked at to tell a Markdown table.
+MARKDOWN_SNIFF_LINES = 50
+
+
+def is_markdown_table(lines: Iterable[str]) -> bool:
+    """Whether text holds a Markdown table: a row framed by pipes (``| a | b |``) with the
+    rule of dashes (``|---|---|``) under it, as notes apps and forum posts write them."""
+    sample = [line for line in itertools.islice(lines, MARKDOWN_SNIFF_LINES) if line.strip()]
+    return any(_FRAMED.match(row) and _RULE.match(rule) and "-" in rule
+               for row, rule in itertools.pairwise(sample))
+
+
+def markdown_rows(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """(line number, row) of a Markdown table's rows, their outer pipes taken off, so the
+    table reads as a file delimited by ``|``: the rule under the header and any text
+    around the table (a post's first sentence, say) are left out."""
+    for number, line in lines:
+        if _FRAMED.match(line) and not _RULE.match(line):
+            yield number, line.strip()[1:-1]
+
+
+def table_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a delimited file as its rows: a Markdown table's rows
+    (``markdown_rows``) when it is one, else every line as it is."""
+    head = list(itertools.islice(lines, MARKDOWN_SNIFF_LINES))
+    everything = itertools.chain(head, lines)
+    return markdown_rows(everything) if is_markdown_table(t for _, t in head) else everything
+
+
 def sniff_delimiter(header: str) -> str:
     """The delimiter of a header line: the most frequent of , ; tab |."""
     counts = [(header.count(d), -i, d) for i, d in enumerate(_DELIMITERS)]
@@ -55,6 +89,9 @@ def read_csv(source: Source, text: str) -> RawTable:
     breaks, rows of the wrong width) goes through Python's csv module, which names the line.
     """
     physical = text.splitlines()
+    if is_markdown_table(physical):
+        rows = dict(markdown_rows(enumerate(physical)))
+        physical = [rows.get(i, "") for i in range(len(physical))]  # lines keep their numbers
     delimiter = _first_delimiter(physical)
     kept = [i for i, line in enumerate(physical)
             if line.strip() and not line.lstrip().startswith("#")]
