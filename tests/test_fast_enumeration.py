@@ -395,3 +395,11 @@ def test_counters_play_the_same_ledger_when_every_event_is_enumerated(
                 assert x == y, field.name
         staked += int((a.exact_expected != 0).sum())
     assert staked > 50  # the counters did stake, so the prices were compared
+
+
+def test_distinct_keys_by_hand() -> None:
+    from engine.odds.composition import distinct_keys
+
+    unique, first, inverse = distinct_keys(np.array([5, 3, 5, 1], dtype=np.int64))
+    assert unique.tolist() == [1, 3, 5] and first.tolist() == [3, 1, 0]
+    assert inverse.tolist() == [2, 1, 2, 0]

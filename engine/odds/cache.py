@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .composition import N_VALUES, pack_compositions
+from .composition import N_VALUES, distinct_keys, pack_compositions
 from .enumeration import N_EVENTS
 from .polynomial import chosen_probabilities
 
@@ -66,7 +66,7 @@ class CompositionCache:
         columns = _ALL_EVENTS if needed is None else tuple(sorted(set(needed)))
         if not columns:
             return np.full((counts.shape[0], N_EVENTS), np.nan)
-        unique, first, inverse = _distinct(pack_compositions(counts))
+        unique, first, inverse = distinct_keys(pack_compositions(counts))
         where = np.searchsorted(self._keys, unique)
         found = where < self._keys.size
         found[found] = self._keys[where[found]] == unique[found]
@@ -99,19 +99,6 @@ class CompositionCache:
         at = np.searchsorted(self._keys, keys)
         self._keys = np.insert(self._keys, at, keys)
         self._slots = np.insert(self._slots, at, np.arange(start, start + keys.size))
-
-
-def _distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``np.unique(keys, return_index=True, return_inverse=True)`` for 1-d int64 keys,
-    without its general-purpose overhead (this runs at every step of a replay)."""
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    starts = np.empty(keys.size, dtype=bool)
-    starts[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    inverse = np.empty(keys.size, dtype=np.intp)
-    inverse[order] = np.cumsum(starts) - 1
-    return ordered[starts], order[starts], inverse
 
 
 #: The process-wide cache the counters and the exact pricing of the ledger share.

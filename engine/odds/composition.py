@@ -189,6 +189,20 @@ def pack_compositions(counts: np.ndarray) -> np.ndarray:
     return np.asarray(c @ _PLACES)
 
 
+def distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_index=True, return_inverse=True)`` for 1-d int64 keys (the
+    distinct keys, the first index of each, each key's place among them), without its
+    general-purpose overhead: this runs at every step of a replay."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.empty(keys.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(keys.size, dtype=np.intp)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], order[starts], inverse
+
+
 def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of compositions (n, 10|13) and, per row, the index of its own.
 
@@ -199,9 +213,8 @@ def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if arr.shape[0] <= 1:
         return arr, np.zeros(arr.shape[0], dtype=np.intp)
     if packable(arr):
-        _, first, inverse = np.unique(pack_compositions(arr), return_index=True,
-                                      return_inverse=True)
-        return arr[first], inverse.reshape(-1)
+        _, first, inverse = distinct_keys(pack_compositions(arr))
+        return arr[first], inverse
     unique, inverse = np.unique(arr, axis=0, return_inverse=True)
     return unique, inverse.reshape(-1)
 
