@@ -268,9 +268,14 @@ def test_the_simple_views_cards_are_read_only():
             view.remaining[0] -= 1
             return {}
 
-    with pytest.raises(Exception, match=r"wrote into its table in bet\(\) at .*: "
-                                        r"table\.remaining is read-only"):
-        backtest(strategies=[Writes()], shoes=1, seed=1)
+    assert_write_refused(Writes(), r"table\.remaining", shoes=1)
+
+
+def assert_write_refused(strategy: SimpleStrategy, target: str, shoes: int) -> None:
+    """The run stops with the engine's one-line refusal of a write into ``target``."""
+    with pytest.raises(Exception, match=rf"wrote into its table in bet\(\) at .*: "
+                                        rf"{target} is read-only"):
+        backtest(strategies=[strategy], shoes=shoes, seed=1)
 
 
 def test_published_exact_figures_for_a_full_eight_deck_shoe():
@@ -322,9 +327,7 @@ def test_a_simple_strategy_cannot_point_its_view_at_another_session():
             view._i = 0
             return {}
 
-    with pytest.raises(Exception, match=r"wrote into its table in bet\(\) at .*: "
-                                        r"view\._i is read-only"):
-        backtest(strategies=[Rebinds()], shoes=2, seed=1)
+    assert_write_refused(Rebinds(), r"view\._i", shoes=2)
 
 
 def test_stakes_of_any_number_type_are_placed_as_floats():
