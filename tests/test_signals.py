@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,12 +54,17 @@ class Slow(Strategy):
 '''
 
 
-def start_run(tmp_path: Path, workers: int = 2,
-              shoes: int = 8) -> tuple[subprocess.Popen[str], Path]:
+#: Shoes of every run here: 32 chunks of two, some 25 s at 20 ms a coup on two workers,
+#: so a run is still going when its test (run after the others here) signals it.
+SHOES = 64
+
+
+def start_run(folder: Path, workers: int = 2,
+              shoes: int = SHOES) -> tuple[subprocess.Popen[str], Path]:
     """A slow backtest in a child process (its own session), and its run folder."""
-    plugin = tmp_path / "slow_strategy.py"
+    plugin = folder / "slow_strategy.py"
     plugin.write_text(SLOW)
-    out = tmp_path / "run"
+    out = folder / "run"
     code = "from engine.cli import app; app(prog_name='baccarat')"
     args = ["backtest", "-s", f"{plugin}:Slow", "--shoes", str(shoes), "--chunk", "2",
             "--workers", str(workers), "--out", str(out), "-q"]
@@ -68,6 +74,25 @@ def start_run(tmp_path: Path, workers: int = 2,
                              stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     return child, out
+
+
+#: The runs the tests signal, by the signal each is sent.
+SIGNALS = (signal.SIGKILL, signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory
+         ) -> Iterator[dict[int, tuple[subprocess.Popen[str], Path]]]:
+    """Every test's run, all started at once when the first test starts: each test spends
+    most of its time waiting on its run (its interpreter starting, its slow chunks), and
+    waits side by side overlap. Whatever a test left running is killed at the end."""
+    started = {signum: start_run(tmp_path_factory.mktemp(f"signal{signum}"))
+               for signum in SIGNALS}
+    yield started
+    for child, _ in started.values():
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
 
 
 def live_processes() -> dict[int, list[str]]:
@@ -131,8 +156,8 @@ def gone_within(pids: set[int], seconds: float) -> set[int]:
 
 
 def test_killing_the_main_process_ends_every_worker_and_nothing_is_written_after(
-        tmp_path: Path):
-    child, out = start_run(tmp_path)
+        runs: dict[int, tuple[subprocess.Popen[str], Path]]):
+    child, out = runs[signal.SIGKILL]
     workers = wait_for_workers(child, 2)
     os.kill(child.pid, signal.SIGKILL)  # the main process only, not its group
     child.wait()
@@ -145,9 +170,9 @@ def test_killing_the_main_process_ends_every_worker_and_nothing_is_written_after
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_sigint_and_sigterm_stop_a_slow_run_at_once_and_it_resumes(tmp_path: Path,
-                                                                   signum: int):
-    child, out = start_run(tmp_path)
+def test_sigint_and_sigterm_stop_a_slow_run_at_once_and_it_resumes(
+        runs: dict[int, tuple[subprocess.Popen[str], Path]], signum: int):
+    child, out = runs[signum]
     deadline = time.monotonic() + 60
     while not list((out / SESSIONS_FILE).glob("part-*.parquet")):  # a chunk is done
         assert time.monotonic() < deadline and child.poll() is None, child.communicate()
@@ -168,9 +193,9 @@ def test_sigint_and_sigterm_stop_a_slow_run_at_once_and_it_resumes(tmp_path: Pat
     assert not gone_within(workers | session_members(child.pid), 3)
     assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
 
-    resumed = CliRunner().invoke(app, ["backtest", "-s", f"{tmp_path / 'slow_strategy.py'}:Slow",
-                                       "--shoes", "8", "--chunk", "2", "--workers", "1",
+    resumed = CliRunner().invoke(app, ["backtest", "-s", f"{out.parent / 'slow_strategy.py'}:Slow",
+                                       "--shoes", str(SHOES), "--chunk", "2", "--workers", "1",
                                        "--out", str(out), "--resume", "-q"])
     assert resumed.exit_code == 0, resumed.output
     info = BacktestResult.load(out).info
-    assert info["chunks"]["resumed"] >= 1 and info["counts"]["sessions"] == 8
+    assert info["chunks"]["resumed"] >= 1 and info["counts"]["sessions"] == SHOES
