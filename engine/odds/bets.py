@@ -16,6 +16,7 @@ negative. Payouts follow the rules:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -172,6 +173,15 @@ def house_edges(rules: TableRules, counts: object | None = None) -> dict[str, fl
     ``counts`` defaults to the full shoe of ``rules.decks`` decks (by rank, so pairs are
     exact). Keys are :func:`bets_offered`.
     """
-    composition = shoe_rank_counts(rules.decks) if counts is None else counts
-    ev = expected_values(composition, rules)
+    if counts is None:
+        return dict(_full_shoe_edges(rules))
+    ev = expected_values(counts, rules)
     return {kind: -ev[kind] for kind in bets_offered(rules)}
+
+
+@functools.lru_cache(maxsize=64)
+def _full_shoe_edges(rules: TableRules) -> tuple[tuple[str, float], ...]:
+    """:func:`house_edges` of a full shoe, enumerated once per rules (every run's summary
+    asks for it, and a run of a few shoes would otherwise spend much of its time here)."""
+    ev = expected_values(shoe_rank_counts(rules.decks), rules)
+    return tuple((kind, -ev[kind]) for kind in bets_offered(rules))
