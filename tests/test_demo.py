@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from engine.backtest import BacktestResult
 from engine.cli import app
 from engine.report import compare
 from engine.report.demo import DEMO_SHOES, DEMO_STRATEGIES, run_demo
@@ -54,27 +55,30 @@ def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "<script" not in report and ".tmp" not in report
 
 
-def test_demo_refuses_a_folder_with_something_in_it(tmp_path: Path) -> None:
+def test_demo_refuses_a_folder_with_something_in_it_and_is_reproducible(
+        tmp_path: Path) -> None:
+    """One demo into an empty folder, then the same demo refused by a folder with a file in
+    it and written there with ``--force``: the two give the same summary and comparison.
+    (One test, as each part needs a whole demo run of its own.)"""
+    (tmp_path / "a").mkdir()  # an empty folder is not "something in it"
+    a = run_demo(tmp_path / "a", shoes=120)
+    assert (tmp_path / "a" / "report.html").exists()
+
     out = tmp_path / "demo"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "50", "-q"])
+    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "120", "-q"])
     assert result.exit_code == 2
     assert "not empty" in flat(result.output) and "--force" in flat(result.output)
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "demo"]  # no temporary left
 
-    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "50", "-q", "--force"])
+    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "120", "-q", "--force"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["comparison.parquet", "report.html", "run"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "demo"]
 
-
-def test_the_demo_is_reproducible_and_may_fill_an_empty_folder(tmp_path: Path) -> None:
-    (tmp_path / "a").mkdir()  # an empty folder is not "something in it"
-    a = run_demo(tmp_path / "a", shoes=120)
-    b = run_demo(tmp_path / "b", shoes=120)
-    assert (tmp_path / "a" / "report.html").exists()
-    pd.testing.assert_frame_equal(a.result.summary, b.result.summary)
+    b = BacktestResult.load(out / "run")
+    pd.testing.assert_frame_equal(a.result.summary, b.summary)
     pd.testing.assert_frame_equal(a.comparison.drop(columns="run"),
-                                  b.comparison.drop(columns="run"))
+                                  pd.read_parquet(out / "comparison.parquet").drop(columns="run"))
