@@ -179,3 +179,29 @@ def test_a_missing_rules_file_exits_2(tmp_path: Path):
                  "--rules", str(tmp_path / "absent.toml"))
     assert result.exit_code == 2
     assert "cannot read rules file" in flat(result.output)
+
+
+def test_without_workers_a_small_job_runs_in_this_process_as_the_help_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``--workers`` left out: fewer than 10,000 shoes are dealt in this process (a pool
+    would take longer to start than the job), more on every core, as ``--help`` says and
+    as ``backtest`` does."""
+    import engine.parallel as parallel
+
+    asked: list[int] = []
+
+    class Recording(parallel.Backend):
+        def __init__(self, workers: int = 1, *args, **kwargs) -> None:
+            asked.append(workers)
+            super().__init__(workers, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "Backend", Recording)
+    result = run("generate", "--shoes", "120", "--chunk", "25", "--out",
+                 str(tmp_path / "c.parquet"), "-q")
+    assert result.exit_code == 0, result.output
+    assert asked == [1]
+    assert len(parquet_files(tmp_path / "c.parquet")) == 5
+    assert parallel.resolve_workers(None, 9_999) == 1
+    assert parallel.resolve_workers(None, 10_000) == parallel.default_workers()
+    assert "this process alone for fewer than 10,000 shoes" in flat(
+        run("generate", "--help").output)

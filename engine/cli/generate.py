@@ -77,7 +77,7 @@ def generate(
     interrupted run keeps its finished parts: --resume finishes it. --shuffle deals
     the shoes from a model of a real shuffle instead of a perfect one.
     """
-    from ..parallel import default_workers, generate_dataset
+    from ..parallel import generate_dataset
     from ..shuffles import parse_shuffle
 
     model = parse_shuffle(shuffle, table_shoes, coups_per_shoe)
@@ -96,7 +96,7 @@ def generate(
 
         document = generate_dataset(
             out, shoes=shoes, seed=seed, rules=rules, chunk_shoes=chunk,
-            workers=local_workers(workers, scheduler) or default_workers(),
+            workers=local_workers(workers, scheduler),
             scheduler=scheduler, force=force, resume=resume, progress=advance, shuffle=model,
             backend_options={"connect_timeout": scheduler_timeout,
                              "no_workers_timeout": no_workers_timeout})
