@@ -18,7 +18,8 @@ shoes into a coups table, the replay of the built-in strategy, metrics, the run 
 
 Coups/s are medians of ``--repeat`` runs, by wall clock and per CPU-second (the CPU
 figures are what a loaded machine distorts least); each backtest run follows a reference
-pass over the same shoes, and the ratio is the median of the runs' ratios to their pass. All on one core by default:
+pass over the same shoes, and the ratio is the median of the runs' ratios to their pass.
+All on one core by default:
 ``--workers 1`` and ``NUMBA_NUM_THREADS=1`` (``--workers 2`` times the backtests on the
 CLI's default two workers against the one-core reference, by wall clock: the pool's CPU
 seconds are not all counted in the process's own).
