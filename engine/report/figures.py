@@ -50,13 +50,58 @@ def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def to_svg(fig: Figure, prefix: str) -> str:
-    """The figure as an inline ``<svg>`` element, its ids prefixed with ``prefix``."""
+_HEADER = re.compile(r'width="[^"]*" height="[^"]*" viewBox="[^"]*"')
+_BACKGROUND = re.compile(r'(<g id="patch_1">\s*<path d=")[^"]*(")')
+
+
+def _points(value: float) -> str:
+    """A length as matplotlib's SVG writer formats it (``%f``, trailing zeros dropped)."""
+    return f"{value:f}".rstrip("0").rstrip(".")
+
+
+def _svg_text(fig: Figure, **options: Any) -> str:
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    plt.close(fig)
+    fig.savefig(buffer, format="svg", metadata={"Date": None}, **options)
     text = buffer.getvalue()
-    text = text[text.index("<svg"):]
+    return text[text.index("<svg"):]
+
+
+def to_svg(fig: Figure, prefix: str) -> str:
+    """The figure as an inline ``<svg>`` element cropped to what it draws, as ``savefig``'s
+    ``bbox_inches="tight"`` crops it, its ids prefixed with ``prefix``.
+
+    ``bbox_inches="tight"`` draws a figure twice, once to find the extent of its artists
+    and once to write it: some 40% of a figure's time. Here it is drawn once, the extent is
+    measured at the end of that draw with the same renderer, and the SVG's viewport and
+    its background are set to that extent (padded as ``savefig`` pads it): the same
+    picture, in the same size, with coordinates not shifted to start at zero. A figure
+    this cannot be done for (no background rectangle found) is drawn the two-pass way.
+    """
+    extents = []
+
+    def measure(event: Any) -> None:  # the figure's dpi is the SVG's here, as savefig sets it
+        extents.append(fig.get_tightbbox(event.renderer).frozen())
+
+    listening = fig.canvas.mpl_connect("draw_event", measure)
+    try:
+        text = _svg_text(fig)
+    finally:
+        fig.canvas.mpl_disconnect(listening)
+    box = extents[-1].padded(matplotlib.rcParams["savefig.pad_inches"]) if extents else None
+    if box is not None and _BACKGROUND.search(text):
+        height = fig.get_size_inches()[1]
+        x0, x1 = box.x0 * 72, box.x1 * 72
+        top, bottom = (height - box.y1) * 72, (height - box.y0) * 72  # SVG's y runs down
+        w, h = _points(x1 - x0), _points(bottom - top)
+        text = _HEADER.sub(f'width="{w}pt" height="{h}pt" viewBox="{_points(x0)} '
+                           f'{_points(top)} {w} {h}"', text, count=1)
+        corners = [(x0, bottom), (x1, bottom), (x1, top), (x0, top)]
+        path = "".join(f"{'M' if i == 0 else 'L'} {_points(x)} {_points(y)} \n"
+                       for i, (x, y) in enumerate(corners)) + "z\n"
+        text = _BACKGROUND.sub(lambda m: f"{m.group(1)}{path}{m.group(2)}", text, count=1)
+    else:
+        text = _svg_text(fig, bbox_inches="tight")
+    plt.close(fig)
     return _ID.sub(lambda m: f"{m.group(1)}{prefix}-", text).strip()
 
 
