@@ -39,12 +39,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from strategies.base import Strategy
@@ -90,6 +89,9 @@ from .parallel import (
 )
 from .replay import EXPECTED_MODES, SessionPolicy, replay
 from .rules import TableRules
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 LEDGER_FILE = "ledger.parquet"
 SESSIONS_FILE = "sessions.parquet"
@@ -235,7 +237,7 @@ def read_run_table(run: str | Path, table: str = "sessions", *, config: int | No
     parts = _parts(path)
     wanted = None if columns is None else list(columns)
     if config is not None:
-        return parts.to_table(columns=wanted, filter=ds.field("config") == config)
+        return parts.to_table(columns=wanted, filter=_config_is(config))
     read = None if wanted is None else list(dict.fromkeys([*wanted, "config"]))
     whole = parts.to_table(columns=read)
     whole = whole.take(np.argsort(whole.column("config").to_numpy(), kind="stable"))
@@ -245,10 +247,25 @@ def read_run_table(run: str | Path, table: str = "sessions", *, config: int | No
 def _parts(path: Path) -> ds.Dataset:
     """The parts of a folder as one dataset that reads them in order (a dataset built on a
     list of files keeps its order; one that discovers them gives no such promise)."""
+    import pyarrow.dataset as ds  # a quarter of a second: only where a run is read back
+
+    return ds.dataset([str(f) for f in _part_files(path)], format="parquet")
+
+
+def _part_files(path: Path) -> list[Path]:
+    """The parts of a run's folder, in order; an error when there are none."""
     files = parquet_files(path)
     if not files or not files[0].exists():
         raise BaccaratError(f"{path} holds no parts: is it a run folder written by backtest?")
-    return ds.dataset([str(f) for f in files], format="parquet")
+    return files
+
+
+def _config_is(*configs: int) -> ds.Expression:
+    """The filter of the rows of these configurations."""
+    import pyarrow.dataset as ds
+
+    field = ds.field("config")
+    return field == configs[0] if len(configs) == 1 else field.isin(list(configs))
 
 
 class BacktestResult:
@@ -931,16 +948,22 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     (``_kept_columns``): the figures are those the parts give, without reading them.
     """
     path = Path(folder) / SESSIONS_FILE
-    dataset = _parts(path)
-    names = set(dataset.schema.names)
+    files = _part_files(path)
+    # Every part has the same columns; a run that knows its sessions and what they staked
+    # (its own, just played) is summarized without opening the parts as a dataset.
+    names = set(pq.read_schema(files[0]).names)
+    dataset = _parts(path) if staked is None or sessions is None else None
     inputs = tuple(c for c in SUMMARY_INPUTS if c in names)
     if staked is None:
+        assert dataset is not None
         unused = _never_staked(dataset, [f"wagered_{kind}" for kind in BET_KINDS])
         staked = {kind for kind in BET_KINDS if f"wagered_{kind}" not in unused}
     amounts = tuple((kind, f"wagered_{kind}") for kind in BET_KINDS
                     if f"wagered_{kind}" in names and kind in staked)
-    per_config = sessions if sessions is not None else dataset.count_rows(
-        filter=ds.field("config") == 0)
+    if sessions is None:
+        assert dataset is not None
+        sessions = dataset.count_rows(filter=_config_is(0))
+    per_config = sessions
     group = max(1, SUMMARY_BATCH_ROWS // max(per_config, 1))
     labels = [(c.name, c.spec(), json.dumps(c.params(), sort_keys=True)) for c in configs]
     from .odds import house_edges
@@ -1013,9 +1036,8 @@ class _SummaryTask:
 
 def _read_sessions(task: _SummaryTask, columns: list[str] | None) -> pa.Table:
     """Columns of the task's configurations, part after part (so in session order)."""
-    condition = ds.field("config").isin(list(task.configs)) if len(task.configs) > 1 else \
-        ds.field("config") == task.configs[0]
-    return _parts(Path(task.folder)).to_table(columns=columns, filter=condition)
+    return _parts(Path(task.folder)).to_table(columns=columns,
+                                              filter=_config_is(*task.configs))
 
 
 def _read_config(task: _SummaryTask, columns: list[str]) -> dict[str, np.ndarray]:
@@ -1025,7 +1047,7 @@ def _read_config(task: _SummaryTask, columns: list[str]) -> dict[str, np.ndarray
     wanted = list(dict.fromkeys([*columns, "session"]))
     types = {name: dataset.schema.field(name).type.to_pandas_dtype() for name in wanted}
     out = {name: np.empty(task.sessions, dtype=types[name]) for name in wanted}
-    scanner = dataset.scanner(columns=wanted, filter=ds.field("config") == task.configs[0],
+    scanner = dataset.scanner(columns=wanted, filter=_config_is(task.configs[0]),
                               use_threads=False, batch_readahead=1,
                               fragment_readahead=1)  # one part after the other, in order
     at = 0

@@ -597,27 +597,33 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
                 max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
                 won = (total > 0) & (net > 0)
                 lost = (total > 0) & (net < 0)
+                # The moves below weigh each case by these 0/1 integers rather than choose
+                # one by a conditional: numba compiles those as branches, which the random
+                # outcome mispredicts half the time (a third of the kernel's time).
+                win = np.int64(won)
+                loss = np.int64(lost)
+                same = 1 - win - loss  # neither: a push, or no stake
                 if stake > 0:
                     bets += 1
                     wins += won
                     losses += lost
-                    pushes += 1 - won - lost  # a push neither extends nor breaks a streak
-                    win_run = win_run + 1 if won else (0 if lost else win_run)
-                    lose_run = lose_run + 1 if lost else (0 if won else lose_run)
+                    pushes += same  # a push neither extends nor breaks a streak
+                    win_run = (win_run + 1) * win + win_run * same
+                    lose_run = (lose_run + 1) * loss + lose_run * same
                     best_win = max(best_win, win_run)
                     best_lose = max(best_lose, lose_run)
                 # --- the system's move (the Python form's settle); neither won nor lost
                 # (a push, or no stake) leaves every system where it is
                 if system == 1 or system == 2:
                     raised = 0 if (cap >= 0) & (k >= cap) else k + 1
-                    k = 0 if won else (raised if lost else k)
+                    k = raised * loss + k * same
                 elif system == 3:
                     up = 0 if k + 1 >= cap else k + 1
-                    k = up if won else (0 if lost else k)
+                    k = up * win + k * same
                 elif system == 4:
-                    k = max(k - 1, 0) if won else (k + 1 if lost else k)
+                    k = max(k - 1, 0) * win + (k + 1) * loss + k * same
                 elif system == 5:
-                    k = max(k - 2, 0) if won else (k + 1 if lost else k)
+                    k = max(k - 2, 0) * win + (k + 1) * loss + k * same
                 elif system == 6:
                     if won or lost:
                         units = line[line_lo]
@@ -637,12 +643,12 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
                             line[line_hi] = units
                             line_hi += 1
                 elif system == 7:
-                    moved = series + k if won else (series - k if lost else series)
-                    finished = won & (moved >= 1)
-                    k = 1 if finished else (min(k + 1, 1 - moved) if won else k)
-                    series = 0 if finished else moved
+                    moved = series + k * win - k * loss
+                    done = win * np.int64(moved >= 1)  # the series is won: a new one
+                    k = done + (1 - done) * (min(k + 1, 1 - moved) * win + k * (1 - win))
+                    series = (1 - done) * moved
                 elif system == 8:
-                    k = (k + 1) % 4 if won else (0 if lost else k)
+                    k = ((k + 1) % 4) * win + k * same
                 # --- the stop rules (_stop_kernel), in their order
                 result = bankroll - start
                 if bankroll < broke_below[c]:
@@ -663,8 +669,7 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
             floats[c, 1, s] = _numpy_sum(stakes, width)
             top = 0.0
             for t in range(played):
-                if stakes[t] > top:
-                    top = stakes[t]
+                top = max(top, stakes[t])
             floats[c, 2, s] = top
             for t in range(played):  # the buffers hold zeros past the coups played
                 nets[t] = 0.0
