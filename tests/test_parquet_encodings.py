@@ -1,6 +1,7 @@
 """How parts are encoded changes their size and the time to write them, never what reads
 back: a ledger's per-coup counters and a never-staked bet kind are written without a
-dictionary, the rest with one, and every column reads back identical, type for type."""
+dictionary, a sessions table's ids as deltas, the rest with a dictionary, and every
+column reads back identical, type for type."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine.backtest import backtest
-from engine.io.parquet import dictionary_columns, write_part
+from engine.io.parquet import column_encodings, dictionary_columns, write_part
 
 
 def encodings(path: Path) -> dict[str, set[str]]:
@@ -80,3 +81,31 @@ def test_a_backtests_ledger_reads_back_as_the_rows_it_wrote(tmp_path: Path):
     assert frame["tie"].eq(0).all() and frame["player"].gt(0).any()
     assert len(frame) == len(result.ledger)
     assert (frame["net"].to_numpy() == result.ledger["net"].to_numpy()).all()
+
+
+def test_a_sessions_parts_ids_are_deltas_and_read_back_as_the_sessions(tmp_path: Path):
+    backtest(strategies=["martingale", "flat:side=player"], shoes=300, seed=4,
+             out=tmp_path / "run", workers=1, ledger=False, chunk_shoes=120)
+    parts = sorted((tmp_path / "run" / "sessions.parquet").glob("part-*.parquet"))
+    assert len(parts) == 3
+    used = encodings(parts[0])
+    for name in ("session", "first_shoe"):
+        assert used[name] >= {"DELTA_BINARY_PACKED"}, name
+        assert "RLE_DICTIONARY" not in used[name], name
+    assert "RLE_DICTIONARY" not in used["realized_edge"]
+    assert "RLE_DICTIONARY" in used["net"] and "RLE_DICTIONARY" in used["stop_reason"]
+    stored = pq.read_table(tmp_path / "run" / "sessions.parquet").to_pandas()
+    assert stored["session"].dtype == np.int64 and stored["first_shoe"].dtype == np.int64
+    for config in (0, 1):  # one shoe a session: session k is shoe k, for each strategy
+        mine = stored[stored["config"] == config]
+        assert mine["session"].tolist() == list(range(300))
+        assert mine["first_shoe"].tolist() == list(range(300))
+
+
+def test_only_a_sessions_tables_integer_ids_get_an_encoding_of_their_own():
+    table = pa.table({"session": pa.array([0, 1, 2], pa.int64()),
+                      "first_shoe": pa.array([0.0, 1.0, 2.0]),  # not integers: left alone
+                      "net": pa.array([1.0, -1.0, 0.5])})
+    assert column_encodings(table, "sessions") == {"session": "DELTA_BINARY_PACKED"}
+    assert column_encodings(table, "ledger") is None
+    assert column_encodings(table) is None
