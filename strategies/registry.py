@@ -16,12 +16,12 @@ import json
 import sys
 import types
 import typing
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from engine.entry_points import installed
 from engine.errors import BaccaratError
 
 from .base import Strategy
@@ -64,7 +64,7 @@ def plugin_strategies() -> dict[str, type[Strategy]]:
     found: dict[str, type[Strategy]] = {}
     sources: dict[str, str] = {}
     builtins = builtin_strategies()
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in installed(ENTRY_POINT_GROUP):
         source = _entry_point_source(ep)
         if ep.name in sources and sources[ep.name] != source:
             raise StrategyError(f"two installed plugins are named {ep.name!r}: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -201,6 +202,56 @@ def test_an_installed_plugin_under_a_builtin_name_is_refused_naming_both(
                        r"PlayerAfterBanker \(package shadow-plugin\) is named 'martingale', "
                        r"which is the built-in strategies\.builtins\.progressions\.Martingale"):
         load_class("flat")
+
+
+def test_a_plugin_installed_or_removed_after_a_lookup_is_seen_and_otherwise_read_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Installed entry points are read once and kept while nothing on ``sys.path`` changes
+    (engine.entry_points): a package installed or removed afterwards (its folder's time
+    changes) is seen at the next lookup. The folder's times are set back, as for a
+    folder last changed a while ago."""
+    import sys
+    from importlib import metadata
+
+    import engine.entry_points as entry_points
+
+    def settle(seconds_ago: float) -> None:
+        then = entry_points.time.time() - seconds_ago
+        os.utime(tmp_path, (then, then))
+
+    reads: list[str] = []
+    read = metadata.entry_points
+
+    def counted(**kwargs: str) -> object:
+        reads.append(kwargs["group"])
+        return read(**kwargs)
+
+    monkeypatch.setattr(entry_points.metadata, "entry_points", counted)
+    (tmp_path / "late_mod.py").write_text(PLUGIN_SOURCE)
+    settle(60)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *[p for p in sys.path if p]])
+    with pytest.raises(StrategyError, match="unknown strategy 'late_after'"):
+        load_class("late_after")
+    before = len(reads)
+    assert before > 0 and set(reads) == {"baccarat.strategies"}
+    with pytest.raises(StrategyError, match="unknown strategy 'late_after'"):
+        load_class("late_after")
+    assert len(reads) == before  # nothing changed: not read again
+
+    _install(tmp_path, "late-plugin", "late_after = late_mod:PlayerAfterBanker")
+    assert load_class("late_after").__name__ == "PlayerAfterBanker"  # changed just now
+    settle(30)
+    assert load_class("late_after").__name__ == "PlayerAfterBanker"
+    before = len(reads)
+    assert load_class("late_after").__name__ == "PlayerAfterBanker"
+    assert len(reads) == before
+
+    for path in (tmp_path / "late-plugin-1.0.dist-info").iterdir():
+        path.unlink()
+    (tmp_path / "late-plugin-1.0.dist-info").rmdir()
+    settle(10)
+    with pytest.raises(StrategyError, match="unknown strategy 'late_after'"):
+        load_class("late_after")
 
 
 TYPED_SOURCE = textwrap.dedent('''

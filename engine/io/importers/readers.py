@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ...entry_points import installed
 from .formats import FORMATS
 from .jsonrecords import flatten, read_json
 from .layout import table_records
@@ -165,7 +165,7 @@ def _plugin(name: str, function: Callable[[Path], Any], origin: str) -> Reader:
 def installed_readers() -> list[Reader]:
     """The readers installed packages add (entry-point group ``baccarat.importers``)."""
     found = []
-    for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for entry in sorted(installed(ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             function = entry.load()
         except Exception as exc:  # a broken plugin must not break the built-ins
