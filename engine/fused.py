@@ -244,14 +244,15 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     engine's shoe (``engine.deal.generate_coups``), seen by their values. Each coup is then
     dealt by one lookup, without a branch on the cards (``_coup_class``; the drawing rules
     branch on random cards, and a mispredicted branch per draw costs more than the deal),
-    and two shoes at a time: where a coup starts depends on the one before, a chain of
-    dependent loads that leaves the processor idle unless a second shoe's chain runs beside
-    it. The second shoe's classes wait in a small buffer until the first one's are written.
+    and four shoes at a time: where a coup starts depends on the one before, a chain of
+    dependent loads that leaves the processor idle unless other shoes' chains run beside
+    it (one shoe at a time costs three times as much per coup, two shoes one and a half
+    times). The other shoes' classes wait in small buffers until the first one's are
+    written; the shoes left over (fewer than four) are dealt one at a time.
     """
     n = template.shape[0]
-    first = np.empty(n, dtype=np.int8)
-    second = np.empty(n, dtype=np.int8)
-    held = np.empty(n // 4 + 1, dtype=np.int16)
+    cards = np.empty((_LANES, n), dtype=np.int8)
+    held = np.empty((_LANES, n // 4 + 1), dtype=np.int16)
     tail = _Tail(np.empty((2, 6), dtype=np.int8), np.empty(2, dtype=np.int8),
                  np.empty(2, dtype=np.int8), np.empty(2, dtype=np.int8),
                  np.arange(10).astype(np.int8))
@@ -259,37 +260,62 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     extra_coups = 1 if extra_coup else 0
     k = 0
     n_shoes = shoe_ids.shape[0]
-    for s in range(0, n_shoes - 1, 2):
-        shuffle_into(template, first, seed, np.uint64(shoe_ids[s]))
-        shuffle_into(template, second, seed, np.uint64(shoe_ids[s + 1]))
-        pos_a = _burn_length(first, n, tail.values, burn_mode, burn_count)
-        pos_b = _burn_length(second, n, tail.values, burn_mode, burn_count)
-        extra_a = extra_b = extra_coups
+    whole = n_shoes - n_shoes % _LANES
+    for s in range(0, whole, _LANES):
+        for lane in range(_LANES):
+            shuffle_into(template, cards[lane], seed, np.uint64(shoe_ids[s + lane]))
+        a, b, c, d = cards[0], cards[1], cards[2], cards[3]
+        hb, hc, hd = held[1], held[2], held[3]
+        pa = _burn_length(a, n, tail.values, burn_mode, burn_count)
+        pb = _burn_length(b, n, tail.values, burn_mode, burn_count)
+        pc = _burn_length(c, n, tail.values, burn_mode, burn_count)
+        pd = _burn_length(d, n, tail.values, burn_mode, burn_count)
+        ea = eb = ec = ed = extra_coups
         start = k
-        k_b = 0
-        # Both shoes a coup at a time while both deal whole coups; the checks come first,
-        # so that either shoe goes on in _deal_rest exactly where it stood.
-        while (pos_a + 6 <= n) & (pos_b + 6 <= n) & ((pos_a <= cut) | (extra_a > 0)) \
-                & ((pos_b <= cut) | (extra_b > 0)):
-            extra_a -= pos_a > cut
-            extra_b -= pos_b > cut
-            out_classes[k], pos_a = _coup_class(first, pos_a, coups)
-            held[k_b], pos_b = _coup_class(second, pos_b, coups)
+        kb = kc = kd = 0
+        # The four shoes a coup at a time while all four deal whole coups; the checks
+        # come first, so that each shoe goes on in _deal_rest exactly where it stood.
+        while (_deals_on(pa, n, cut, ea) & _deals_on(pb, n, cut, eb)
+               & _deals_on(pc, n, cut, ec) & _deals_on(pd, n, cut, ed)):
+            ea -= pa > cut
+            eb -= pb > cut
+            ec -= pc > cut
+            ed -= pd > cut
+            out_classes[k], pa = _coup_class(a, pa, coups)
+            hb[kb], pb = _coup_class(b, pb, coups)
+            hc[kc], pc = _coup_class(c, pc, coups)
+            hd[kd], pd = _coup_class(d, pd, coups)
             k += 1
-            k_b += 1
-        k = _deal_rest(first, pos_a, n, cut, extra_a, coups, tail, out_classes, k)
-        k_b = _deal_rest(second, pos_b, n, cut, extra_b, coups, tail, held, k_b)
+            kb += 1
+            kc += 1
+            kd += 1
+        k = _deal_rest(a, pa, n, cut, ea, coups, tail, out_classes, k)
+        kb = _deal_rest(b, pb, n, cut, eb, coups, tail, hb, kb)
+        kc = _deal_rest(c, pc, n, cut, ec, coups, tail, hc, kc)
+        kd = _deal_rest(d, pd, n, cut, ed, coups, tail, hd, kd)
         out_counts[s] = k - start
-        out_classes[k:k + k_b] = held[:k_b]
-        out_counts[s + 1] = k_b
-        k += k_b
-    if n_shoes % 2:  # the odd shoe out, alone
-        shuffle_into(template, first, seed, np.uint64(shoe_ids[n_shoes - 1]))
-        pos = _burn_length(first, n, tail.values, burn_mode, burn_count)
+        for lane, (buffer, dealt) in enumerate(((hb, kb), (hc, kc), (hd, kd))):
+            out_classes[k:k + dealt] = buffer[:dealt]
+            out_counts[s + 1 + lane] = dealt
+            k += dealt
+    for s in range(whole, n_shoes):  # the shoes left over, one at a time
+        shuffle_into(template, cards[0], seed, np.uint64(shoe_ids[s]))
+        pos = _burn_length(cards[0], n, tail.values, burn_mode, burn_count)
         start = k
-        k = _deal_rest(first, pos, n, cut, extra_coups, coups, tail, out_classes, k)
-        out_counts[n_shoes - 1] = k - start
+        k = _deal_rest(cards[0], pos, n, cut, extra_coups, coups, tail, out_classes, k)
+        out_counts[s] = k - start
     return k
+
+
+#: How many shoes ``_deal_classes`` deals side by side.
+_LANES = 4
+
+
+@njit(cache=True, inline="always")
+def _deals_on(pos, n, cut, extra):  # pragma: no cover - compiled
+    """Whether a shoe dealing from ``pos`` deals another whole coup (six cards left, and
+    the cut card not out or an extra coup still owed): ``_deal_rest``'s first checks."""
+    return (pos + 6 <= n) & ((pos <= cut) | (extra > 0))
 
 
 #: The engine's dealer's buffers for a shoe's last coups, and the values as their own codes.

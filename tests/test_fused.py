@@ -137,7 +137,7 @@ def test_the_fused_dealer_deals_the_engines_coups(dealing: dict[str, Any]):
     number of coups in every shoe, and each coup's class as the classifier gives it
     (its pair states aside, which no main bet reads)."""
     rules = TableRules(**dealing)
-    shoe_ids = np.arange(3, 2004, 2)  # the dealer takes shoes two at a time: an odd number
+    shoe_ids = np.arange(3, 2004, 2)  # the dealer takes shoes four at a time: one over
     coups = generate_coups(rules, 17, shoe_ids)
     pairs = N_PAIR_STATES * N_PAIR_STATES
     expected = classify_coups(coups) // pairs * pairs + NO_PAIR * N_PAIR_STATES + NO_PAIR
@@ -145,10 +145,14 @@ def test_the_fused_dealer_deals_the_engines_coups(dealing: dict[str, Any]):
     assert np.array_equal(classes, expected)
     per_shoe = [np.count_nonzero(coups.shoe == shoe) for shoe in shoe_ids]
     assert counts.tolist() == per_shoe
-    for i in range(40):  # each shoe alone, as the odd shoe out of a chunk is dealt
+    for i in range(40):  # each shoe alone, as a shoe left over in a chunk is dealt
         alone, count = deal_classes(rules, 17, shoe_ids[i:i + 1])
         assert count.tolist() == [per_shoe[i]]
         assert np.array_equal(alone, classes[sum(per_shoe[:i]):sum(per_shoe[:i + 1])])
+    for size in range(2, 10):  # four at a time and every number left over
+        first, count = deal_classes(rules, 17, shoe_ids[:size])
+        assert count.tolist() == per_shoe[:size]
+        assert np.array_equal(first, classes[:sum(per_shoe[:size])])
 
 
 @pytest.mark.parametrize("variant", ["ez", "super6"])
