@@ -7,6 +7,8 @@ the class and the rules, so settlement is one table lookup per coup for all bets
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .cards import RANK_OF_CODE
@@ -103,7 +105,13 @@ def payout_table(rules: TableRules) -> np.ndarray:
     """Net result of a unit stake, shape (N_CLASSES, len(BET_KINDS)); NaN = cannot settle.
 
     A stake on a NaN cell means the dataset lacks what that bet needs (cards, totals).
+    Built once per rules (some 3 ms, asked for by every replay): a copy is returned.
     """
+    return _payout_table(rules).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _payout_table(rules: TableRules) -> np.ndarray:
     table = np.full((N_CLASSES, len(BET_KINDS)), np.nan)
     for outcome in (BANKER, PLAYER, TIE):
         for special in range(N_SPECIAL):

@@ -213,3 +213,21 @@ def test_tiny_and_odd_datasets_leave_out_what_they_cannot_define() -> None:
     assert "runs_z" not in kept and "lag1_banker" not in kept
     assert "tie_share" in set(analysis.flagged["statistic"])
     assert any("left out" in note for note in analysis.notes)
+
+
+def test_carry_over_lookup_agrees_with_numpy_isin() -> None:
+    # The carry-over statistic looks each shoe's card pairs up among the previous shoe's
+    # by blocks of shoes (statistics._found_in): the same answers as np.isin, with keys in
+    # shoe order or not, blocks left empty, one side empty.
+    from engine.analysis.statistics import _BIGRAMS, _SHOES_PER_TABLE, _found_in
+
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        shoes = int(rng.integers(1, 3 * _SHOES_PER_TABLE))
+        n_keys, n_table = (int(n) for n in rng.integers(0, 2000, 2))
+        keys = rng.integers(0, shoes, n_keys) * _BIGRAMS + rng.integers(0, 40, n_keys)
+        if trial % 2:
+            keys = keys[np.argsort(keys // _BIGRAMS, kind="stable")]
+        table = np.sort(rng.integers(0, shoes, n_table) * _BIGRAMS
+                        + rng.integers(0, 40, n_table))
+        assert np.array_equal(_found_in(table, keys), np.isin(keys, table)), trial

@@ -55,33 +55,25 @@ def run2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-_RENDER = """
+_ON_WORKERS = """
 import json, sys
+from engine.report.analysis_section import analysis_section
 from engine.report.drawing import FigureDrawer
 from engine.report.html import render_report
+
+run, page, analysis = sys.argv[1:4]
+results = {}
 steps = []
 with FigureDrawer(workers=2) as drawer:
-    text = render_report(sys.argv[1], drawer=drawer, progress=lambda n, t: steps.append([n, t]))
-    workers, submitted = drawer.workers, drawer.submitted
-open(sys.argv[2], "w", encoding="utf-8").write(text)
-print(json.dumps({"workers": workers, "submitted": submitted, "steps": steps}))
-"""
+    text = render_report(run, drawer=drawer, progress=lambda n, t: steps.append([n, t]))
+    results["render"] = {"workers": drawer.workers, "submitted": drawer.submitted,
+                         "steps": steps}
+open(page, "w", encoding="utf-8").write(text)
 
-
-def test_workers_draw_the_same_page_as_one_process(run2: Path, tmp_path: Path) -> None:
-    here = render_report(run2, drawer=FigureDrawer(workers=0))
-    assert figure_count(here) == 10  # two overlays, and four figures per configuration
-    result = _fresh(_RENDER, run2, tmp_path / "r.html")
-    assert result["workers"] == 2 and result["submitted"] == 10
-    drawn = (tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "<!--figure" not in drawn
-    assert _page(drawn) == _page(here)
-    assert result["steps"] == [[1, 4], [2, 4], [3, 4], [4, 4]]
-
-
-_BROKEN = """
-import json
-from engine.report.drawing import FigureDrawer
+with FigureDrawer(workers=2) as drawer:
+    section = drawer.fill(analysis_section(analysis, drawer))
+    results["analysis"] = {"workers": drawer.workers, "submitted": drawer.submitted,
+                           "section": section}
 
 def broken(values, prefix):
     raise ValueError(f"cannot draw {prefix}")
@@ -93,9 +85,48 @@ with FigureDrawer(workers=1) as drawer:
         raised = None
     except ValueError as error:
         raised = str(error)
-    print(json.dumps({"workers": drawer.workers, "placeholder": placeholder,
-                      "raised": raised}))
+    results["broken"] = {"workers": drawer.workers, "placeholder": placeholder,
+                         "raised": raised}
+print(json.dumps(results))
 """
+
+
+@pytest.fixture(scope="module")
+def analysis_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``baccarat analyze`` of 20 shoes: a section of more than ten figures."""
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    folder = tmp_path_factory.mktemp("drawing")
+    path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),
+                       folder / "coups.parquet", TableRules())
+    done = CliRunner().invoke(app, ["analyze", str(path), "--reference", "30", "--out",
+                                    str(folder / "a"), "--quiet"])
+    assert done.exit_code == 0, done.output
+    return folder / "a"
+
+
+@pytest.fixture(scope="module")
+def on_workers(run2: Path, analysis_folder: Path,
+               tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    """What a fresh interpreter drew on its workers for the tests below (run2's report,
+    written to the path returned; the analysis section; a figure that fails), in one
+    interpreter for the three, as starting one costs more than the drawing."""
+    page = tmp_path_factory.mktemp("drawing") / "r.html"
+    return _fresh(_ON_WORKERS, run2, page, analysis_folder), page
+
+
+def test_workers_draw_the_same_page_as_one_process(run2: Path,
+                                                  on_workers: tuple[dict, Path]) -> None:
+    here = render_report(run2, drawer=FigureDrawer(workers=0))
+    assert figure_count(here) == 10  # two overlays, and four figures per configuration
+    result = on_workers[0]["render"]
+    assert result["workers"] == 2 and result["submitted"] == 10
+    drawn = on_workers[1].read_text(encoding="utf-8")
+    assert "<!--figure" not in drawn
+    assert _page(drawn) == _page(here)
+    assert result["steps"] == [[1, 4], [2, 4], [3, 4], [4, 4]]
 
 
 def _broken_figure(values: object, prefix: str, *args: object, **kwargs: object) -> str:
@@ -111,8 +142,9 @@ def run1(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_figure_that_fails_fails_the_report_and_writes_nothing(
-        run1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    in_a_worker = _fresh(_BROKEN)
+        run1: Path, on_workers: tuple[dict, Path], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    in_a_worker = on_workers[0]["broken"]
     assert in_a_worker == {"workers": 1, "placeholder": "<!--figure 0-->",
                            "raised": "cannot draw fig9"}
     monkeypatch.setattr(figures, "histogram", _broken_figure)
@@ -122,36 +154,16 @@ def test_a_figure_that_fails_fails_the_report_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
-_ANALYSIS = """
-import json, sys
-from engine.report import figures
-from engine.report.analysis_section import analysis_section
-from engine.report.drawing import FigureDrawer
-with FigureDrawer(workers=2) as drawer:
-    section = drawer.fill(analysis_section(sys.argv[1], drawer))
-    print(json.dumps({"workers": drawer.workers, "submitted": drawer.submitted,
-                      "section": section}))
-"""
-
-
-def test_the_analysis_section_draws_on_the_workers_like_in_one_process(tmp_path: Path) -> None:
+def test_the_analysis_section_draws_on_the_workers_like_in_one_process(
+        analysis_folder: Path, on_workers: tuple[dict, Path]) -> None:
     """`baccarat report --analysis` hands the section's figures (one per statistic) to the
     report's drawer too: the section comes back as drawing it here gives it."""
-    from typer.testing import CliRunner
-
-    from engine.cli import app
-
-    path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),
-                       tmp_path / "coups.parquet", TableRules())
-    done = CliRunner().invoke(app, ["analyze", str(path), "--reference", "30", "--out",
-                                    str(tmp_path / "a"), "--quiet"])
-    assert done.exit_code == 0, done.output
-    result = _fresh(_ANALYSIS, tmp_path / "a")
+    result = on_workers[0]["analysis"]
     section = result["section"]
     assert result["workers"] == 2
     assert "<!--figure" not in section
     assert section.count("<figure>") == result["submitted"] > 10
-    assert analysis_section(tmp_path / "a") == section  # every figure drawn here instead
+    assert analysis_section(analysis_folder) == section  # every figure drawn here instead
 
 
 def test_the_number_of_workers_comes_from_the_environment(

@@ -265,10 +265,46 @@ def _carry_over(frame: ShoeFrame, codes: np.ndarray, shoe: np.ndarray,
     has_previous[frame.next_shoe[frame.next_shoe >= 0]] = True
     candidate = inside & has_previous[first_shoe]
     keys = first_shoe[candidate] * _BIGRAMS + bigram[candidate]
-    if before.size:
-        at = np.minimum(np.searchsorted(before, keys), before.size - 1)
-        kept = before[at] == keys
-    else:
-        kept = np.zeros(keys.size, dtype=bool)
+    kept = _found_in(before, keys)
     return _ratio(frame.per_dataset(first_shoe[candidate][kept]),
                   frame.per_dataset(first_shoe[candidate]))
+
+
+#: Shoes whose bigrams :func:`_found_in` marks in one table (256 x 16,384 flags: 4 MB).
+_SHOES_PER_TABLE = 256
+
+
+def _found_in(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``keys`` is in ``table`` (sorted), both of the form
+    ``shoe * _BIGRAMS + bigram``.
+
+    A binary search of every key in the whole table jumps about memory; marking the table's
+    keys of a few hundred shoes at a time in an array of flags and reading the keys of
+    those shoes from it gives the same answer about ten times sooner.
+    """
+    found = np.zeros(keys.size, dtype=bool)
+    if not table.size or not keys.size:
+        return found
+    shoes = keys // _BIGRAMS
+    order = None
+    if (np.diff(shoes) < 0).any():  # keys not in shoe order: put them in it
+        order = np.argsort(shoes, kind="stable")
+        keys, shoes = keys[order], shoes[order]
+    table_shoes = table // _BIGRAMS
+    flags = np.zeros(_SHOES_PER_TABLE * _BIGRAMS, dtype=bool)
+    for shoe in range(int(min(table_shoes[0], shoes[0])), int(max(table_shoes[-1], shoes[-1])) + 1,
+                      _SHOES_PER_TABLE):
+        bounds = [shoe, shoe + _SHOES_PER_TABLE]
+        t0, t1 = np.searchsorted(table_shoes, bounds)
+        k0, k1 = np.searchsorted(shoes, bounds)
+        if t0 == t1 or k0 == k1:
+            continue
+        low = shoe * _BIGRAMS
+        flags[table[t0:t1] - low] = True
+        found[k0:k1] = flags[keys[k0:k1] - low]
+        flags[table[t0:t1] - low] = False
+    if order is not None:
+        unordered = np.empty_like(found)
+        unordered[order] = found
+        return unordered
+    return found
