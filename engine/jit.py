@@ -88,6 +88,18 @@ def _bind(func: Callable[..., Any]) -> None:
             namespace[name] = numba.prange
 
 
+def prepare_numba() -> None:
+    """Import numba and set up its CPU target (its typing and lowering registries): about
+    half a second that a process pays before its first kernel, whichever it is. A pool's
+    fork server does it once (``engine.numba_preload``), and every worker it forks starts
+    with it done."""
+    import numba  # noqa: F401
+    from numba.core.registry import cpu_target
+
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+
+
 def is_loaded(kernel: Any) -> bool:
     """Whether ``kernel`` has a compiled specialisation in this process (compiled, or
     loaded from numba's cache): calling it again costs no compile and no cache load."""

@@ -304,8 +304,8 @@ class Backend:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([
-            "engine.backtest", "engine.parallel", "strategies.builtins"])  # imported once
+        context.set_forkserver_preload([  # imported once, in the server the workers fork from
+            "engine.backtest", "engine.parallel", "strategies.builtins", "engine.numba_preload"])
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
                                    initializer=_init_worker, initargs=(os.getpid(),))
 

@@ -300,3 +300,17 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
     assert not isinstance(error.value, ChunkFailed)
     assert 1 <= len(marker.read_text()) <= 2  # two chunks, each started once at most
     assert not out.exists()
+
+
+def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
+    """The fork server sets numba up once (``engine.numba_preload``), so a worker runs its
+    first kernel without importing numba and its compiler's registries first: both are
+    in the worker's modules before its task has touched anything."""
+    from engine.parallel import Backend
+
+    probe = ("sorted(m for m in ('numba', 'numba.np.npyimpl', 'numba.np.arraymath') "
+             "if m in __import__('sys').modules)")
+    seen: list[list[str]] = []
+    with Backend(workers=2) as backend:
+        backend.run(eval, [probe, probe, probe], lambda task, found: seen.append(found))
+    assert seen == [["numba", "numba.np.arraymath", "numba.np.npyimpl"]] * 3
