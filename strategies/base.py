@@ -546,6 +546,17 @@ class SessionFault(Exception):
 
 _KINDS = frozenset(BET_KINDS)
 
+#: The letters of the outcome codes (0 Banker, 1 Player, 2 Tie), as bytes.
+_OUTCOME_LETTERS = np.frombuffer(b"BPT", dtype=np.uint8)
+
+
+def _letters(outcomes: np.ndarray) -> str:
+    """Outcome codes as letters ("BBPTB"), the coups not played yet (-1) left out: one
+    array lookup, since a plugin may ask at every coup for a history as long as the
+    session (letter by letter in Python that was most of a SimpleStrategy's time)."""
+    codes = outcomes.view(np.ndarray)
+    return _OUTCOME_LETTERS[codes[codes >= 0]].tobytes().decode("ascii")
+
 
 def describe_value(value: Any) -> str:
     """A short description of what a strategy returned, for error messages."""
@@ -792,8 +803,7 @@ class SessionView:
     @property
     def history(self) -> str:
         """Outcomes so far in this session as letters, e.g. "BBPTB"."""
-        row = self._table.history[self._i]
-        return "".join("BPT"[o] for o in row[row >= 0])
+        return _letters(self._table.history[self._i])
 
     @property
     def last(self) -> str | None:
@@ -949,7 +959,7 @@ class SessionRoads:
         table = self._table
         row = table.history[self._i]
         shoe = row[len(row) - int(table.shoe_coup[self._i]):] if table.step else row[:0]
-        return "".join("BPT"[o] for o in shoe[shoe >= 0])
+        return _letters(shoe)
 
     @property
     def big_road(self) -> BigRoad:

@@ -118,6 +118,31 @@ class RoadProbe(SimpleStrategy):
         return {}
 
 
+class HistoryProbe(SimpleStrategy):
+    """Records the session's history and the shoe's bead plate before each coup."""
+
+    name = "history_probe"
+    needs_roads = True
+    seen: ClassVar[list[tuple[int, str, str]]] = []
+
+    def bet(self, view: SessionView) -> dict[str, float]:
+        self.seen.append((view.coup, view.history, view.roads.bead_plate))
+        return {}
+
+
+def test_the_history_spans_the_session_and_the_bead_plate_the_shoe():
+    """Two shoes to a session: the history holds every outcome of the session so far,
+    ties included, the bead plate only the current shoe's."""
+    HistoryProbe.seen.clear()
+    first, second = "BPTTBBPBT", "PPTBPBBBTP"
+    backtest(coups_from_outcomes([first, second]), [HistoryProbe()], session_shoes=2)
+    session = first + second
+    assert [coup for coup, _, _ in HistoryProbe.seen] == list(range(len(session)))
+    for t, (_, history, bead) in enumerate(HistoryProbe.seen):
+        assert history == session[:t]
+        assert bead == (session[:t] if t < len(first) else second[:t - len(first)])
+
+
 def test_the_simple_views_roads_are_the_roads_of_the_shoe_so_far():
     RoadProbe.seen.clear()
     shoe = "TBBPPPTBPBBTBPPBPTBB"
