@@ -64,7 +64,7 @@ from .deal import (
 from .jit import njit
 from .ledger import session_rows
 from .metrics import session_columns
-from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev, session_starts
+from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev, session_start_rows
 from .rules import TableRules
 from .shoe import shuffle_into
 
@@ -153,7 +153,7 @@ def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: Sessi
               first_session: int) -> FusedChunk | None:
     """Play every configuration over the sessions of a coups table (see ``run_generated``)."""
     n = len(coups)
-    starts, _ = session_starts(coups.shoe, policy.session_shoes)
+    starts = session_start_rows(coups.shoe, policy.session_shoes)
     first_shoe = coups.shoe[starts]
     return _play(plan, names, classify_coups(coups), np.r_[starts, n].astype(np.int64),
                  first_shoe, policy, first_session)

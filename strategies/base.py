@@ -24,7 +24,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.bets import BET_KINDS
-from engine.coups import Coups
+from engine.coups import OUTCOME_LABELS, Coups
 from engine.errors import shown_path
 from engine.rules import TableRules
 
@@ -547,7 +547,7 @@ class SessionFault(Exception):
 _KINDS = frozenset(BET_KINDS)
 
 #: The letters of the outcome codes (0 Banker, 1 Player, 2 Tie), as bytes.
-_OUTCOME_LETTERS = np.frombuffer(b"BPT", dtype=np.uint8)
+_OUTCOME_LETTERS = np.frombuffer("".join(OUTCOME_LABELS).encode("ascii"), dtype=np.uint8)
 
 
 def _letters(outcomes: np.ndarray) -> str:
@@ -706,7 +706,7 @@ class SimpleStrategy(Strategy):
         return seats
 
 
-_LETTERS = ("B", "P", "T")
+_LETTERS = OUTCOME_LABELS
 _ATOMS = (int, float, complex, str, bytes, bool, type(None))
 
 
