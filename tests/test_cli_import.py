@@ -204,3 +204,13 @@ def test_quiet_prints_the_closing_line_and_warnings_only(tmp_path: Path) -> None
     assert result.stderr.strip().splitlines() == [
         f"warning: kept 2 invalid coups (valid=False in {out}: 1 banker's drawing rule, "
         f"1 recorded winner)"]
+
+
+def test_an_error_quoting_a_line_keeps_its_brackets(tmp_path: Path):
+    """A log's "[table-3]" is the user's text, not rich markup: the error quotes it whole."""
+    line = "2026-11-30 21:14:03 [table-3] shoe=1 hand=1 winner=BANKER"
+    source = write(tmp_path, "log.txt", f"{line}\n{line.replace('hand=1', 'hand=2')}\n")
+    result = run(source, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert f"its first line {line!r}" in " ".join(result.output.split())
+    assert not (tmp_path / "out").exists()

@@ -35,8 +35,8 @@ from .common import (
     build_rules,
     console,
     done,
-    err_console,
     local_workers,
+    print_labelled,
     progress_bar,
     reports_errors,
 )
@@ -53,12 +53,11 @@ def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Pat
     what = (f"{count:,} flagged coup{'s' if count > 1 else ''} (valid=False) in "
             f"{bad.size:,} shoe{'s' if bad.size > 1 else ''}")
     if not skip:
-        err_console.print(f"[yellow]notice:[/] {coups} holds {what}; they are played as "
-                          f"recorded (--skip-invalid-shoes leaves those shoes out)",
-                          highlight=False, soft_wrap=True)
+        print_labelled("notice", f"{coups} holds {what}; they are played as recorded "
+                       f"(--skip-invalid-shoes leaves those shoes out)", "yellow")
         return coups
-    err_console.print(f"[yellow]notice:[/] {coups} holds {what}; leaving those shoes out "
-                      f"(--skip-invalid-shoes)", highlight=False, soft_wrap=True)
+    print_labelled("notice", f"{coups} holds {what}; leaving those shoes out "
+                   f"(--skip-invalid-shoes)", "yellow")
     folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="baccarat-valid-"))
     return without_shoes(coups, bad, folder)
 

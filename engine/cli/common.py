@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import BaccaratError, DiskFullError, debug_requested, full_traceback
 
@@ -23,6 +24,12 @@ if TYPE_CHECKING:
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def print_labelled(label: str, text: str, style: str) -> None:
+    """One line on stderr: ``label:`` in ``style``, then ``text`` as it is. Messages quote
+    users' files and lines, whose brackets (a log's ``[table-3]``) are not rich markup."""
+    err_console.print(f"[{style}]{label}:[/] {escape(text)}", highlight=False, soft_wrap=True)
 
 RulesFile = Annotated[
     Path | None, typer.Option("--rules", help="TOML or JSON file of table rules", exists=False)
@@ -96,12 +103,12 @@ def reports_errors(func: F) -> F:
                                   markup=False)
             hint = ("" if debug or not getattr(exc, "detail", None) else
                     " (--debug or BACCARAT_DEBUG=1 prints the full traceback)")
-            err_console.print(f"[bold red]error:[/] {exc}{hint}", highlight=False,
-                              soft_wrap=True)
+            print_labelled("error", f"{exc}{hint}", "bold red")
             raise typer.Exit(code=2) from None
         except KeyboardInterrupt as exc:
             message = str(exc) if str(exc) and str(exc) != "SIGTERM" else "interrupted"
-            err_console.print(f"[bold yellow]{message}[/]", highlight=False, soft_wrap=True)
+            err_console.print(escape(message), style="bold yellow", highlight=False,
+                              soft_wrap=True)
             raise typer.Exit(code=130) from None
 
     return wrapper  # type: ignore[return-value]
@@ -127,7 +134,7 @@ def local_workers(workers: int | None, scheduler: str | None) -> int | None:
 
     capped, note = cap_workers(workers)
     if note:
-        err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+        print_labelled("note", note, "yellow")
     return capped
 
 

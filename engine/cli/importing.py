@@ -32,7 +32,7 @@ from .common import (
     build_rules,
     console,
     done,
-    err_console,
+    print_labelled,
     progress_bar,
     reports_errors,
 )
@@ -130,13 +130,11 @@ def import_command(
     _print_warnings(report)
     invalid = int(document["invalid_coups"])
     if invalid:
-        err_console.print(
-            f"[yellow]warning:[/] kept {_plural(invalid, 'invalid coup')} "
-            f"(valid=False in {out}: {_flagged(report)})", highlight=False, soft_wrap=True)
+        print_labelled("warning", f"kept {_plural(invalid, 'invalid coup')} "
+                       f"(valid=False in {out}: {_flagged(report)})", "yellow")
     if report.dropped:
-        err_console.print(
-            f"[yellow]warning:[/] dropped {_plural(report.dropped, 'coup')} with no outcome, "
-            f"no cards and not both totals", highlight=False, soft_wrap=True)
+        print_labelled("warning", f"dropped {_plural(report.dropped, 'coup')} with no "
+                       f"outcome, no cards and not both totals", "yellow")
     done(f"imported {_plural(int(document['coups']), 'coup')} from "
          f"{_plural(int(document['shoes']), 'shoe')} ({_plural(len(files), 'file')}) to {out}")
 
@@ -158,12 +156,10 @@ _SHOWN_WARNINGS = 20
 def _print_warnings(report: ImportReport) -> None:
     """The import's warnings (gaps, skipped lines...) on stderr, the first twenty in full."""
     for text in report.warnings[:_SHOWN_WARNINGS]:
-        err_console.print(f"[yellow]warning:[/] {text}", highlight=False, soft_wrap=True,
-                          markup=True)
+        print_labelled("warning", text, "yellow")
     rest = len(report.warnings) - _SHOWN_WARNINGS
     if rest > 0:
-        err_console.print(f"[yellow]warning:[/] ... and {_plural(rest, 'more warning')}",
-                          highlight=False, soft_wrap=True)
+        print_labelled("warning", f"... and {_plural(rest, 'more warning')}", "yellow")
 
 
 def _flagged(report: ImportReport) -> str:
