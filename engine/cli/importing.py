@@ -182,8 +182,30 @@ def _dry_run(files: list[Path], format: str | None, rules: TableRules, keep_inva
         if sum(len(h) for h in first) < 5:
             first.append(part.take(slice(0, 5)))
     if report.problems and not keep_invalid:
+        _print_plans(report)  # the plan with the problems, which the error then lists
         raise report.error()
     _print_dry_run(Coups.concat(first).take(slice(0, 5)), coups, shoes, report, out, invalid)
+
+
+def _print_plans(report: ImportReport) -> None:
+    """Per file: its format, shoes and coups, and per field the column chosen and why."""
+    from ..io.importers.layout import FIELDS
+
+    field_of = {role: name for name, role in FIELDS.items()}
+    order = list(FIELDS.values())
+    for file in report.files:
+        console.print(f"{file.path}: format {file.format}; {_plural(file.shoes, 'shoe')}, "
+                      f"{_plural(file.coups, 'coup')}", highlight=False, soft_wrap=True,
+                      markup=False)
+        roles = sorted(file.mapping, key=lambda r: order.index(r) if r in order else 99)
+        if "rules" in file.why:
+            console.print(f"  rules check: {file.why['rules']}", highlight=False,
+                          soft_wrap=True, markup=False)
+        for role in roles:
+            why = file.why.get(role, "")
+            console.print(f"  {field_of.get(role, role)} <- {file.mapping[role]!r}"
+                          + (f" ({why})" if why else ""), highlight=False, soft_wrap=True,
+                          markup=False)
 
 
 def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, out: Path,
@@ -192,16 +214,9 @@ def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, ou
     import numpy as np
     import pandas as pd
 
-    from ..io.importers.layout import FIELDS
     from ..io.importers.writers import card_text
 
-    field_of = {role: name for name, role in FIELDS.items()}
-    for file in report.files:
-        mapping = ", ".join(f"{field_of.get(role, role)} <- {column!r}"
-                            for role, column in file.mapping.items())
-        console.print(f"{file.path}: format {file.format}; columns: {mapping or 'none'}; "
-                      f"{_plural(file.shoes, 'shoe')}, {_plural(file.coups, 'coup')}",
-                      highlight=False, soft_wrap=True, markup=False)
+    _print_plans(report)
     console.print(f"would import {_plural(coups, 'coup')} from {_plural(shoes, 'shoe')} "
                   f"({_plural(len(report.files), 'file')}) to {out}; nothing written",
                   highlight=False, soft_wrap=True, markup=False)

@@ -17,7 +17,7 @@ from ...cards import NO_CARD
 from ...coups import Coups
 from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
-from .checks import KIND_NAMES, SLIP, check_coups, count_check, winner
+from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
 from .layout import table_records
 from .readers import ReadOptions, get_reader
@@ -132,6 +132,8 @@ class FileReport:
     mapping: dict[str, str]
     coups: int = 0
     shoes: int = 0
+    #: why each role's column was chosen (content, name, rules check)
+    why: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -211,10 +213,13 @@ def _coup_part(records: CoupRecords, decks: int, keep_invalid: bool,
     for row in records.slips:
         invalid[row] = True
         reasons[row] = SLIP
+    for row in records.unsplit:
+        invalid[row] = True
+        reasons[row] = SPLIT
     problem_rows = np.flatnonzero(invalid)
     count += int(problem_rows.size)
     for row in problem_rows[:SHOWN_PROBLEMS].tolist():
-        text = records.slips.get(row) or check.describe(row)
+        text = records.slips.get(row) or records.unsplit.get(row) or check.describe(row)
         found.append((int(records.line[row]),
                       f"{_where(records, row, int(coup_number[row]))}: {text}"))
     for kind, how_many in zip(*np.unique(reasons[invalid], return_counts=True), strict=True):
@@ -273,13 +278,15 @@ def _drop_unknown(records: CoupRecords, keep_invalid: bool, report: ImportReport
     kept_shoes = np.unique(old_shoe)
     new_shoe = np.searchsorted(kept_shoes, old_shoe)
     slips = {int(remap[r]): t for r, t in records.slips.items() if keep[r]}
+    unsplit = {int(remap[r]): t for r, t in records.unsplit.items() if keep[r]}
     return CoupRecords(
         source=records.source, line=records.line[keep], shoe=new_shoe,
         labels=[records.labels[int(s)] for s in kept_shoes], cards=records.cards[keep],
         player_total=records.player_total[keep], banker_total=records.banker_total[keep],
         outcome=records.outcome[keep],
         recorded_coup=None if records.recorded_coup is None else records.recorded_coup[index],
-        notes=records.notes, slips=slips, no_outcome=None, mapping=records.mapping), found
+        notes=records.notes, slips=slips, no_outcome=None, mapping=records.mapping,
+        unsplit=unsplit, why=records.why), found
 
 
 def _gaps(records: CoupRecords, recorded: np.ndarray, starts: np.ndarray,
@@ -404,7 +411,7 @@ def iter_checked(
             if current >= 0 and on_file is not None:
                 on_file(files[current], formats[current])
             report.files.append(FileReport(files[index], formats[index],
-                                           dict(records.mapping)))
+                                           dict(records.mapping), why=dict(records.why)))
             current = index
         report.warnings.extend(records.notes)
         part = check_records(records, rules, keep_invalid, report)
