@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -67,6 +68,10 @@ def import_command(
     format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
     column: Annotated[list[str] | None, typer.Option(
         "--column", metavar="FIELD=SOURCE", help=_COLUMN_HELP)] = None,
+    words: Annotated[list[str] | None, typer.Option(
+        "--words", metavar="SIDE=WORD,...",
+        help="a platform's own outcome words, e.g. --words banker=装,状 player=现 tie=合 "
+             "(repeatable)")] = None,
     records: Annotated[str | None, typer.Option(
         "--records", metavar="PATH",
         help="dotted path of the list of coups in a JSON document or message "
@@ -101,15 +106,17 @@ def import_command(
     from ..io.importers.importer import ImportReport
     from ..io.importers.layout import parse_mapping
     from ..io.importers.readers import ReadOptions
+    from ..io.importers.tokens import parse_words
 
     if list_formats:
         _print_formats()
         return
+    files, words = _words_after_flag(files or [], words)
     if not files:
         raise BaccaratError("no files to import (give FILE..., or --formats to list the "
                             "readers)")
     options = ReadOptions(columns=parse_mapping(column), records=records, sheet=sheet,
-                          table=table)
+                          table=table, words=parse_words(words))
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     if format is not None:
@@ -137,6 +144,19 @@ def import_command(
                        f"outcome, no cards and not both totals", "yellow")
     done(f"imported {_plural(int(document['coups']), 'coup')} from "
          f"{_plural(int(document['shoes']), 'shoe')} ({_plural(len(files), 'file')}) to {out}")
+
+
+_WORD_SPEC = re.compile(r"(?i)(banker|player|tie|b|p|t)=\S+")
+
+
+def _words_after_flag(files: list[Path], words: list[str] | None
+                      ) -> tuple[list[Path], list[str] | None]:
+    """``--words banker=装 player=现 tie=合`` as written (one flag, several words): the
+    words after the first land among the files; take back those that are no file."""
+    if not words:
+        return files, words
+    spelled = [f for f in files if _WORD_SPEC.fullmatch(str(f)) and not f.exists()]
+    return [f for f in files if f not in spelled], [*words, *map(str, spelled)]
 
 
 def _print_formats() -> None:

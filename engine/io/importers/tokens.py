@@ -184,13 +184,14 @@ KNOWN_OUTCOMES = ("B, P or T, Banker, Player or Tie (any case, \"Banker win\" to
 SHOWN_VALUES = 10
 
 
-def listing(items: list[str], total: int | None = None, limit: int = SHOWN_VALUES) -> str:
-    """The first ``limit`` items joined by commas, then how many more there are (of
+def listing(items: list[str], total: int | None = None, limit: int = SHOWN_VALUES,
+            sep: str = ", ") -> str:
+    """The first ``limit`` items joined by ``sep``, then how many more there are (of
     ``total`` when the items shown are a sample)."""
     total = len(items) if total is None else total
-    shown = ", ".join(items[:limit])
+    shown = sep.join(items[:limit])
     rest = total - min(limit, len(items))
-    return f"{shown}, and {rest:,} more" if rest > 0 else shown
+    return f"{shown}{sep}and {rest:,} more" if rest > 0 else shown
 
 
 def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
