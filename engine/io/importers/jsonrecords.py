@@ -399,9 +399,8 @@ def read_json(source: Source, text: str, records: str | None = None) -> RawTable
     if records is None and not any(c.coup_like() for c in found.values()):
         single = one_coup(values)
         if single is not None:
-            names = list(single)
             return RawTable(source=source,
-                            columns={n: np.array([single[n]], dtype=object) for n in names},
+                            columns={n: np.array([v], dtype=object) for n, v in single.items()},
                             lines=np.array([1], dtype=np.int64))
     if not found:
         raise ImportDataError(f"{source.path}: no list of records found (expected coup "

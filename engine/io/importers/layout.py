@@ -479,6 +479,7 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
         cards, unsplit = split.cards, split.problems
     known = (cards >= 0).any(axis=1) | (outcome >= 0) | ((player_total >= 0)
                                                          & (banker_total >= 0))
+    known[list(unsplit)] = True  # reported as what it is, not as an empty row
     return CoupRecords(source=source, line=lines.copy(), shoe=shoe, labels=labels,
                        cards=cards, player_total=player_total, banker_total=banker_total,
                        outcome=outcome, slips=slips, no_outcome=~known,

@@ -69,10 +69,10 @@ def unrelated(column: str) -> bool:
     return any(_normal(p) in UNRELATED_OBJECTS for p in parts[:-1])
 
 
-def _fits(p: Profile, role: str) -> bool:
-    """Whether every sampled value of a column is content of ``role`` (digits and single
-    cards only from ``MIN_EVIDENCE`` rows on)."""
-    if role in (*TOTAL_ROLES, *CARD_ROLES, "card") and p.filled < MIN_EVIDENCE:
+def _fits(p: Profile, role: str, evidence: bool = True) -> bool:
+    """Whether every sampled value of a column is content of ``role`` (with ``evidence``,
+    digits and single cards only from ``MIN_EVIDENCE`` rows on)."""
+    if evidence and role in (*TOTAL_ROLES, *CARD_ROLES, "card") and p.filled < MIN_EVIDENCE:
         return False
     if role == "outcome":
         return p.all("outcome")
@@ -95,8 +95,8 @@ def _fits(p: Profile, role: str) -> bool:
 
 _KIND_OF = {"outcome": "outcome", "player_total": "total", "banker_total": "total",
             **dict.fromkeys(CARD_ROLES, "card"), "card": "card",
-            **dict.fromkeys(HAND_ROLES, "card_or_cards"), "coup_cards": "card_or_cards",
-            "sequence": "card_or_cards", "scorecard": "outcome_or_outcomes",
+            **dict.fromkeys(HAND_ROLES, "cards"), "coup_cards": "cards",
+            "sequence": "cards", "scorecard": "outcome_or_outcomes",
             "coup": "number"}
 _FAMILY = {"outcome": "outcome", **dict.fromkeys(TOTAL_ROLES, "totals"),
            **dict.fromkeys(CARD_ROLES, "cards"), "card": "cards",
@@ -115,6 +115,8 @@ def name_accepted(p: Profile, role: str) -> bool:
     the player's hand."""
     if role in ("shoe", "label") or p.empty:
         return True
+    if role == "sequence":  # a whole shoe per row: a few cards are a coup's
+        return _fits(p, role)
     if _fits(p, role) or p.mostly(_KIND_OF.get(role, "")):
         return True
     if any(_fits(p, other) for other in _CONTENT_ROLES):
@@ -364,6 +366,10 @@ class _Planner:
             options.append(named)
         if len(columns) == 1 and not hands and not any(r in self.fixed for r in CARD_ROLES):
             options.append({"card": columns[0]})
+        # digits are cards too: a column of totals only competes when it must
+        letters = [c for c in columns if not self.sample.profiles[c].all("total")]
+        if len(letters) >= 4:
+            columns = letters
         if len(free_roles) == 6 and 4 <= len(columns) <= 6:
             full = [c for c in columns
                     if (self.sample.parsed(c, "card") >= 0).all()]
@@ -537,8 +543,9 @@ class _Planner:
         differ = sorted({r for rival in rivals for r in set(best) | set(rival)
                          if best.get(r) != rival.get(r)}, key=lambda r: COUP_CONTENT.index(r)
                         if r in COUP_CONTENT else 99)
-        columns = list(dict.fromkeys(c for combo in (best, *rivals) for r, c in combo.items()
-                                     if r in differ))
+        columns = sorted(dict.fromkeys(c for combo in (best, *rivals)
+                                       for r, c in combo.items() if r in differ),
+                         key=lambda c: self.order[c])
         held = listing([_describe(self.sample, c) for c in columns])
         fields = " and ".join(_field_of(r).replace("_", " ") for r in differ)
         choose = " ".join(f"--column {_field_of(r)}=NAME" for r in differ)
@@ -600,7 +607,7 @@ class _Planner:
         p = self.sample.profiles.get(column)
         parts = []
         if p is not None and role not in ("shoe", "label", "coup"):
-            fits = _fits(p, role)
+            fits = _fits(p, role, evidence=False)
             parts.append(f"content: {p.kind_words()}" if fits else
                          f"content: {p.kind_words()}, odd for a {_field_of(role)} column")
         elif p is not None and role == "coup":
