@@ -309,7 +309,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=st.integers(0, 10_000), shoes=st.integers(1, 2),
        layout=st.sampled_from(["cards", "hands", "outcomes"]), totals=st.booleans(),
        coup=st.booleans(), words=st.booleans())
