@@ -337,3 +337,25 @@ def test_content_decides_whatever_the_columns_are_called(
         np.testing.assert_array_equal(got.player_total, coups.player_total)
     if coup:
         np.testing.assert_array_equal(got.recorded_coup, coups.coup)
+
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def test_the_content_samples_hold_their_dealt_shoes() -> None:
+    """data/make_samples.py deals these from seed 2026; each imports to those shoes."""
+    def shoes(first: int, count: int = 1) -> Coups:
+        return generate_coups(TableRules.model_validate({}), 2026,
+                              np.arange(first, first + count))
+
+    for name, first, count, cards in (
+            ("two-outcome-columns.sqlite", 900, 2, False), ("hand-kept.csv", 910, 1, True),
+            ("export-diagnostics.json", 920, 1, True), ("bot-shoes.json", 940, 2, False),
+            ("shoe-per-row.csv", 950, 3, False), ("coup-cards.csv", 960, 1, True)):
+        got, want = import_files([DATA / name]), shoes(first, count)
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
+        assert len(got.shoe_ids()) == count, name
+        if cards:
+            np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
+    one = import_files([DATA / "game-state.json"])
+    np.testing.assert_array_equal(one.cards, shoes(930).cards[:1])
