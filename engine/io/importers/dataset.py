@@ -28,6 +28,7 @@ from ..parquet import (
 from .detect import detect_format
 from .importer import ImportReport, iter_checked, sequence_rules
 from .readers import ReadOptions
+from .tokens import using_words
 
 #: Coups per part: parts are written once this many coups are ready.
 PART_COUPS = 500_000
@@ -76,7 +77,8 @@ def import_dataset(
     temp = temporary_sibling(target)
     temp.mkdir()
     stored_rules, _ = sequence_rules(rules)
-    formats = [format or detect_format(f) for f in files]
+    with using_words((options or ReadOptions()).words):
+        formats = [format or detect_format(f) for f in files]
     metadata = coups_metadata(stored_rules, source="import", files=[str(f) for f in files],
                               formats=formats, keep_invalid=keep_invalid)
     try:
