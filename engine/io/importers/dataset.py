@@ -23,6 +23,7 @@ from ..parquet import DATASET_FILE, coups_metadata, write_json_atomic, write_par
 from .detect import detect_format
 from .importer import ImportReport, iter_checked, sequence_rules
 from .readers import ReadOptions
+from .tokens import using_words
 
 #: Coups per part: parts are written once this many coups are ready.
 PART_COUPS = 500_000
@@ -62,7 +63,8 @@ def _write(files: list[Path], folder: Path, format: str | None, rules: TableRule
            on_file: Callable[[Path, str], None] | None, part_coups: int) -> dict[str, Any]:
     """Read, check and write the coups of ``files`` as parts into ``folder``."""
     stored_rules, _ = sequence_rules(rules)
-    formats = [format or detect_format(f) for f in files]
+    with using_words((options or ReadOptions()).words):
+        formats = [format or detect_format(f) for f in files]
     metadata = coups_metadata(stored_rules, source="import", files=[str(f) for f in files],
                               formats=formats, keep_invalid=keep_invalid)
     pending: list[Coups] = []
