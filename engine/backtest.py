@@ -25,6 +25,7 @@ hold the same rows.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import importlib.util
@@ -36,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,8 @@ from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
 from .fused import FusedChunk, fused_plan, run_coups, run_generated
-from .io.owner import claim_output
+from .io.datasets import DatasetChanged, PartPrint, dataset_prints
+from .io.owner import claim_output, pinned
 from .io.parquet import (
     METADATA_KEY,
     IncompleteOutputError,
@@ -67,6 +69,7 @@ from .io.parquet import (
     parquet_files,
     part_name,
     part_record,
+    read_metadata,
     read_part_info,
     read_plan,
     row_groups,
@@ -123,6 +126,8 @@ class Dataset:
     fingerprint: str = ""
     description: str = ""
     groups: list[RowGroup] | None = None
+    prints: list[PartPrint] = field(default_factory=list)  # its files, as planned
+    origin: str | None = None  # the user's dataset a temporary copy was made from
 
     def plan(self, shoes_per_chunk: int) -> tuple[list[Chunk], list[tuple[int, int] | None]]:
         """The chunks of ``shoes_per_chunk`` whole shoes, with their row ranges (not for
@@ -148,8 +153,14 @@ class Dataset:
 
 
 def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int | None,
-                 rules: TableRules) -> Dataset:
-    """Resolve the dataset arguments of ``backtest`` into a ``Dataset`` (nothing loaded)."""
+                 rules: TableRules,
+                 reading: contextlib.ExitStack | None = None) -> Dataset:
+    """Resolve the dataset arguments of ``backtest`` into a ``Dataset`` (nothing loaded).
+
+    A stored dataset is pinned (a shared lock, ``engine.io.owner.pinned``) for as long as
+    ``reading`` lasts, then each of its files is recorded (``PartPrint``): what the run's
+    chunks check before they read it.
+    """
     if coups is not None and shoes is not None:
         raise BaccaratError("give either a coups dataset or --shoes/--seed, not both")
     if isinstance(coups, Coups):
@@ -159,10 +170,16 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
         path = Path(coups)
         if not path.exists():
             raise FileNotFoundError(f"no coups file at {path}")
+        if reading is not None:
+            reading.enter_context(pinned(path))
         check_complete(path)
-        _check_coups_schema(path)
-        return Dataset(path=path, fingerprint=_fingerprint_file(path), description=str(path),
-                       groups=row_groups(path))
+        files = _check_coups_schema(path)
+        prints, fingerprint = dataset_prints(files)
+        origin = read_metadata(path).get("copy_of")
+        description = str(path) if origin is None else \
+            f"{origin} (without its shoes holding flagged coups)"
+        return Dataset(path=path, fingerprint=fingerprint, description=description,
+                       groups=row_groups(path), prints=prints, origin=origin)
     if shoes is None:
         raise BaccaratError("no dataset: give --coups FILE, or --shoes N (and --seed S)")
     if shoes < 1:
@@ -174,7 +191,8 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
                    description=f"{shoes} generated shoes, seed {seed}")
 
 
-def _check_coups_schema(path: Path) -> None:
+def _check_coups_schema(path: Path) -> list[Path]:
+    """The Parquet files of the dataset at ``path``, each checked to hold a coups table."""
     files = parquet_files(path)
     if not files:
         raise BaccaratError(f"{path} holds no Parquet files; expected a coups table")
@@ -188,6 +206,7 @@ def _check_coups_schema(path: Path) -> None:
             raise BaccaratError(f"{file}: not a coups table: no column {', '.join(missing)}; "
                                 f"expected what `baccarat generate` or `baccarat import` "
                                 f"writes")
+    return files
 
 
 def _sha(data: bytes) -> str:
@@ -198,15 +217,6 @@ def _fingerprint_coups(coups: Coups) -> str:
     digest = hashlib.sha256()
     for column in (coups.shoe, coups.outcome, coups.cards):
         digest.update(np.ascontiguousarray(column).tobytes())
-    return digest.hexdigest()[:16]
-
-
-def _fingerprint_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    for file in parquet_files(path):
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
     return digest.hexdigest()[:16]
 
 
@@ -412,6 +422,7 @@ class _Task:
     rows: tuple[int, int] | None = None
     groups: tuple[RowGroup, ...] = ()
     coups: Coups | None = None
+    prints: tuple[PartPrint, ...] = ()   # the files it reads, as the run planned them
 
     def describe(self) -> str:
         """The chunk, for messages."""
@@ -530,7 +541,8 @@ def _chunk_coups(task: _Task) -> Coups:
         from .io.parquet import read_coups_rows
 
         assert task.rows is not None
-        coups = read_coups_rows(job.path, task.rows[0], task.rows[1], list(task.groups))
+        coups = read_coups_rows(job.path, task.rows[0], task.rows[1], list(task.groups),
+                                task.prints)
     else:
         assert job.seed is not None
         coups = generate_coups(job.rules, job.seed, np.arange(
@@ -650,53 +662,60 @@ def backtest(
         config_rules = tuple(r for r in rule_sets for _ in configs)
         configs = [_fresh(c) for _ in rule_sets for c in configs]
     rules = rules or TableRules()
-    dataset = dataset_from(coups, shoes, seed, rules)
-    stored = _stored_rules(dataset)
-    if stored:
-        rules = _dataset_rules(stored, rules, dataset.description)
-        if config_rules is not None:
-            config_rules = tuple(_dataset_rules(stored, r, dataset.description)
-                                 for r in config_rules)
-    policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
-                           stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
-                           session_shoes=session_shoes)
-    _check_policy(policy, config_rules or (rules,))
-    if workers is not None and workers < 1:
-        raise BaccaratError(f"--workers must be at least 1, got {workers}")
-    if resume and out is None:
-        raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
-    if chunk_shoes is None and resume and out is not None:
-        interrupted = read_plan(out) if Path(out).is_dir() else None
-        chunk_shoes = (interrupted or {}).get("chunk_shoes")
-    per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
-    chunks, rows = dataset.plan(per_chunk)
-    if not chunks:
-        raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
-    if session_shoes > dataset.n_shoes:
-        raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
-                            f"{dataset.n_shoes:,} shoes; expected 1 to {dataset.n_shoes:,}")
-    workers = resolve_workers(workers, dataset.n_shoes, scheduler)
-    if expected not in EXPECTED_MODES:
-        raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
-    info = _run_info(configs, rules, dataset, policy, command, config_rules)
-    info["expected"] = expected
-    plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
-            "chunk_shoes": per_chunk, "chunks": len(chunks)}
+    with contextlib.ExitStack() as reading:  # the dataset pinned for the run's life
+        dataset = dataset_from(coups, shoes, seed, rules, reading)
+        stored = _stored_rules(dataset)
+        if stored:
+            rules = _dataset_rules(stored, rules, dataset.description)
+            if config_rules is not None:
+                config_rules = tuple(_dataset_rules(stored, r, dataset.description)
+                                     for r in config_rules)
+        policy = SessionPolicy(
+            bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
+            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
+            session_shoes=session_shoes)
+        _check_policy(policy, config_rules or (rules,))
+        if workers is not None and workers < 1:
+            raise BaccaratError(f"--workers must be at least 1, got {workers}")
+        if resume and out is None:
+            raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
+        if chunk_shoes is None and resume and out is not None:
+            interrupted = read_plan(out) if Path(out).is_dir() else None
+            chunk_shoes = (interrupted or {}).get("chunk_shoes")
+        per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
+        chunks, rows = dataset.plan(per_chunk)
+        if not chunks:
+            raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
+        if session_shoes > dataset.n_shoes:
+            raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
+                                f"{dataset.n_shoes:,} shoes; expected 1 to "
+                                f"{dataset.n_shoes:,}")
+        workers = resolve_workers(workers, dataset.n_shoes, scheduler)
+        if expected not in EXPECTED_MODES:
+            raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
+        info = _run_info(configs, rules, dataset, policy, command, config_rules)
+        info["expected"] = expected
+        plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
+                "chunk_shoes": per_chunk, "chunks": len(chunks),
+                **({"dataset_parts": [p.record(dataset.path) for p in dataset.prints]}
+                   if dataset.path is not None else {})}
 
-    temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
-    folder = Path(temp.name) / "run" if temp is not None else Path(out)  # type: ignore[arg-type]
-    with Backend(workers, scheduler, **(backend_options or {})) as backend:
-        backend.connect()  # a scheduler out of reach stops the run before anything is made
-        with owned_output(folder, plan, force=force, resume=resume,
-                          complete=RUN_FILE) as output:
-            if output.state == "complete":
-                return BacktestResult.load(folder)
-            summary = _play(output, backend, info, dataset, configs, rules, policy, chunks,
-                            rows, per_chunk, progress, on_start, fault=fault_spec(),
-                            config_rules=config_rules, ledger=bool(ledger),
-                            expected=expected, saved=out is not None)
-    return BacktestResult(summary, info, Path(out) if out is not None else None,
-                          folder=folder, temp=temp)
+        temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
+        folder = Path(temp.name) / "run" if temp is not None \
+            else Path(out)  # type: ignore[arg-type]
+        with Backend(workers, scheduler, **(backend_options or {})) as backend:
+            backend.connect()  # a scheduler out of reach stops it before anything is made
+            with owned_output(folder, plan, force=force, resume=resume, complete=RUN_FILE,
+                              resumable=temp is None) as output:
+                if output.state == "complete":
+                    return BacktestResult.load(folder)
+                summary = _play(output, backend, info, dataset, configs, rules, policy,
+                                chunks, rows, per_chunk, progress, on_start,
+                                fault=fault_spec(), config_rules=config_rules,
+                                ledger=bool(ledger), expected=expected,
+                                saved=out is not None)
+        return BacktestResult(summary, info, Path(out) if out is not None else None,
+                              folder=folder, temp=temp)
 
 
 def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Dataset,
@@ -753,6 +772,12 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
         backend.run(_run_chunk, tasks, record)
     except ChunkFailed:
         raise
+    except DatasetChanged as exc:
+        finished = len(stats)
+        kept = (f"{folder} keeps its {finished} finished chunk{'s' * (finished != 1)}: put "
+                f"the dataset back as it was and run the same command with --resume (or "
+                f"start over with --force)" if finished and saved else "nothing was kept")
+        raise DatasetChanged(f"{exc}; {kept}") from None
     except BaccaratError as exc:
         if state == "new":  # bad input: leave nothing behind
             shutil.rmtree(folder, ignore_errors=True)
@@ -819,7 +844,9 @@ def _task(job: _Job, chunk: Chunk, rows: tuple[int, int] | None, dataset: Datase
         return _Task(job, chunk, rows, coups=dataset.coups.take(slice(*rows)))
     groups = tuple(replace(g, file=str(Path(g.file).absolute())) for g in dataset.groups or ()
                    if g.start < rows[1] and g.start + g.rows > rows[0])
-    return _Task(job, chunk, rows, groups)
+    files = {g.file for g in groups}
+    return _Task(job, chunk, rows, groups, prints=tuple(p for p in dataset.prints
+                                                        if p.file in files))
 
 
 def _verified_chunks(output: Output, ledger: bool) -> set[int]:
@@ -877,8 +904,6 @@ def _dataset_shuffle(dataset: Dataset) -> dict[str, Any] | None:
     from before the shuffle models, and recorded shoes, say nothing: None).
     """
     if dataset.path is not None:
-        from .io.parquet import read_metadata
-
         stored = read_metadata(dataset.path)
         if stored.get("shuffle"):
             return dict(stored["shuffle"])
@@ -889,8 +914,6 @@ def _dataset_shuffle(dataset: Dataset) -> dict[str, Any] | None:
 def _stored_rules(dataset: Dataset) -> dict[str, Any]:
     """The shoe rules a stored dataset records (its metadata; a table its deck count)."""
     if dataset.path is not None:
-        from .io.parquet import read_metadata
-
         return dict(read_metadata(dataset.path).get("rules") or {})
     if dataset.coups is not None and dataset.coups.decks:
         return {"decks": int(dataset.coups.decks)}
@@ -1134,7 +1157,7 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
                      "rules": r.label(),
                      **({"table_rules": r.model_dump()} if config_rules is not None else {})}
                     for i, (s, r) in enumerate(zip(configs, each, strict=True))],
-        "dataset": {"path": str(dataset.path) if dataset.path else None,
+        "dataset": {"path": dataset.origin or (str(dataset.path) if dataset.path else None),
                     "fingerprint": dataset.fingerprint, "description": dataset.description,
                     "seed": dataset.seed, "shoes": dataset.n_shoes,
                     "shuffle": _dataset_shuffle(dataset)},
