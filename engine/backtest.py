@@ -36,7 +36,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,7 +79,7 @@ from .io.parquet import (
     write_table_atomic,
 )
 from .ledger import ledger_table, sessions_table
-from .metrics import SUMMARY_METRICS, summarize, weighted_house_edge
+from .metrics import SUMMARY_METRICS, summarize_stats, weighted_house_edge
 from .parallel import (
     Backend,
     Chunk,
@@ -91,6 +91,7 @@ from .parallel import (
 )
 from .replay import EXPECTED_MODES, SessionPolicy, replay
 from .rules import TableRules
+from .session_stats import INPUTS, batches_of, session_stats
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -104,10 +105,6 @@ RUN_FILE = "run.json"
 #: replay keeps per-configuration (sessions x coups) grids, ~3 kB per configuration-shoe.
 DEFAULT_CHUNK_SHOES = 20_000
 CHUNK_CONFIG_SHOES = 150_000
-
-#: The session columns the summary metrics read (others are read only if a metric needs them).
-SUMMARY_INPUTS = ("net", "start_bankroll", "wagered", "ruined", "max_drawdown", "coups",
-                  "limit_hits", "expected_net", "busted")
 
 #: Every stake kind has its column in every part, so all parts of a run share one schema.
 KINDS = list(BET_KINDS)
@@ -498,7 +495,7 @@ def _summary_columns(table: pa.Table, staked: Sequence[str]) -> dict[str, np.nda
     """The columns of one configuration's sessions table that the summary reads (the
     amounts of the bet kinds staked, the others being zeros), as the numpy arrays it
     reads back from the part."""
-    names = [*(c for c in SUMMARY_INPUTS if c in table.column_names),
+    names = [*(c for c in INPUTS if c in table.column_names),
              *(f"wagered_{kind}" for kind in staked)]
     return {name: table.column(name).to_numpy() for name in names}
 
@@ -791,9 +788,7 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
     sessions = sum(s["sessions"] for s in stats.values())
     in_memory = _kept_columns(columns, len(configs)) if keep and len(columns) == len(chunks) \
         else None
-    if in_memory is not None or (sessions > SUMMARY_WORKER_ROWS and not scheduler):
-        # From the columns kept, or (one configuration's columns being big) read here, one
-        # configuration after the other, once the workers (and their memory) are gone.
+    if in_memory is not None:  # from the columns kept: the workers are not needed
         backend.release()
         summarizer = None
     else:
@@ -818,8 +813,9 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
 
 
 #: The most session rows (configurations x sessions) whose summary columns a run keeps in
-#: memory (about 80 bytes each) to compute the summary without reading the parts back.
-MEMORY_SUMMARY_ROWS = 2_000_000
+#: memory (about 80 bytes each: 20 MB at most) to compute the summary without reading the
+#: parts back; a bigger run reads them back, in batches.
+MEMORY_SUMMARY_ROWS = 250_000
 
 
 def _kept_columns(kept: dict[int, list[dict[str, np.ndarray]]],
@@ -967,10 +963,11 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     """One row per configuration with every summary metric, from the session parts.
 
     Only the columns the metrics read, for a group of configurations at a time (at most
-    ``SUMMARY_BATCH_ROWS`` session rows; one configuration, one column of amounts at a time,
-    for bigger runs): memory holds a few columns of some sessions, never the ledger. The
-    groups run on ``backend`` (in this process by default). A configuration's sessions are
-    always taken in session order, so the figures are the same whatever the chunking.
+    ``SUMMARY_BATCH_ROWS`` session rows); a bigger configuration alone, its sessions
+    streamed from the parts batch by batch, a few passes (``engine.session_stats``): memory
+    does not grow with the sessions, and never holds the ledger. The groups run on
+    ``backend`` (in this process by default). Every figure is exact (sums included), so
+    it is the same whatever the chunking and the batches.
     ``sessions`` (per configuration) and ``staked`` (the bet kinds any session staked on)
     spare reading them from the parts when the caller knows them. ``config_rules`` gives
     each configuration's rules when they differ (house edges and labels follow them).
@@ -983,7 +980,7 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     # (its own, just played) is summarized without opening the parts as a dataset.
     names = set(pq.read_schema(files[0]).names)
     dataset = _parts(path) if staked is None or sessions is None else None
-    inputs = tuple(c for c in SUMMARY_INPUTS if c in names)
+    inputs = tuple(c for c in INPUTS if c in names)
     if staked is None:
         assert dataset is not None
         unused = _never_staked(dataset, [f"wagered_{kind}" for kind in BET_KINDS])
@@ -1021,13 +1018,6 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
 
 #: The most session rows the summary reads in one scan (several configurations at a time).
 SUMMARY_BATCH_ROWS = 200_000
-
-#: Above this many sessions per configuration (~60 bytes each, plus the metrics' working
-#: copies) the summary runs in the main process, one configuration at a time, after the
-#: local workers have stopped: several such configurations at once on the workers would
-#: take gigabytes.
-SUMMARY_WORKER_ROWS = 3_000_000
-
 
 def _never_staked(dataset: ds.Dataset, columns: list[str]) -> set[str]:
     """The ``columns`` whose row-group statistics show 0 in every session (footers only)."""
@@ -1070,79 +1060,59 @@ def _read_sessions(task: _SummaryTask, columns: list[str] | None) -> pa.Table:
                                               filter=_config_is(*task.configs))
 
 
-def _read_config(task: _SummaryTask, columns: list[str]) -> dict[str, np.ndarray]:
-    """Columns of the task's one configuration as numpy arrays, filled batch by batch:
-    memory holds the arrays and one batch, not a table and its copy."""
-    dataset = _parts(Path(task.folder))
-    wanted = list(dict.fromkeys([*columns, "session"]))
-    types = {name: dataset.schema.field(name).type.to_pandas_dtype() for name in wanted}
-    out = {name: np.empty(task.sessions, dtype=types[name]) for name in wanted}
-    scanner = dataset.scanner(columns=wanted, filter=_config_is(task.configs[0]),
-                              use_threads=False, batch_readahead=1,
-                              fragment_readahead=1)  # one part after the other, in order
-    at = 0
-    for batch in scanner.to_batches():
-        rows = batch.num_rows
-        if at + rows > task.sessions:
-            raise BaccaratError(f"{task.folder}: more sessions of configuration "
-                                f"{task.configs[0]} than the run recorded")
-        for name in wanted:
-            out[name][at:at + rows] = batch.column(name).to_numpy(zero_copy_only=False)
-        at += rows
-    if at != task.sessions:
-        raise BaccaratError(f"{task.folder}: {at} sessions of configuration "
-                            f"{task.configs[0]}, the run recorded {task.sessions}")
-    session = out.pop("session") if "session" not in columns else out["session"]
-    if session.size > 1 and not bool(np.all(session[1:] > session[:-1])):
-        order = np.argsort(session, kind="stable")  # never expected: read in session order
-        out = {name: values[order] for name, values in out.items()}
-    return out
+def _read_config(task: _SummaryTask, columns: list[str]) -> Iterator[dict[str, np.ndarray]]:
+    """Batches of ``columns`` of the task's one configuration, part after part, reading
+    only the row groups that hold it: memory holds one batch."""
+    config = task.configs[0]
+    for file in _part_files(Path(task.folder)):
+        handle = pq.ParquetFile(file)
+        position = handle.schema_arrow.get_field_index("config")
+        groups = [i for i in range(handle.metadata.num_row_groups)
+                  if _may_hold(handle.metadata.row_group(i).column(position), config)]
+        if not groups:
+            continue
+        for batch in handle.iter_batches(batch_size=1 << 16, row_groups=groups,
+                                         columns=[*columns, "config"], use_threads=False):
+            mine = batch.column("config").to_numpy() == config
+            if mine.any():
+                yield {name: batch.column(name).to_numpy(zero_copy_only=False)[mine]
+                       for name in columns}
+
+
+def _may_hold(column: pq.ColumnChunkMetaData, config: int) -> bool:
+    """Whether a row group's ``config`` column may hold ``config`` (its statistics)."""
+    stats = column.statistics
+    if stats is None or not stats.has_min_max:
+        return True
+    return bool(stats.min <= config <= stats.max)
 
 
 def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
     """The summary rows of the task's configurations."""
-    inputs = list(task.inputs)
-    parts: dict[int, pd.DataFrame | None] = {task.configs[0]: None}
+    amounts = [column for _, column in task.amounts]
+    sources: dict[int, Callable[[list[str]], Iterable[dict[str, np.ndarray]]]]
     if task.columns is not None:
-        parts = {k: pd.DataFrame(task.columns[k], copy=False) for k in task.configs}
+        sources = {k: batches_of(task.columns[k]) for k in task.configs}
     elif len(task.configs) > 1:
-        table = _read_sessions(task, ["config", *inputs, *(c for _, c in task.amounts)])
+        table = _read_sessions(task, ["config", *task.inputs, *amounts])
         config_column = table.column("config").to_numpy()
-        table = table.take(np.argsort(config_column, kind="stable"))  # sessions stay in order
-        bounds = np.searchsorted(np.sort(config_column), [*task.configs,
-                                                          task.configs[-1] + 1])
-        frame = table.to_pandas()
-        parts = {k: frame.iloc[int(lo):int(hi)].reset_index(drop=True)
-                 for k, lo, hi in zip(task.configs, bounds[:-1], bounds[1:], strict=True)}
+        sources = {}
+        for k in task.configs:
+            mine = table.filter(pa.array(config_column == k))
+            sources[k] = batches_of({name: mine.column(name).to_numpy(zero_copy_only=False)
+                                     for name in (*task.inputs, *amounts)})
+        del table
+    else:
+        sources = {task.configs[0]: lambda names: _read_config(task, names)}
     rows = []
     for k, (name, spec, params), rules, edges in zip(task.configs, task.labels, task.rules,
                                                      task.edges, strict=True):
-        part = parts[k]
-        wagered = {}
-        for kind, column in task.amounts:
-            amounts = (part[column].to_numpy() if part is not None else
-                       _read_config(task, [column])[column])
-            total = float(np.sum(np.ascontiguousarray(amounts)))
-            if total > 0:
-                wagered[kind] = total
-            del amounts
+        stats = session_stats(sources.pop(k), task.sessions, amounts)
+        wagered = {kind: total for kind, total in stats.wagered_by.items() if total > 0}
         edge = weighted_house_edge(wagered, dict(edges))
-        try:
-            frame = part[inputs] if part is not None else _config_frame(task, inputs)
-            values = summarize(frame, edge)
-        except KeyError:  # a metric reads a column not in SUMMARY_INPUTS: read them all
-            values = summarize(_frame(task, None), edge)
         rows.append({"config": k, "strategy": name, "spec": spec, "params": params,
-                     "rules": rules.label(), **values})
+                     "rules": rules.label(), **summarize_stats(stats, edge)})
     return rows
-
-
-def _config_frame(task: _SummaryTask, columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame(_read_config(task, columns), copy=False)
-
-
-def _frame(task: _SummaryTask, columns: list[str] | None) -> pd.DataFrame:
-    return _read_sessions(task, columns).to_pandas(split_blocks=True, self_destruct=True)
 
 
 def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
