@@ -88,6 +88,7 @@ from .parallel import (
     inject_fault,
     plan_chunks,
     resolve_workers,
+    worker_stray_threads,
 )
 from .replay import EXPECTED_MODES, SessionPolicy, replay
 from .rules import TableRules
@@ -482,6 +483,9 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
                             {**job.metadata, "kind": "sessions"}, part_info=stats,
                             row_group_rows=per_group * sessions, run_id=run_id))
     result = {**stats, "parts": [(str(p), part_record(p)) for p in parts]}
+    threads = worker_stray_threads()
+    if threads:  # a strategy's threads that would keep this worker alive
+        result["threads"] = threads
     if job.keep_summary:
         result[_SUMMARY_COLUMNS] = [_summary_columns(table, staked) for table in tables]
     return result
@@ -785,6 +789,9 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
             raise StrategyFault(f"{exc}; {kept}", exc.detail) from None
         raise
     staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
+    threads = sorted({name for s in stats.values() for name in s.pop("threads", ())})
+    if threads:  # the workers were stopped all the same; the command says so
+        info["stray_threads"] = threads
     sessions = sum(s["sessions"] for s in stats.values())
     in_memory = _kept_columns(columns, len(configs)) if keep and len(columns) == len(chunks) \
         else None
