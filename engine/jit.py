@@ -30,12 +30,19 @@ DEFINED: list[Kernel] = []
 
 
 class Kernel:
-    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call."""
+    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call.
+
+    With the option ``native=True`` it runs as machine code loaded without numba once it
+    has been built (``engine.native``), where its arguments allow; otherwise, or with
+    ``BACCARAT_NATIVE=0``, through numba.
+    """
 
     def __init__(self, func: Callable[..., Any], signatures: tuple[Any, ...],
                  options: dict[str, Any]) -> None:
         self.py_func = func
         self._signatures = signatures
+        self.native = bool(options.pop("native", False))
+        self._native: dict[tuple[str, ...], Any] = {}  # argument types -> loaded code
         self._options = options
         self._dispatcher: Any = None
         self._binding = False
@@ -61,6 +68,14 @@ class Kernel:
         return self._dispatcher
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.native and not kwargs:
+            from . import native
+
+            if native.enabled():
+                try:
+                    return native.call(self, args)
+                except native.NotNative:
+                    pass
         dispatcher = self._dispatcher if self._dispatcher is not None else self.compiled()
         return dispatcher(*args, **kwargs)
 
