@@ -476,11 +476,11 @@ def _block_sum(a, lo, n):  # pragma: no cover - compiled
     return res
 
 
-@njit(cache=True)
-def _numpy_sum(a, n):  # pragma: no cover - compiled
-    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64."""
-    return _pairwise_sum(a, n, np.empty((4, _SUM_DEPTH), dtype=np.int64),
-                         np.empty(_SUM_DEPTH))
+def _numpy_sum(a: np.ndarray, n: int) -> float:
+    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64
+    (``_pairwise_sum`` with its working space)."""
+    return float(_pairwise_sum(a, n, np.empty((4, _SUM_DEPTH), dtype=np.int64),
+                               np.empty(_SUM_DEPTH)))
 
 
 #: The deepest split ``_pairwise_sum`` walks (a row of 128 * 2**63 values).

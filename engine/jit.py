@@ -125,8 +125,12 @@ def is_loaded(kernel: Any) -> bool:
 def is_reached(kernel: Kernel) -> bool:
     """Whether ``kernel`` has been called in this process, or bound into a kernel that was
     (a callee compiled into its caller, or loaded with it from the cache, has no
-    specialisation of its own but was reached all the same)."""
-    return kernel._dispatcher is not None
+    specialisation of its own but was reached all the same); so was a kernel whose code
+    was loaded as native code, its own or a caller's (``engine.native``)."""
+    from .native import loaded
+
+    return kernel._dispatcher is not None or \
+        f"{kernel.__module__}.{kernel.__qualname__}" in loaded
 
 
 def njit(*args: Any, **options: Any) -> Any:

@@ -53,6 +53,10 @@ SWITCH = "BACCARAT_NATIVE"
 #: Every kernel refused this process, by name, with the reason.
 refused: dict[str, str] = {}
 
+#: Every kernel whose code this process loaded as native code (a native kernel and every
+#: kernel it calls), by name.
+loaded: set[str] = set()
+
 
 class NotNative(Exception):
     """These arguments (or this kernel) cannot take the native path."""
@@ -165,16 +169,24 @@ def _versions() -> str:
 
 
 def _digest(func: Callable[..., Any], keys: tuple[str, ...], machine: str) -> str:
-    """The name of the code of ``func`` for these argument types on this processor."""
+    """The name of the code of ``func`` for these argument types on this processor: the
+    digest of its code (``_code_digest``), then that of the argument types."""
+    types_digest = hashlib.sha256(" ".join(keys).encode()).hexdigest()[:12]
+    return f"{_code_digest(func, machine)}.{types_digest}"
+
+
+def _code_digest(func: Callable[..., Any], machine: str) -> str:
+    """The digest of the sources and constants ``func``'s code is made from, numba's and
+    llvmlite's versions and the processor."""
     h = hashlib.sha256()
-    for part in (machine, _versions(), " ".join(keys)):
+    for part in (machine, _versions()):
         h.update(part.encode() + b"\0")
     for f in _closure(func):
         h.update(f"{f.__module__}.{f.__qualname__}\0".encode())
         h.update(inspect.getsource(f).encode() + b"\0")
         for name, value in _globals_read(f).items():
             h.update(f"{name}={_fingerprint(value)}\0".encode())
-    return h.hexdigest()[:32]
+    return h.hexdigest()[:24]
 
 
 # --- the files ------------------------------------------------------------------------------
@@ -338,6 +350,22 @@ def _load(header: dict[str, Any], body: bytes) -> Any:
     return function
 
 
+def covered(kernels: list[Any]) -> set[str]:
+    """The names of the kernels whose code some native kernel of ``kernels`` has built for
+    the present sources (itself and every kernel it calls): what ``baccarat warm`` need
+    not compile into numba's cache for a first run."""
+    machine = _machine()
+    names: set[str] = set()
+    for kernel in kernels:
+        if not getattr(kernel, "native", False):
+            continue
+        func = kernel.py_func
+        stem = f"{func.__module__}.{func.__qualname__}.{_code_digest(func, machine)}."
+        if any(_read(path) is not None for path in _folder(func).glob(f"{stem}*.native")):
+            names.update(f"{f.__module__}.{f.__qualname__}" for f in _closure(func))
+    return names
+
+
 # --- calling -----------------------------------------------------------------------------------
 
 _MACHINE: list[str] = []
@@ -372,7 +400,9 @@ def _loaded(kernel: Any, args: tuple[Any, ...], keys: tuple[str, ...]) -> Any:
     if found is None:
         found = _build(kernel, args, keys)
         _write(path, *found)
-    return _load(*found)
+    function = _load(*found)
+    loaded.update(f"{f.__module__}.{f.__qualname__}" for f in _closure(func))
+    return function
 
 
-__all__ = ["NotNative", "SWITCH", "call", "enabled", "refused"]
+__all__ = ["NotNative", "SWITCH", "call", "covered", "enabled", "loaded", "refused"]
