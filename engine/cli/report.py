@@ -27,28 +27,36 @@ RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by bacc
 COMPARISON_FILE = "comparison.parquet"
 
 
-def _diff_cells(row: pd.Series) -> list[str]:
+def _diff_cells(row: pd.Series, family: bool) -> list[str]:
     if row["pairing"] == "baseline":
-        return ["(baseline)", "", "", ""]
+        return ["(baseline)", "", "", *([""] if family else []), ""]
     low, high = float(row["diff_low"]), float(row["diff_high"])
     interval = "-" if math.isnan(low) else f"[{low:+,.2f}, {high:+,.2f}]"
+    holm = (["yes" if row["significant_family"] else "no"] if family else [])
     return [f"{row['diff_mean_net']:+,.2f}", interval, "yes" if row["significant"] else "no",
-            str(row["pairing"])]
+            *holm, str(row["pairing"])]
 
 
 def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison",
                       metrics: Sequence[str] | None = None) -> list[Table]:
     """The comparison as rich tables: one row per configuration, the summary metrics in
     table order (all, or those named in ``metrics``), then the difference from the
-    baseline; split into blocks of columns that fit ``width``.
+    baseline; split into blocks of columns that fit ``width``. With several
+    configurations each verdict has its family-wise (Holm) twin beside it, and the title
+    says how many configurations were tried.
     """
-    from .tables import block_tables, metric_columns
+    from ..search.family import tried_phrase
+    from .tables import block_tables, family_edge_column, metric_columns
 
+    family = len(frame) > 1 and "edge_verdict_family" in frame
     columns = metric_columns(frame, metrics)
+    if family:
+        columns = family_edge_column(columns, frame)
+        title = f"{title} ({tried_phrase(len(frame))})"
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
-    diffs = [_diff_cells(row) for _, row in frame.iterrows()]
+    diffs = [_diff_cells(row, family) for _, row in frame.iterrows()]
     diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Significant",
-                   "Pairing"]
+                   *(["Significant, Holm"] if family else []), "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
     return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
