@@ -444,24 +444,34 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     run_id = job.run_id or None
     parts = []
     fused = _run_fused(task, configs, first_session)
+    replayed = [k for k in range(len(configs)) if fused is None or k not in fused.configs]
+    by_config: dict[int, pa.Table] = {}
+    staked_kinds: set[str] = set()
     if fused is not None:
-        tables, n_sessions, n_coups, staked = (fused.tables, fused.sessions, fused.coups,
-                                               fused.staked)
-    else:
-        coups = _chunk_coups(task)
-        grid, ledgers = replay(coups, configs, job.rules, policy, first_session=first_session,
-                               config_rules=job.config_rules,
+        by_config.update(zip(fused.configs, fused.tables, strict=True))
+        staked_kinds.update(fused.staked)
+        n_sessions, n_coups = fused.sessions, fused.n_coups
+    if replayed:  # every configuration without a compiled form (all of them: no fused path)
+        coups = fused.coups if fused is not None and fused.coups is not None else \
+            _chunk_coups(task)
+        config_rules = None if job.config_rules is None else \
+            [job.config_rules[k] for k in replayed]
+        grid, ledgers = replay(coups, [configs[k] for k in replayed], job.rules, policy,
+                               first_session=first_session, config_rules=config_rules,
                                expected=job.expected)  # type: ignore[arg-type]
-        staked = sorted({kind for config_ledger in ledgers for kind, stake in
-                         config_ledger.stakes.items() if stake.any()}, key=KINDS.index)
+        staked_kinds.update(kind for config_ledger in ledgers
+                            for kind, stake in config_ledger.stakes.items() if stake.any())
         n_sessions, n_coups = int(grid.session_ids.size), len(coups)
         if job.ledger:
             parts.append(write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
-                                     for k, config_ledger in enumerate(ledgers)),
+                                     for k, config_ledger in zip(replayed, ledgers,
+                                                                 strict=True)),
                                     folder / LEDGER_FILE, chunk.index,
                                     {**job.metadata, "kind": "ledger"}, run_id=run_id))
-        tables = [sessions_table(grid, config_ledger, k, KINDS)
-                  for k, config_ledger in enumerate(ledgers)]
+        by_config.update((k, sessions_table(grid, config_ledger, k, KINDS))
+                         for k, config_ledger in zip(replayed, ledgers, strict=True))
+    tables = [by_config[k] for k in range(len(configs))]
+    staked = sorted(staked_kinds, key=KINDS.index)
     sessions = max(n_sessions, 1)
     stats: dict[str, Any] = {"chunk": chunk.index, "first_shoe": chunk.first_shoe,
                              "shoes": chunk.shoes, "coups": n_coups,
@@ -498,19 +508,23 @@ SESSION_GROUP_ROWS = 16_384
 
 
 def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> FusedChunk | None:
-    """The chunk played by the fused path (``engine/fused.py``), or None when it does not
-    apply (or refuses a stake: the replay then plays the chunk and says where)."""
+    """The chunk played by the fused path (``engine/fused.py``) for the configurations it
+    can play (``FusedChunk.configs``; the caller replays the others), or None when it
+    plays none (or refuses a stake: the replay then plays the chunk and says where)."""
     job, chunk = task.job, task.chunk
     plan = fused_plan(configs, job.rules, job.config_rules, ledger=job.ledger,
                       expected=job.expected)
     if plan is None:
         return None
     names = [config.name for config in configs]
-    if task.coups is None and job.path is None:
+    everything = len(plan.configs) == len(configs)
+    if everything and task.coups is None and job.path is None:
         assert job.seed is not None
         shoe_ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
         return run_generated(plan, names, job.rules, job.seed, shoe_ids, job.policy,
                              first_session)
+    # A coups file, or configurations the replay plays too: the coups table, read or dealt
+    # once for both.
     coups = _chunk_coups(task)
     if not len(coups):
         return None

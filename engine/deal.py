@@ -16,7 +16,7 @@ from .coups import BANKER, PLAYER, TIE, Coups
 from .errors import BaccaratError
 from .jit import njit
 from .rules import TableRules
-from .shoe import shuffle_into
+from .shoe import shuffle_with
 
 BURN_NONE, BURN_STANDARD, BURN_FIXED = 0, 1, 2
 _BURN_CODES = {"none": BURN_NONE, "standard": BURN_STANDARD, "fixed": BURN_FIXED}
@@ -154,9 +154,10 @@ def _generate_kernel(template, seed, shoe_ids, values, burn_mode, burn_count, cu
                      out_burn_shown, out_counts):
     n = template.shape[0]
     buf = np.empty(n, dtype=np.int8)
+    scratch = np.empty(n, dtype=np.uint64)
     k = 0
     for s in range(shoe_ids.shape[0]):
-        shuffle_into(template, buf, seed, np.uint64(shoe_ids[s]))
+        shuffle_with(template, buf, seed, np.uint64(shoe_ids[s]), scratch)
         out_burn_shown[s] = buf[0] if burn_mode == BURN_STANDARD else NO_CARD
         dealt, _ = _deal_shoe(buf, n, values, burn_mode, burn_count, cut_from_end, extra_coup,
                               out_cards, out_pt, out_bt, out_outcome, k)

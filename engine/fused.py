@@ -1,13 +1,14 @@
 """The fused backtest path: built-in staking systems settled in one compiled pass.
 
-When every configuration of a run has a compiled form (``strategies/compiled.py``) and
-nothing needs the generic per-step replay, a chunk skips the replay's (sessions x steps)
-grids and its Python loop over the steps. For generated shoes one kernel shuffles, burns
+The configurations of a run that have a compiled form (``strategies/compiled.py``) skip
+the replay's (sessions x steps) grids and its Python loop over the steps. When all of a
+chunk's configurations have one and its shoes are generated, one kernel shuffles, burns
 and deals each shoe and keeps only what settlement needs, the class of each coup
-(``engine/bets.py``), never a coups table; for a coups file the classes come from its
-coups. A second kernel then plays every configuration session by session over those
-classes, applying the table limits, the bankroll shortfall rule and the stop rules, and
-accumulates the per-session metrics the sessions table holds.
+(``engine/bets.py``), never a coups table; otherwise the classes come from the chunk's
+coups table (read from the file, or dealt once for these and the replayed ones). A
+second kernel then plays every configuration session by session over those classes,
+applying the table limits, the bankroll shortfall rule and the stop rules, and accumulates
+the per-session metrics the sessions table holds.
 
 "Change no result": every figure is the generic path's, bit for bit. The kernel performs
 the floating-point operations of the replay in the same order (``_settle_kernel``,
@@ -16,13 +17,14 @@ numpy's pairwise summation over the chunk's grid width (``_numpy_sum``), which i
 ``ndarray.sum(axis=1)`` does on the replay's grids. ``tests/test_fused.py`` compares the
 sessions tables of both paths.
 
-It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"``, when every
-configuration is a built-in whose own class declares ``compiled_form`` staking on banker,
-player or tie. Any rule variant, table limits, ``when_short`` stop or reduce, the stop
-rules and ``session_shoes`` are covered. Anything else (a plugin, the simple form, roads,
-cards, side bets, the ledger, exact pricing) runs the generic replay; so does a chunk in
-which a stake is refused (below the table minimum, not finite, or a bet the dataset
-cannot settle): the replay then raises its own error, naming the session and the coup.
+It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"``, to each
+configuration that is a built-in whose own class declares ``compiled_form`` staking on
+banker, player or tie. Any rule variant, table limits, ``when_short`` stop or reduce, the
+stop rules and ``session_shoes`` are covered. Anything else (a plugin, the simple form,
+roads, cards, side bets) is replayed beside it; the ledger and exact pricing replay
+everything, and so does a chunk in which a stake is refused (below the table minimum,
+not finite, or a bet the dataset cannot settle): the replay then raises its own error,
+naming the session and the coup.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ from .ledger import session_rows
 from .metrics import session_columns
 from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev, session_start_rows
 from .rules import TableRules
-from .shoe import shuffle_into
+from .shoe import shuffle_with
 
 assert STOP_REASONS.index("end") == END
 
@@ -78,10 +80,12 @@ _ONE_THREE_TWO_SIX = np.array([1.0, 3.0, 2.0, 6.0])
 
 @dataclass(frozen=True)
 class FusedPlan:
-    """The compiled forms of a run's configurations, laid out for the kernel."""
+    """The compiled forms of a run's configurations that have one, laid out for the kernel:
+    ``configs`` are their indices among the run's configurations (the others replay)."""
 
     forms: tuple[CompiledForm, ...]
     rules: tuple[TableRules, ...]
+    configs: tuple[int, ...]
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -92,38 +96,47 @@ class FusedPlan:
 def fused_plan(configs: Sequence[Strategy], rules: TableRules,
                config_rules: Sequence[TableRules] | None, *, ledger: bool,
                expected: str) -> FusedPlan | None:
-    """The fused path's plan for these configurations, or None when the generic replay
-    must play them (a ledger to write, exact pricing, a configuration without a compiled
-    form, one that needs the roads or the cards)."""
+    """The fused path's plan for the configurations it can play, or None when the generic
+    replay must play them all (a ledger to write, exact pricing, no configuration with a
+    compiled form). A configuration without a compiled form, or one that needs the roads
+    or the cards, is left to the replay."""
     if ledger or expected != "auto" or not configs:
         return None
-    forms = []
-    for config in configs:
-        if config.needs_cards or config.needs_roads:
-            return None
-        form = declared_form(config)
-        if form is None:
-            return None
-        forms.append(form)
     each = tuple(config_rules) if config_rules is not None else (rules,) * len(configs)
-    return FusedPlan(tuple(forms), each)
+    forms, kept = [], []
+    for k, config in enumerate(configs):
+        if config.needs_cards or config.needs_roads:
+            continue
+        form = declared_form(config)
+        if form is not None:
+            forms.append(form)
+            kept.append(k)
+    if not forms:
+        return None
+    return FusedPlan(tuple(forms), tuple(each[k] for k in kept), tuple(kept))
 
 
 @dataclass
 class FusedChunk:
-    """What the fused path made of one chunk: its sessions tables and its figures."""
+    """What the fused path made of one chunk: the sessions tables of the configurations it
+    played (``configs``, indices among the run's), and the chunk's figures. ``coups`` is
+    the chunk's coups table when the fused path had to read or deal it (the replay of the
+    other configurations then reuses it)."""
 
     tables: list[pa.Table]
-    coups: int
+    n_coups: int
     sessions: int
     staked: list[str]
+    configs: tuple[int, ...]
+    coups: Coups | None = None
 
 
 def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed: int,
                   shoe_ids: np.ndarray, policy: SessionPolicy,
                   first_session: int) -> FusedChunk | None:
-    """Deal the generated shoes ``shoe_ids`` and play every configuration over them;
-    None when a stake is refused (the caller replays the chunk to say where)."""
+    """Deal the generated shoes ``shoe_ids`` and play the plan's configurations over them;
+    None when a stake is refused (the caller replays the chunk to say where). ``names``
+    are the names of all the run's configurations."""
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     classes, counts = deal_classes(rules, seed, ids)
     total = classes.size
@@ -151,12 +164,16 @@ def deal_classes(rules: TableRules, seed: int,
 
 def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: SessionPolicy,
               first_session: int) -> FusedChunk | None:
-    """Play every configuration over the sessions of a coups table (see ``run_generated``)."""
+    """Play the plan's configurations over the sessions of a coups table (see
+    ``run_generated``)."""
     n = len(coups)
     starts = session_start_rows(coups.shoe, policy.session_shoes)
     first_shoe = coups.shoe[starts]
-    return _play(plan, names, classify_coups(coups), np.r_[starts, n].astype(np.int64),
-                 first_shoe, policy, first_session)
+    played = _play(plan, names, classify_coups(coups), np.r_[starts, n].astype(np.int64),
+                   first_shoe, policy, first_session)
+    if played is not None:
+        played.coups = coups
+    return played
 
 
 #: The kernel's float and integer outputs per configuration and session.
@@ -216,10 +233,11 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np
             coups=ints[c, _COUPS])
         by_kind = {kind: (wagered if kind == form.side and staked[c] else
                           np.zeros(n_sessions)) for kind in KIND_INDEX}
-        out.append(session_rows(c, names[c], session_ids, first_shoe, metrics, by_kind))
+        k = plan.configs[c]
+        out.append(session_rows(k, names[k], session_ids, first_shoe, metrics, by_kind))
     kinds = sorted({form.side for c, form in enumerate(plan.forms) if staked[c]},
                    key=list(KIND_INDEX).index)
-    return FusedChunk(out, int(classes.size), n_sessions, kinds)
+    return FusedChunk(out, int(classes.size), n_sessions, kinds, plan.configs)
 
 
 @functools.lru_cache(maxsize=64)
@@ -240,7 +258,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     bets see it (``_main_bet_class``); returns the coups dealt.
 
     ``template`` holds the card *values* of the engine's ordered shoe: Fisher-Yates moves
-    positions whatever they hold, so ``shuffle_into`` lays out exactly the cards of the
+    positions whatever they hold, so ``shuffle_with`` lays out exactly the cards of the
     engine's shoe (``engine.deal.generate_coups``), seen by their values. Each coup is then
     dealt by one lookup, without a branch on the cards (``_coup_class``; the drawing rules
     branch on random cards, and a mispredicted branch per draw costs more than the deal),
@@ -252,6 +270,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     """
     n = template.shape[0]
     cards = np.empty((_LANES, n), dtype=np.int8)
+    scratch = np.empty(n, dtype=np.uint64)
     held = np.empty((_LANES, n // 4 + 1), dtype=np.int16)
     tail = _Tail(np.empty((2, 6), dtype=np.int8), np.empty(2, dtype=np.int8),
                  np.empty(2, dtype=np.int8), np.empty(2, dtype=np.int8),
@@ -263,7 +282,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     whole = n_shoes - n_shoes % _LANES
     for s in range(0, whole, _LANES):
         for lane in range(_LANES):
-            shuffle_into(template, cards[lane], seed, np.uint64(shoe_ids[s + lane]))
+            shuffle_with(template, cards[lane], seed, np.uint64(shoe_ids[s + lane]), scratch)
         a, b, c, d = cards[0], cards[1], cards[2], cards[3]
         hb, hc, hd = held[1], held[2], held[3]
         pa = _burn_length(a, n, tail.values, burn_mode, burn_count)
@@ -299,7 +318,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
             out_counts[s + 1 + lane] = dealt
             k += dealt
     for s in range(whole, n_shoes):  # the shoes left over, one at a time
-        shuffle_into(template, cards[0], seed, np.uint64(shoe_ids[s]))
+        shuffle_with(template, cards[0], seed, np.uint64(shoe_ids[s]), scratch)
         pos = _burn_length(cards[0], n, tail.values, burn_mode, burn_count)
         start = k
         k = _deal_rest(cards[0], pos, n, cut, extra_coups, coups, tail, out_classes, k)

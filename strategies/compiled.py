@@ -1,4 +1,4 @@
-"""Compiled forms of the built-in staking systems: what the fused backtest path runs.
+"""Compiled forms of the built-in strategies and parts: what the fused backtest path runs.
 
 A strategy class may declare ``compiled_form()``: which system it is (one of the codes
 below), the bet kind it stakes on and its parameters, in the order the compiled kernel
@@ -7,6 +7,12 @@ the reference: the fused kernel reproduces it bit for bit, and the tests compare
 Only the class that declares ``compiled_form`` itself is trusted with it; a subclass that
 does not declare its own (a plugin that changes how a Martingale stakes, say) is played
 by the generic replay.
+
+The parts of a system (``strategies/parts.py``) declare theirs the same way: a built-in
+selection or staking plan returns a :class:`PartForm` from ``compiled_form()``, naming
+itself by a code of :data:`SELECTIONS` or :data:`STAKINGS` and giving the numbers its
+Python form reads, in the order the part's ``compiled_form`` lists them. Session rules
+need no form: the fused kernel reads the configuration's ``SessionPolicy``.
 """
 
 from __future__ import annotations
@@ -32,6 +38,42 @@ class CompiledForm:
     system: int
     side: str
     params: tuple[float, ...]
+
+
+#: The built-in selections the fused kernel plays, by part name.
+SELECTIONS = {name: code for code, name in enumerate((
+    "always", "follow", "chop", "streak", "ping_pong", "pattern", "skip", "after_ties",
+    "road", "count"))}
+
+#: The built-in staking plans the fused kernel plays, by part name (today's nine systems
+#: keep their codes above).
+STAKINGS = {name: code for code, name in enumerate((
+    "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
+    "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
+    "reverse_labouchere", "parlay", "one_three_two_four", "percentage", "kelly"))}
+
+
+@dataclass(frozen=True)
+class PartForm:
+    """One built-in part (a selection or a staking plan) as the fused kernel plays it.
+
+    ``code``: the part's entry in :data:`SELECTIONS` or :data:`STAKINGS`. ``params``: the
+    numbers its Python form reads (booleans as 0/1, a bet kind as its index in
+    ``engine.bets.BET_KINDS``), in the order its ``compiled_form`` lists them.
+    """
+
+    code: int
+    params: tuple[float, ...] = ()
+
+
+def declared_part_form(part: object) -> PartForm | None:
+    """The compiled form of ``part`` if its own class declares one, else None (a plugin
+    subclass of a built-in part is played by the replay, as for strategies)."""
+    cls = type(part)
+    if "compiled_form" not in vars(cls):
+        return None
+    form = part.compiled_form()  # type: ignore[attr-defined]
+    return form if isinstance(form, PartForm) else None
 
 
 def declared_form(strategy: object) -> CompiledForm | None:

@@ -225,8 +225,36 @@ def test_the_ledger_exact_pricing_and_plugins_take_the_replay():
             return 2 * super()._stakes()
 
     assert fused_plan([Doubler()], rules, None, ledger=False, expected="auto") is None
-    assert fused_plan([*configs, *expand_spec("side_bet")], rules, None, ledger=False,
-                      expected="auto") is None
+    mixed = fused_plan([*expand_spec("side_bet"), *configs, Doubler()], rules, None,
+                       ledger=False, expected="auto")
+    assert mixed is not None and mixed.configs == (1,)  # the Martingale alone
+
+
+def test_compiled_configurations_play_fused_beside_the_ones_the_replay_plays():
+    """A run mixing built-ins that have a compiled form with strategies that have none (a
+    pattern follower, a road follower, a side bet) plays the first on the fused path and
+    replays only the others, over the same coups: the sessions of the replay of all."""
+    specs = ["streak:n=2", "martingale", "road", "paroli:base=7.3,side=player",
+             "side_bet", "dalembert"]
+    chunks: list[tuple[int, ...]] = []
+    kept = backtest_module._run_fused
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        result = kept(*args, **kwargs)
+        chunks.append(result.configs if result is not None else ())
+        return result
+
+    backtest_module._run_fused = spy  # type: ignore[assignment]
+    try:
+        fused = backtest(strategies=specs, shoes=23, seed=6, chunk_shoes=10, ledger=False,
+                         rules=TableRules(table_min=5), stop_loss=120.0)
+    finally:
+        backtest_module._run_fused = kept
+    assert chunks == [(1, 3, 5)] * 3
+    with generic_only():
+        generic = backtest(strategies=specs, shoes=23, seed=6, chunk_shoes=10, ledger=False,
+                           rules=TableRules(table_min=5), stop_loss=120.0)
+    assert_same_run(fused, generic)
 
 
 def test_the_cli_prints_the_same_summary_and_writes_the_same_counts(tmp_path: Path):
