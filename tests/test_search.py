@@ -278,3 +278,38 @@ def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:
                  str(tmp_path / "s"))
     assert result.exit_code == 2 and "no coups file at" in result.output
     assert not (tmp_path / "s").exists()
+
+
+# --- The report's section -------------------------------------------------------------------
+
+
+def test_the_report_section_shows_the_null_and_the_regression(shoes: Path,
+                                                               tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    result = cli("search", str(shoes), "-s", "streak:n=[1,2,3]", "-s", "flat:side=[banker,"
+                 "player]", "--null", "20", "--reps", "100", "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "search.html"
+    result = cli("report", "--search", str(out), "--out", str(page))
+    assert result.exit_code == 0, result.output
+    assert f"wrote {page} (2 figures" in flat(result.output)
+    text = page.read_text()
+    stored = SearchResult.load(out)
+    assert "Searching without fooling yourself" in text
+    assert stored.document["sentences"][0].split(":")[0] in text
+    assert text.count("<svg") == 2  # the best of N by chance; where chosen vs checked
+    for spec in stored.table["spec"]:
+        assert f"<code>{spec}</code>" in text
+    # beside a run's report, after its own sections
+    result = cli("report", str(out / "run"), "--search", str(out), "--out",
+                 str(tmp_path / "both.html"))
+    assert result.exit_code == 0, result.output
+    both = (tmp_path / "both.html").read_text()
+    assert both.index('id="verdict"') < both.index('id="search"')
+
+
+def test_the_report_needs_runs_or_a_search(tmp_path: Path) -> None:
+    result = cli("report", "--out", str(tmp_path / "r.html"))
+    assert result.exit_code == 2 and "no run folder given" in result.output
+    result = cli("report", "--search", str(tmp_path), "--out", str(tmp_path / "r.html"))
+    assert result.exit_code == 2 and "holds no search.parquet" in flat(result.output)

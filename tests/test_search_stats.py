@@ -332,3 +332,21 @@ def test_permutations_of_the_configurations_permute_the_results() -> None:
         order = list(perm)
         assert romano_wolf(stat[order], se[order], means[order]) == pytest.approx(
             base[order])
+
+
+def test_a_bootstrap_sample_s_standard_error_is_the_edge_test_s_on_its_sessions() -> None:
+    from engine.search.adjust import bootstrap_se
+
+    rng = np.random.default_rng(0)
+    net = rng.normal(-1, 30, (3, 60))
+    wagered = np.full((3, 60), 20.0)
+    tests = edge_tests(net, wagered, -0.01 * wagered)
+    drawn = rng.integers(0, 60, (4, 60))
+    counts = counts_of(np.vstack([np.arange(60), drawn]), 60)
+    means = bootstrap_means(tests.influence, counts)
+    se = bootstrap_se(tests.influence, counts, means)
+    np.testing.assert_allclose(se[:, 0], tests.se)  # the sample of every session once
+    for b, rows in enumerate(drawn, start=1):  # equal stakes: the influence is exact
+        again = edge_tests(net[:, rows], wagered[:, rows], -0.01 * wagered[:, rows])
+        np.testing.assert_allclose(means[:, b], again.statistic)
+        np.testing.assert_allclose(se[:, b], again.se)

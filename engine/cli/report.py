@@ -132,38 +132,56 @@ def _report_progress(progress: Progress, task: TaskID) -> Callable[[int, int], N
 @app.command("report")
 @reports_errors
 def report_command(
-    runs: RunDirs,
+    runs: Annotated[list[Path] | None, typer.Argument(
+        help="run folders written by baccarat backtest (none with --search: the search's "
+             "section alone)", show_default=False)] = None,
     out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
     samples: Annotated[int, typer.Option(
         min=0, max=50, help="sample sessions drawn over each bankroll fan chart")] = 5,
     analysis: Annotated[Path | None, typer.Option(
         "--analysis", help="add the section of a `baccarat analyze` folder: each "
         "statistic's fair reference distribution with the observed value")] = None,
+    search: Annotated[Path | None, typer.Option(
+        "--search", help="add the section of a `baccarat search` folder: the observed best "
+        "against the best on fair datasets, and each configuration where chosen against "
+        "where checked")] = None,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
+    from ..errors import BaccaratError
     from ..io.parquet import check_output_free
     from ..report.drawing import FigureDrawer
     from ..report.html import figure_count, report_steps, write_report
     from ..report.runs import load_runs
 
     started = time.perf_counter()
+    if not runs and search is None:
+        raise BaccaratError("no run folder given: name one or more run folders written by "
+                            "`baccarat backtest` (or a search folder with --search)")
     check_output_free(out, force)
-    opened = load_runs(runs)
+    opened = load_runs(runs) if runs else []
     with FigureDrawer() as drawer:
         sections = []
         if analysis is not None:
             from ..report.analysis_section import analysis_section
             sections.append(analysis_section(analysis, drawer))
-        with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
-            write_report(opened, out, force=force, samples=samples, sections=sections,
-                         progress=_report_progress(progress, progress.task_ids[0]),
-                         drawer=drawer)
+        if search is not None:
+            from ..report.search_section import search_section
+            sections.append(search_section(search, drawer))
+        if not opened:
+            from ..report.search_section import write_sections_page
+            write_sections_page(sections, out, force=force, drawer=drawer)
+        else:
+            with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
+                write_report(opened, out, force=force, samples=samples, sections=sections,
+                             progress=_report_progress(progress, progress.task_ids[0]),
+                             drawer=drawer)
     text = out.read_text(encoding="utf-8")
+    source = (f"{len(opened)} run{'s' if len(opened) != 1 else ''}" if opened
+              else f"the search in {search}")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
-         f"from {len(opened)} run{'s' if len(opened) != 1 else ''} in "
-         f"{time.perf_counter() - started:.1f}s")
+         f"from {source} in {time.perf_counter() - started:.1f}s")
 
 
 @app.command("demo")

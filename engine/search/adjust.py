@@ -95,23 +95,40 @@ def bootstrap_means(influence: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.asarray((counts @ influence.T).T / influence.shape[1])
 
 
+def bootstrap_se(influence: np.ndarray, counts: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """The standard error of each configuration's mean in each bootstrap sample
+    (configurations x reps), as ``edge_tests`` computes it on the sessions drawn: one
+    more matrix product, of the squares."""
+    n = influence.shape[1]
+    squares = np.asarray((counts @ (influence**2).T).T / n)
+    variance = np.maximum(squares - means**2, 0.0) * n / max(n - 1, 1)
+    return np.sqrt(variance / n)
+
+
 def romano_wolf(statistic: np.ndarray, se: np.ndarray, means: np.ndarray,
-                studentize: bool = True) -> np.ndarray:
+                studentize: bool = True, boot_se: np.ndarray | None = None) -> np.ndarray:
     """Romano-Wolf step-down adjusted p-values of "statistic > 0" for each configuration.
 
     ``means`` are the bootstrap means (configurations x reps) of the statistics; the
     bootstrap distribution of each is recentred on the observed value, so it stands for
-    the null. Configurations are taken from the largest statistic down; the p-value of
-    the j-th is the share of samples whose largest recentred statistic among the j-th and
-    those below it reaches the j-th's, (count + 1) / (reps + 1), never below the previous
-    one. A configuration with no statistic (it never bet) gets 1.
+    the null. Studentized, each is divided by its standard error: the observed one's
+    (``se``), and in each sample that sample's own (``boot_se``, configurations x reps)
+    where given, the bootstrap-t, which also corrects for skewed sessions (a
+    Martingale's: many small wins, a rare large loss). Configurations are taken from the
+    largest statistic down; the p-value of the j-th is the share of samples whose largest
+    recentred statistic among the j-th and those below it reaches the j-th's,
+    (count + 1) / (reps + 1), never below the previous one. A configuration with no
+    statistic (it never bet) gets 1.
     """
     valid = np.isfinite(statistic)
     k = statistic.size
     scale = np.where(valid & (se > 0), se, 1.0) if studentize else np.ones(k)
     observed = np.where(valid, statistic / scale, -np.inf)
+    spread = scale[:, None]
+    if studentize and boot_se is not None:
+        spread = np.where(boot_se > 0, boot_se, scale[:, None])
     simulated = np.where(valid[:, None], (means - np.where(valid, statistic, 0.0)[:, None])
-                         / scale[:, None], -np.inf)
+                         / spread, -np.inf)
     order = np.argsort(-observed, kind="stable")
     reps = means.shape[1]
     # running maximum from the smallest statistic up: max over the j-th and those below
@@ -167,11 +184,12 @@ def family_tests(net: np.ndarray, wagered: np.ndarray, expected: np.ndarray, *,
     tests = edge_tests(net, wagered, expected)
     counts = bootstrap_counts(net.shape[1], reps, seed)
     means = bootstrap_means(tests.influence, counts)
-    stepdown = romano_wolf(tests.statistic, tests.se, means)
+    stepdown = romano_wolf(tests.statistic, tests.se, means,
+                           boot_se=bootstrap_se(tests.influence, counts, means))
     spa = spa_pvalues(tests.influence, means)
     return FamilyTests(tests, holm(tests.p), stepdown, spa["upper"], spa["consistent"], reps)
 
 
 __all__ = ["DEFAULT_REPS", "LEVEL", "EdgeTests", "FamilyTests", "bootstrap_counts",
-           "bootstrap_means", "counts_of", "edge_tests", "family_tests", "holm",
+           "bootstrap_means", "bootstrap_se", "counts_of", "edge_tests", "family_tests", "holm",
            "romano_wolf", "spa_pvalues"]

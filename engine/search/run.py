@@ -146,17 +146,29 @@ def search(
 
     from ..backtest import backtest
 
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = round(now - clock, 3)
+        clock = now
+
     run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
                    force=True, command=command, progress=stage("search"), **options)
     matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
                                                               *chosen_metric.columns))
+    lap("play")
     if matrix.sessions != sessions:
         raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
                             f"sessions played, {sessions} expected")
     shoes_of = session_shoe_ids(shoe_ids, session_shoes)
     table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
+    lap("choose")
     family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
                           matrix.columns["expected_net"], reps=reps, seed=seed)
+    lap("adjust")
     table["z"] = family.tests.z
     table["p_raw"] = family.tests.p
     table["p_holm"] = family.holm
@@ -200,6 +212,7 @@ def search(
         result = play_null(configs, lengths, rules_used, null,
                            seed if null_seed is None else null_seed, chosen_metric,
                            folder / NULL_FOLDER, options, progress=stage("fair datasets"))
+        lap("null")
         observed = float(table["metric_all"][best_all])
         null_doc = {"datasets": result.datasets, "seed": result.seed,
                     "cut_to_lengths": not result.complete,
@@ -223,8 +236,9 @@ def search(
     sentences.append(checked_sentence(split_doc, metric_doc))
     document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
     document["sentences"] = sentences
-    document["seconds"] = round(time.perf_counter() - started, 3)
     searched = SearchResult(table[list(COLUMNS)], document, null_table)
+    document["timings"] = timings
+    document["seconds"] = round(time.perf_counter() - started, 3)
     searched.write(folder)
     if temp is not None:
         searched.path = None
