@@ -113,6 +113,11 @@ def percent_points(value: float, fmt: str) -> str:
         else fmt.format(value)
 
 
+def p_text(p: float) -> str:
+    """``p = 0.042``, or ``p < 0.001`` below what three decimals show."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
 def times_in(count: int, total: int) -> str:
     """``3 times in 200`` / ``once in 200`` / ``never in 200``."""
     if count == 0:
@@ -136,9 +141,10 @@ def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict
              f"{percent_points(null['one_in_20'], fmt)} {more} one time in 20 "
              f"({n:,} fair datasets of the same shape).")
     count = null["as_good"]
-    second = (f"Here the best, {best_spec}, shows {percent_points(observed, fmt)}: fair "
+    second = (f"Here the best over all {shoes:,} shoes, {best_spec}, shows "
+              f"{percent_points(observed, fmt)}: fair "
               f"shoes give a best at least this good {times_in(count, n)} "
-              f"(p = {null['p']:.3f}).")
+              f"({p_text(null['p'])}).")
     if null["p"] >= 0.05:
         third = ("That is what luck alone gives: this search shows no sign of a "
                  "winning system.")
@@ -154,12 +160,12 @@ def family_sentence(*, tried: int, shoes: int, beats: list[str], best_spec: str,
     counted = f"Counting all {tried:,} configurations tried, over all {shoes:,} shoes, "
     if not beats:
         return (counted + f"none beats its expected edge (the best, {best_spec}: "
-                f"step-down p = {best_p:.3f}; Reality Check p = {reality_check:.3f}, "
-                f"SPA p = {spa:.3f}).")
+                f"step-down {p_text(best_p)}; Reality Check {p_text(reality_check)}, "
+                f"SPA {p_text(spa)}).")
     named = ", ".join(beats[:3]) + (f" and {len(beats) - 3} more" if len(beats) > 3 else "")
     return (counted + f"{len(beats)} beat{'s' if len(beats) == 1 else ''} "
             f"{'its' if len(beats) == 1 else 'their'} expected edge at 5%: {named} "
-            f"(Reality Check p = {reality_check:.3f}, SPA p = {spa:.3f}).")
+            f"(Reality Check {p_text(reality_check)}, SPA {p_text(spa)}).")
 
 
 def checked_sentence(split: dict[str, Any], metric: dict[str, Any]) -> str:
@@ -171,9 +177,9 @@ def checked_sentence(split: dict[str, Any], metric: dict[str, Any]) -> str:
     out = split["out"]
     held = out["edge_verdict"]
     holds = out["p"] < 0.05
-    verdict = ("it holds up there: its realized edge beats its expected edge (p = "
-               f"{out['p']:.3f})" if holds else
-               f"it does not hold up there (p = {out['p']:.3f} that its realized edge "
+    verdict = ("it holds up there: its realized edge beats its expected edge "
+               f"({p_text(out['p'])})" if holds else
+               f"it does not hold up there ({p_text(out['p'])} that its realized edge "
                f"beats its expected edge)")
     if split["scheme"] == "hold-out":
         fold = split["folds"][0]
