@@ -12,6 +12,7 @@ Usage: python data/make_samples.py
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -208,8 +209,89 @@ def slips() -> None:
     (HERE / "slips.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def content_shapes() -> None:
+    """The shapes only content tells apart (issue 23): two columns for one field, totals
+    under the hand's name beside the cards, a model's scores inside an export, a message
+    that is one coup, a chat bot's lists of shoes, a scorecard per row, a coup's cards in
+    one list."""
+    coups = dealt(900, 2)
+    path = HERE / "two-outcome-columns.sqlite"
+    path.unlink(missing_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, shoe_id INT, game_no INT, "
+                   "winner TEXT, game_result TEXT, player_score INT, banker_score INT)")
+        start = 0
+        rows = []
+        for k in range(len(coups)):
+            if k and coups.shoe[k] != coups.shoe[k - 1]:
+                start = k
+            rows.append((k + 1, int(coups.shoe[k]) - 899, k - start + 1,
+                         NAMES[int(coups.outcome[k])].upper(),
+                         "BPT"[int(coups.outcome[k])], int(coups.player_total[k]),
+                         int(coups.banker_total[k])))
+        db.executemany("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    db.close()
+    coups = dealt(910, 1)
+    text = writers.card_text(coups.cards)
+    lines = ["Ván,player,banker,player cards,banker cards,Kết quả,ghi chú"]
+    for k in range(len(coups)):
+        note = "đổi bài" if k == 20 else ""
+        lines.append(f"{k + 1},{coups.player_total[k]},{coups.banker_total[k]},"
+                     f"{' '.join(c for c in text[k, :3] if c)},"
+                     f"{' '.join(c for c in text[k, 3:] if c)},"
+                     f"{['Cái', 'Con', 'Hòa'][int(coups.outcome[k])]},{note}")
+    (HERE / "hand-kept.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    coups = dealt(920, 1)
+    text = writers.card_text(coups.cards)
+    rounds = [{"roundId": f"r-{9200 + k}", "ts": f"2026-02-11T21:{k // 2:02d}:{30 * (k % 2):02d}Z",
+               "outcome": NAMES[int(coups.outcome[k])].upper(),
+               "playerCards": [c for c in text[k, :3] if c],
+               "bankerCards": [c for c in text[k, 3:] if c],
+               "diagnostics": {"latencyMs": 40 + k % 7, "sourceScores": {
+                   "beadRoad": {"banker": round(0.45 + (k % 5) / 100, 2), "player": 0.44},
+                   "bigRoad": {"banker": round(0.47 + (k % 3) / 100, 2), "player": 0.45}}}}
+              for k in range(len(coups))]
+    (HERE / "export-diagnostics.json").write_text(json.dumps(
+        {"exportedAt": "2026-02-12T00:00:00Z", "table": {"id": "bac-07", "rounds": rounds}},
+        indent=1) + "\n", encoding="utf-8")
+    coups = dealt(930, 1)
+    text = writers.card_text(coups.cards)
+    state = {"type": "baccarat.gameState", "id": "1739307501.17",
+             "args": {"tableId": "pwnhicogrzeodkej", "gameId": "18f2a0c9",
+                      "gameData": {"playerHand": {"cards": [c for c in text[0, :3] if c],
+                                                  "score": int(coups.player_total[0])},
+                                   "bankerHand": {"cards": [c for c in text[0, 3:] if c],
+                                                  "score": int(coups.banker_total[0])},
+                                   "result": {"winner": NAMES[int(coups.outcome[0])]},
+                                   "multipliers": [{"result": "Player", "multiplier": 2},
+                                                   {"result": "Banker", "multiplier": 1.95},
+                                                   {"result": "Tie", "multiplier": 9}]}}}
+    (HERE / "game-state.json").write_text(json.dumps(state, indent=2) + "\n",
+                                          encoding="utf-8")
+    first, second = dealt(940, 1), dealt(941, 1)
+    glyphs = np.array(["莊", "閒", "和"], dtype=object)
+    (HERE / "bot-shoes.json").write_text(json.dumps(
+        {"chat": -100183, "saved": [list(glyphs[first.outcome]), list(glyphs[second.outcome])]},
+        ensure_ascii=False) + "\n", encoding="utf-8")
+    coups = dealt(950, 3)
+    letters = np.array(["B", "P", "T"])[coups.outcome]
+    lines = ["table,shoe,sequence"]
+    for i, s in enumerate(np.unique(coups.shoe)):
+        lines.append(f"T3,T3-{i + 1},{''.join(letters[coups.shoe == s])}")
+    (HERE / "shoe-per-row.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    coups = dealt(960, 1)
+    text = writers.card_text(coups.cards)
+    lines = ["hand,cards,player_total,banker_total"]
+    for k in range(len(coups)):
+        cards = [c for c in text[k, :3] if c] + [c for c in text[k, 3:] if c]
+        lines.append(f'{k + 1},"{",".join(cards)}",{coups.player_total[k]},'
+                     f"{coups.banker_total[k]}")
+    (HERE / "coup-cards.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     """Write every sample file."""
+    content_shapes()
     message_logs()
     result_log()
     nested_json()

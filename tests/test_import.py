@@ -511,7 +511,8 @@ def test_unknown_format(tmp_path: Path) -> None:
 def test_table_structure_errors(tmp_path: Path) -> None:
     cases = {
         "no known column": ("date,table\n1,2\n", "no column this importer knows"),
-        "two outcome columns": ("winner,result\nB,B\n", "are both the outcome column"),
+        "two outcome columns": ("winner,result\nB,P\n", r"columns .winner. and .result. both "
+                                r"hold the outcome but disagree: .*x\.csv:2 \(.B. vs .P.\)"),
         "cards and hands": ("p1,p2,player,banker\n9,K,9-K,A-7\n", "both card columns and hand"),
         "coup goes down": ("shoe,coup,winner\nA,1,B\nA,3,P\nA,2,T\n",
                            r"x\.csv:4: coup 2 follows coup 3"),

@@ -120,9 +120,16 @@ def test_dry_run_says_what_it_would_do_and_writes_nothing(tmp_path: Path) -> Non
                                  "--keep-invalid"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == (f"{path}: format csv; columns: shoe <- 'Shoe', coup <- 'Round No', "
-                        f"outcome <- 'Winning Outcome', player_cards <- 'Player'; 2 shoes, "
-                        f"4 coups")
+    assert lines[0] == f"{path}: format csv; 2 shoes, 4 coups"
+    # per field, the column chosen and why; the rules check is one line for the file
+    assert lines[1] == ("  rules check: the drawing rules, totals and winners hold on 3 of 4 "
+                        "sampled coups")
+    assert lines[2:6] == [
+        "  shoe <- 'Shoe' (name)", "  coup <- 'Round No' (content: whole numbers; name)",
+        "  outcome <- 'Winning Outcome' (content: outcomes; name; rules check)",
+        "  player_cards <- 'Player' (content: lists of 4 cards, odd for a player_cards "
+        "column; name; rules check)"]
+    lines = lines[5:]
     assert lines[1] == f"would import 4 coups from 2 shoes (1 file) to {out}; nothing written"
     assert lines[2] == "flagged: 1 coup (1 recorder slip)"
     assert "jump from 2 to 4" in lines[3]

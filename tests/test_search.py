@@ -259,18 +259,31 @@ def test_an_existing_folder_is_kept_unless_forced(shoes: Path, tmp_path: Path) -
     out = tmp_path / "s"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out))
-    assert result.exit_code == 2 and "already holds files" in flat(result.output)
     result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out),
                  "--force")
-    assert result.exit_code == 2 and "notes.txt is not an output of a search" in flat(
+    assert result.exit_code == 2 and "is not an output baccarat wrote" in flat(
         result.output)
     assert (out / "notes.txt").read_text() == "mine"
     (out / "notes.txt").unlink()
-    for _ in range(2):  # a search's own outputs are replaced with --force
-        result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out),
-                     "--force")
-        assert result.exit_code == 0, result.output
+    out.rmdir()
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out))
+    assert result.exit_code == 2 and "already exists; pass --force" in flat(result.output)
+    result = cli("search", str(shoes), "-s", "flat:side=player", "--reps", "100", "--out",
+                 str(out), "--force")  # a search's own folder is replaced with --force
+    assert result.exit_code == 0, result.output
+    assert SearchResult.load(out).table["spec"].tolist() == ["flat:side=player"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]  # no temporary left
+
+
+def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
+    # the bankroll is checked by the backtest, once the output is claimed
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out",
+                 str(tmp_path / "s"), "--bankroll", "1")
+    assert result.exit_code == 2, result.output
+    assert "--bankroll 1 is below the table minimum" in flat(result.output)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -67,6 +68,10 @@ def import_command(
     format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
     column: Annotated[list[str] | None, typer.Option(
         "--column", metavar="FIELD=SOURCE", help=_COLUMN_HELP)] = None,
+    words: Annotated[list[str] | None, typer.Option(
+        "--words", metavar="SIDE=WORD,...",
+        help="a platform's own outcome words, e.g. --words banker=装,状 player=现 tie=合 "
+             "(repeatable)")] = None,
     records: Annotated[str | None, typer.Option(
         "--records", metavar="PATH",
         help="dotted path of the list of coups in a JSON document or message "
@@ -101,15 +106,17 @@ def import_command(
     from ..io.importers.importer import ImportReport
     from ..io.importers.layout import parse_mapping
     from ..io.importers.readers import ReadOptions
+    from ..io.importers.tokens import parse_words
 
     if list_formats:
         _print_formats()
         return
+    files, words = _words_after_flag(files or [], words)
     if not files:
         raise BaccaratError("no files to import (give FILE..., or --formats to list the "
                             "readers)")
     options = ReadOptions(columns=parse_mapping(column), records=records, sheet=sheet,
-                          table=table)
+                          table=table, words=parse_words(words))
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     if format is not None:
@@ -137,6 +144,19 @@ def import_command(
                        f"outcome, no cards and not both totals", "yellow")
     done(f"imported {_plural(int(document['coups']), 'coup')} from "
          f"{_plural(int(document['shoes']), 'shoe')} ({_plural(len(files), 'file')}) to {out}")
+
+
+_WORD_SPEC = re.compile(r"(?i)(banker|player|tie|b|p|t)=\S+")
+
+
+def _words_after_flag(files: list[Path], words: list[str] | None
+                      ) -> tuple[list[Path], list[str] | None]:
+    """``--words banker=装 player=现 tie=合`` as written (one flag, several words): the
+    words after the first land among the files; take back those that are no file."""
+    if not words:
+        return files, words
+    spelled = [f for f in files if _WORD_SPEC.fullmatch(str(f)) and not f.exists()]
+    return [f for f in files if f not in spelled], [*words, *map(str, spelled)]
 
 
 def _print_formats() -> None:
@@ -182,8 +202,30 @@ def _dry_run(files: list[Path], format: str | None, rules: TableRules, keep_inva
         if sum(len(h) for h in first) < 5:
             first.append(part.take(slice(0, 5)))
     if report.problems and not keep_invalid:
+        _print_plans(report)  # the plan with the problems, which the error then lists
         raise report.error()
     _print_dry_run(Coups.concat(first).take(slice(0, 5)), coups, shoes, report, out, invalid)
+
+
+def _print_plans(report: ImportReport) -> None:
+    """Per file: its format, shoes and coups, and per field the column chosen and why."""
+    from ..io.importers.layout import FIELDS
+
+    field_of = {role: name for name, role in FIELDS.items()}
+    order = list(FIELDS.values())
+    for file in report.files:
+        console.print(f"{file.path}: format {file.format}; {_plural(file.shoes, 'shoe')}, "
+                      f"{_plural(file.coups, 'coup')}", highlight=False, soft_wrap=True,
+                      markup=False)
+        roles = sorted(file.mapping, key=lambda r: order.index(r) if r in order else 99)
+        if "rules" in file.why:
+            console.print(f"  rules check: {file.why['rules']}", highlight=False,
+                          soft_wrap=True, markup=False)
+        for role in roles:
+            why = file.why.get(role, "")
+            console.print(f"  {field_of.get(role, role)} <- {file.mapping[role]!r}"
+                          + (f" ({why})" if why else ""), highlight=False, soft_wrap=True,
+                          markup=False)
 
 
 def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, out: Path,
@@ -192,16 +234,9 @@ def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, ou
     import numpy as np
     import pandas as pd
 
-    from ..io.importers.layout import FIELDS
     from ..io.importers.writers import card_text
 
-    field_of = {role: name for name, role in FIELDS.items()}
-    for file in report.files:
-        mapping = ", ".join(f"{field_of.get(role, role)} <- {column!r}"
-                            for role, column in file.mapping.items())
-        console.print(f"{file.path}: format {file.format}; columns: {mapping or 'none'}; "
-                      f"{_plural(file.shoes, 'shoe')}, {_plural(file.coups, 'coup')}",
-                      highlight=False, soft_wrap=True, markup=False)
+    _print_plans(report)
     console.print(f"would import {_plural(coups, 'coup')} from {_plural(shoes, 'shoe')} "
                   f"({_plural(len(report.files), 'file')}) to {out}; nothing written",
                   highlight=False, soft_wrap=True, markup=False)

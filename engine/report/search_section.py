@@ -115,35 +115,29 @@ def _table(table: Any, fmt: str, top: int) -> str:
             + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>" + note)
 
 
-def write_sections_page(sections: list[str], out: str | Path, *, force: bool = False,
-                        drawer: FigureDrawer | None = None) -> Path:
-    """A report page of ``sections`` alone (a search's, with no run folders named), styled
-    and marked as the full report is, written atomically."""
+def render_sections_page(sections: list[str], drawer: FigureDrawer | None = None) -> str:
+    """A report page of ``sections`` alone (a search's, with no run folders named),
+    styled and marked as the full report is."""
     import datetime as _dt
 
     from .. import __version__
-    from ..io.parquet import HTML_GENERATOR, atomic_path, check_output_free
+    from ..io.parquet import HTML_GENERATOR
     from .html import STYLE
 
-    target = Path(out)
-    check_output_free(target, force)
     body = "\n".join(sections)
     if drawer is not None:
         body = drawer.fill(body)
-    text = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"{HTML_GENERATOR}<title>Baccarat search report</title><style>{STYLE}</style>"
             "</head><body>\n<header><h1>Baccarat search report</h1></header>\n" + body
             + f'\n<footer class="note"><p>Written by baccarat-backtest {_e(__version__)} on '
             f'{_dt.datetime.now().strftime("%Y-%m-%d %H:%M")} from a stored search; nothing '
             "was re-run.</p></footer>\n</body></html>\n")
-    with atomic_path(target) as temp:
-        temp.write_text(text, encoding="utf-8")
-    return target
 
 
 def _value(value: float, fmt: str) -> str:
     return "-" if value != value else _e(fmt.format(value))
 
 
-__all__ = ["search_section", "write_sections_page"]
+__all__ = ["render_sections_page", "search_section"]

@@ -15,9 +15,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +38,6 @@ from .result import (
     CHANCE,
     COLUMNS,
     NEVER_BET,
-    NULL_FILE,
     NULL_FOLDER,
     RUN_FOLDER,
     SEARCH_FILE,
@@ -127,150 +126,144 @@ def search(
              else holdout_split(sessions, 0.5 if holdout is None else holdout))
     if null:
         check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
-    folder = Path(out) if out is not None else None
+    stack = contextlib.ExitStack()
     temp = None
-    if folder is None:
-        import tempfile
+    with stack:
+        if out is None:
+            import tempfile
 
-        temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
-        folder = Path(temp.name)
-    _claim_folder(folder, force)
-    options: dict[str, Any] = {"bankroll": bankroll, "session_shoes": session_shoes,
-               "when_short": when_short, "stop_loss": stop_loss, "win_goal": win_goal,
-               "max_coups": max_coups, "workers": workers}
+            temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
+            folder = Path(temp.name) / "search"
+            folder.mkdir()
+        else:
+            from ..io.owner import claim_output
 
-    def stage(name: str) -> Callable[[int, int], None] | None:
-        if progress is None:
-            return None
-        return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
+            folder = stack.enter_context(claim_output(
+                out, force=force, folder=True, ours=is_search_folder, what="search")).temp
+        options: dict[str, Any] = {
+            "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
+            "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
+            "workers": workers}
 
-    from ..backtest import backtest
+        def stage(name: str) -> Callable[[int, int], None] | None:
+            if progress is None:
+                return None
+            return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
 
-    timings: dict[str, float] = {}
-    clock = time.perf_counter()
+        from ..backtest import backtest
 
-    def lap(name: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
-        timings[name] = round(now - clock, 3)
-        clock = now
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
 
-    run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
-                   force=True, command=command, progress=stage("search"), **options)
-    matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
-                                                              *chosen_metric.columns))
-    lap("play")
-    if matrix.sessions != sessions:
-        raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
-                            f"sessions played, {sessions} expected")
-    shoes_of = session_shoe_ids(shoe_ids, session_shoes)
-    table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
-    lap("choose")
-    family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
-                          matrix.columns["expected_net"], reps=reps, seed=seed)
-    lap("adjust")
-    table["z"] = family.tests.z
-    table["p_raw"] = family.tests.p
-    table["p_holm"] = family.holm
-    table["p_stepdown"] = family.stepdown
-    table["verdict"] = np.where(~np.isfinite(family.tests.statistic), NEVER_BET,
-                                np.where(family.stepdown < LEVEL, BEATS, CHANCE))
-    table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
-    metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
-                  "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
-    best_all = chosen_metric.best(table["metric_all"].to_numpy())
-    beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
-        "p_stepdown")["spec"]]
-    stat = family.tests.statistic
-    best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
-    rules_used = TableRules(**run.info["rules"])
-    document: dict[str, Any] = {
-        "version": run.info["version"],
-        "command": command or "",
-        "dataset": {**run.info["dataset"], "sessions": sessions,
-                    "session_shoes": session_shoes},
-        "rules": run.info["rules"],
-        "policy": run.info["policy"],
-        "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
-                  "sample": sample, "seed": seed},
-        "metric": metric_doc,
-        "split": split_doc,
-        "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
-                   "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
-                   "reality_check": family.reality_check, "spa": family.spa},
-        "best": {"config": best_all, "spec": str(table["spec"][best_all]),
-                 "metric": float(table["metric_all"][best_all])},
-        "runs": {"observed": RUN_FOLDER},
-    }
-    shoes = int(shoe_ids.size)
-    sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
-                                 best_spec=str(table["spec"][best_edge]),
-                                 best_p=float(family.stepdown[best_edge]),
-                                 reality_check=family.reality_check, spa=family.spa)]
-    null_table = None
-    if null:
-        result = play_null(configs, lengths, rules_used, null,
-                           seed if null_seed is None else null_seed, chosen_metric,
-                           folder / NULL_FOLDER, options, progress=stage("fair datasets"))
-        lap("null")
-        observed = float(table["metric_all"][best_all])
-        null_doc = {"datasets": result.datasets, "seed": result.seed,
-                    "cut_to_lengths": not result.complete,
-                    "median": result.quantile(0.5, chosen_metric.higher),
-                    "one_in_20": result.quantile(0.05, chosen_metric.higher),
-                    "observed": observed, "p": result.p_value(observed, chosen_metric.higher),
-                    "as_good": int(round(result.p_value(observed, chosen_metric.higher)
-                                         * (result.datasets + 1))) - 1}
-        document["null"] = null_doc
-        document["runs"]["null"] = NULL_FOLDER
-        sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
-                                     null=null_doc, best_spec=str(table["spec"][best_all]),
-                                     observed=observed), *sentences]
-        null_table = pd.DataFrame({
-            "dataset": np.arange(result.datasets, dtype=np.int64),
-            "first_shoe": np.arange(result.datasets, dtype=np.int64) * shoes,
-            "best_config": result.best_config.astype(np.int64),
-            "best_spec": np.array([str(table["spec"][c]) for c in result.best_config],
-                                  dtype=object),
-            "best_metric": result.best})
-    sentences.append(checked_sentence(split_doc, metric_doc))
-    document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
-    document["sentences"] = sentences
-    searched = SearchResult(table[list(COLUMNS)], document, null_table)
-    document["timings"] = timings
-    document["seconds"] = round(time.perf_counter() - started, 3)
-    searched.write(folder)
+        def lap(name: str) -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            timings[name] = round(now - clock, 3)
+            clock = now
+
+        run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
+                       force=True, command=command, progress=stage("search"), **options)
+        matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
+                                                                  *chosen_metric.columns))
+        lap("play")
+        if matrix.sessions != sessions:
+            raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
+                                f"sessions played, {sessions} expected")
+        shoes_of = session_shoe_ids(shoe_ids, session_shoes)
+        table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
+        lap("choose")
+        family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
+                              matrix.columns["expected_net"], reps=reps, seed=seed)
+        lap("adjust")
+        table["z"] = family.tests.z
+        table["p_raw"] = family.tests.p
+        table["p_holm"] = family.holm
+        table["p_stepdown"] = family.stepdown
+        table["verdict"] = np.where(~np.isfinite(family.tests.statistic), NEVER_BET,
+                                    np.where(family.stepdown < LEVEL, BEATS, CHANCE))
+        table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
+        metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
+                      "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
+        best_all = chosen_metric.best(table["metric_all"].to_numpy())
+        beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
+            "p_stepdown")["spec"]]
+        stat = family.tests.statistic
+        best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
+        rules_used = TableRules(**run.info["rules"])
+        document: dict[str, Any] = {
+            "version": run.info["version"],
+            "command": command or "",
+            "dataset": {**run.info["dataset"], "sessions": sessions,
+                        "session_shoes": session_shoes},
+            "rules": run.info["rules"],
+            "policy": run.info["policy"],
+            "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
+                      "sample": sample, "seed": seed},
+            "metric": metric_doc,
+            "split": split_doc,
+            "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
+                       "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
+                       "reality_check": family.reality_check, "spa": family.spa},
+            "best": {"config": best_all, "spec": str(table["spec"][best_all]),
+                     "metric": float(table["metric_all"][best_all])},
+            "runs": {"observed": RUN_FOLDER},
+        }
+        shoes = int(shoe_ids.size)
+        sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
+                                     best_spec=str(table["spec"][best_edge]),
+                                     best_p=float(family.stepdown[best_edge]),
+                                     reality_check=family.reality_check, spa=family.spa)]
+        null_table = None
+        if null:
+            result = play_null(configs, lengths, rules_used, null,
+                               seed if null_seed is None else null_seed, chosen_metric,
+                               folder / NULL_FOLDER, options, progress=stage("fair datasets"))
+            lap("null")
+            observed = float(table["metric_all"][best_all])
+            null_doc = {"datasets": result.datasets, "seed": result.seed,
+                        "cut_to_lengths": not result.complete,
+                        "median": result.quantile(0.5, chosen_metric.higher),
+                        "one_in_20": result.quantile(0.05, chosen_metric.higher),
+                        "observed": observed, "p": result.p_value(observed, chosen_metric.higher),
+                        "as_good": int(round(result.p_value(observed, chosen_metric.higher)
+                                             * (result.datasets + 1))) - 1}
+            document["null"] = null_doc
+            document["runs"]["null"] = NULL_FOLDER
+            sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
+                                         null=null_doc, best_spec=str(table["spec"][best_all]),
+                                         observed=observed), *sentences]
+            null_table = pd.DataFrame({
+                "dataset": np.arange(result.datasets, dtype=np.int64),
+                "first_shoe": np.arange(result.datasets, dtype=np.int64) * shoes,
+                "best_config": result.best_config.astype(np.int64),
+                "best_spec": np.array([str(table["spec"][c]) for c in result.best_config],
+                                      dtype=object),
+                "best_metric": result.best})
+        sentences.append(checked_sentence(split_doc, metric_doc))
+        document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
+        document["sentences"] = sentences
+        searched = SearchResult(table[list(COLUMNS)], document, null_table)
+        document["timings"] = timings
+        document["seconds"] = round(time.perf_counter() - started, 3)
+        searched.write(folder)
+    searched.path = Path(out) if out is not None else None
     if temp is not None:
-        searched.path = None
         searched._temp = temp  # type: ignore[attr-defined]  # lives as long as the result
     return searched
 
 
-def _claim_folder(folder: Path, force: bool) -> None:
-    """Make sure the search may write into ``folder``: new, empty, or (with ``force``)
-    holding only a search's own outputs, whose results are then removed first."""
-    from ..io.parquet import check_output_free
+def is_search_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder a search wrote (its ``search.parquet`` says so), which
+    ``--force`` may replace."""
+    from ..io.parquet import read_metadata
 
-    if folder.exists() and not folder.is_dir():
-        raise BaccaratError(f"--out {folder} is a file; give a folder")
-    if not folder.exists():
-        folder.mkdir(parents=True)
-        return
-    entries = [e for e in folder.iterdir() if not e.name.startswith((".", "_"))]
-    if not entries:
-        return
-    if not force:
-        raise BaccaratError(f"{folder} already holds files; pass --force to replace a "
-                            f"search's outputs there, or choose another --out")
-    known = {SEARCH_FILE, NULL_FILE, RUN_FOLDER, NULL_FOLDER}
-    for entry in entries:
-        if entry.name not in known:
-            raise BaccaratError(f"{entry} is not an output of a search; --force replaces "
-                                f"only those: remove it yourself or choose another --out")
-        check_output_free(entry, True)
-    for name in (SEARCH_FILE, NULL_FILE):
-        if (folder / name).exists():
-            os.remove(folder / name)
+    file = path / SEARCH_FILE
+    if not path.is_dir() or not file.is_file():
+        return False
+    try:
+        return read_metadata(file).get("kind") == "search"
+    except Exception:  # unreadable: not ours to replace
+        return False
 
 
 def dataset_shoes(coups: Coups | str | Path) -> tuple[np.ndarray, np.ndarray]:

@@ -28,11 +28,12 @@ from ...jit import njit
 from .tokens import OUTCOME_NAMES
 
 #: Problem kinds, one per coup (the first that applies); SLIP is a recorder's slip the
-#: reader found (a hand of four cards).
-OK, HAND, PLAYER_DRAW, BANKER_DRAW, TOTAL, WINNER, TOO_MANY, SLIP = range(8)
+#: reader found (a hand of four cards); SPLIT a coup's cards in one list that split no one
+#: way (``coupcards``).
+OK, HAND, PLAYER_DRAW, BANKER_DRAW, TOTAL, WINNER, TOO_MANY, SLIP, SPLIT = range(9)
 KIND_NAMES = ("ok", "incomplete hand", "player's drawing rule", "banker's drawing rule",
               "recorded total", "recorded winner", "too many cards of a kind",
-              "recorder slip")
+              "recorder slip", "cards in one list split no one way")
 
 #: A zero-valued card that pads a coup's cards so the rules never run out.
 FILLER = make_code(0)

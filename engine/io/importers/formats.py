@@ -27,5 +27,5 @@ FORMATS: dict[str, str] = {
 FIELD_NAMES: tuple[str, ...] = (
     "shoe", "label", "coup", "outcome", "player_total", "banker_total", "player_cards",
     "banker_cards", "player_card1", "player_card2", "player_card3", "banker_card1",
-    "banker_card2", "banker_card3", "cards", "card",
+    "banker_card2", "banker_card3", "cards", "card", "coup_cards", "scorecard",
 )

@@ -17,9 +17,10 @@ from ...cards import NO_CARD
 from ...coups import Coups
 from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
-from .checks import KIND_NAMES, SLIP, check_coups, count_check, winner
+from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
-from .layout import table_records
+from .layout import plan_table, table_records
+from .plan import Plan
 from .readers import ReadOptions, get_reader
 from .records import (
     CoupRecords,
@@ -28,8 +29,10 @@ from .records import (
     SequenceRecords,
     run_starts,
 )
+from .sheets import sqlite_blocks, xlsx_blocks
 from .stream import ShoeHolder, _take, csv_blocks, parquet_blocks
 from .tables import RawTable
+from .tokens import using_words
 
 KEEP_HINT = "pass --keep-invalid (keep_invalid=True) to import such coups flagged valid=False"
 
@@ -49,20 +52,28 @@ Records = CoupRecords | SequenceRecords
 
 def _streamed(path: Path, blocks: Iterator[RawTable],
               mapping: dict[str, list[str]]) -> Iterator[Records]:
-    """The records of a file read block by block, in chunks of whole shoes."""
-    holder = ShoeHolder(mapping)
+    """The records of a file read block by block, in chunks of whole shoes; which column
+    is which field is decided once, on the first block, for the whole file."""
+    holder: ShoeHolder | None = None
+    plan: Plan | None = None
     produced = False
     last: RawTable | None = None
     for table in blocks:
         last = table
+        if plan is None:
+            plan = plan_table(table, mapping) if len(table) else None
+            if plan is not None:
+                holder = ShoeHolder(mapping, plan=plan)
+        if holder is None:
+            continue
         ready = holder.push(table)
         if ready is not None:
             produced = True
-            yield table_records(ready, mapping)
+            yield table_records(ready, mapping, plan)
     assert last is not None  # a file gives one block at least
-    rest = holder.push(_take(last, slice(0, 0)), final=True)
+    rest = holder.push(_take(last, slice(0, 0)), final=True) if holder is not None else None
     if rest is not None:
-        yield table_records(rest, mapping)
+        yield table_records(rest, mapping, plan)
     elif not produced:
         yield table_records(_take(last, slice(0, 0)), mapping)  # "no rows"
 
@@ -91,6 +102,10 @@ def iter_records(paths: list[Path], formats: list[str],
             blocks: Iterator[RawTable] | None = csv_blocks(path)
         elif formats[i] == "parquet":
             blocks = parquet_blocks(path)
+        elif formats[i] == "xlsx":
+            blocks = xlsx_blocks(path, options.sheet)
+        elif formats[i] == "sqlite":
+            blocks = sqlite_blocks(path, options.table)
         else:
             blocks = None
         if blocks is None:
@@ -98,6 +113,18 @@ def iter_records(paths: list[Path], formats: list[str],
         else:
             for records in _streamed(path, blocks, options.columns):
                 yield i, records
+
+
+def _with_words(items: Iterator[tuple[int, Records]], words: dict[str, int]
+                ) -> Iterator[tuple[int, Records]]:
+    """``items`` read with ``words`` as outcomes too (set around each step only, so
+    nothing outside the reading sees them)."""
+    while True:
+        with using_words(words):
+            item = next(items, None)
+        if item is None:
+            return
+        yield item
 
 
 def read_all(paths: list[Path], formats: list[str], options: ReadOptions) -> list[Records]:
@@ -132,6 +159,8 @@ class FileReport:
     mapping: dict[str, str]
     coups: int = 0
     shoes: int = 0
+    #: why each role's column was chosen (content, name, rules check)
+    why: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -211,10 +240,13 @@ def _coup_part(records: CoupRecords, decks: int, keep_invalid: bool,
     for row in records.slips:
         invalid[row] = True
         reasons[row] = SLIP
+    for row in records.unsplit:
+        invalid[row] = True
+        reasons[row] = SPLIT
     problem_rows = np.flatnonzero(invalid)
     count += int(problem_rows.size)
     for row in problem_rows[:SHOWN_PROBLEMS].tolist():
-        text = records.slips.get(row) or check.describe(row)
+        text = records.slips.get(row) or records.unsplit.get(row) or check.describe(row)
         found.append((int(records.line[row]),
                       f"{_where(records, row, int(coup_number[row]))}: {text}"))
     for kind, how_many in zip(*np.unique(reasons[invalid], return_counts=True), strict=True):
@@ -273,13 +305,15 @@ def _drop_unknown(records: CoupRecords, keep_invalid: bool, report: ImportReport
     kept_shoes = np.unique(old_shoe)
     new_shoe = np.searchsorted(kept_shoes, old_shoe)
     slips = {int(remap[r]): t for r, t in records.slips.items() if keep[r]}
+    unsplit = {int(remap[r]): t for r, t in records.unsplit.items() if keep[r]}
     return CoupRecords(
         source=records.source, line=records.line[keep], shoe=new_shoe,
         labels=[records.labels[int(s)] for s in kept_shoes], cards=records.cards[keep],
         player_total=records.player_total[keep], banker_total=records.banker_total[keep],
         outcome=records.outcome[keep],
         recorded_coup=None if records.recorded_coup is None else records.recorded_coup[index],
-        notes=records.notes, slips=slips, no_outcome=None, mapping=records.mapping), found
+        notes=records.notes, slips=slips, no_outcome=None, mapping=records.mapping,
+        unsplit=unsplit, why=records.why), found
 
 
 def _gaps(records: CoupRecords, recorded: np.ndarray, starts: np.ndarray,
@@ -396,15 +430,16 @@ def iter_checked(
     files = [Path(p) for p in paths]
     if not files:
         raise ImportDataError("no files to import")
-    formats = [format or detect_format(path) for path in files]
+    with using_words(options.words):
+        formats = [format or detect_format(path) for path in files]
     offset = 0
     current = -1
-    for index, records in iter_records(files, formats, options):
+    for index, records in _with_words(iter_records(files, formats, options), options.words):
         if index != current:
             if current >= 0 and on_file is not None:
                 on_file(files[current], formats[current])
             report.files.append(FileReport(files[index], formats[index],
-                                           dict(records.mapping)))
+                                           dict(records.mapping), why=dict(records.why)))
             current = index
         report.warnings.extend(records.notes)
         part = check_records(records, rules, keep_invalid, report)

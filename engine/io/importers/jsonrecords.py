@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 
 from .layout import COUP_ROLES, role_of
+from .plan import unrelated
 from .records import ImportDataError, Source
 from .tables import RawTable
+from .tokens import listing
 
 _SHOE_KEYS = ("shoe", "label", "shoeid", "shoelabel", "shoeno", "shoenumber", "name")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -175,12 +177,37 @@ def cached_role(name: str) -> str | None:
     return role_of(name)
 
 
-def coup_like(records: list[dict[str, Any]]) -> bool:
-    """Whether records look like coups: a sample of them names a coup column."""
+def coup_like(records: list[dict[str, Any]], path: str = "") -> bool:
+    """Whether records look like coups: a sample of them names a coup field, outside
+    objects that hold no coup (``plan.unrelated``: diagnostics, multipliers...)."""
+    if path and unrelated(path + ".x"):
+        return False
     for record in records[:_SAMPLE]:
-        if any(cached_role(name) in COUP_ROLES for name in flatten(record)):
+        if any(cached_role(name) in COUP_ROLES and not unrelated(name)
+               for name in flatten(record)):
             return True
     return False
+
+
+def is_shoe_list(value: Any) -> bool:
+    """Whether ``value`` is a list of shoes: a non-empty list of non-empty lists (of
+    outcomes, cards or coup records), nested to any depth."""
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(v, list) and v for v in value)
+            and not is_record_list(value))
+
+
+def innermost_lists(value: list[Any]) -> list[list[Any]]:
+    """The innermost lists of a list of lists (each one shoe)."""
+    found: list[list[Any]] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if any(isinstance(v, list) for v in item):
+            stack.extend(reversed([v for v in item if isinstance(v, list)]))
+        else:
+            found.append(item)
+    return found
 
 
 @dataclass
@@ -189,10 +216,22 @@ class Candidate:
     (the object it is a value of; None for the top level)."""
 
     path: str
-    lists: list[list[dict[str, Any]]] = field(default_factory=list)
-    holders: list[dict[str, Any] | None] = field(default_factory=list)
+    lists: list[list[Any]] = field(default_factory=list)
+    holders: list[dict[str, Any] | list[Any] | None] = field(default_factory=list)
     #: whether each holder is a shoe object (an element of a list) rather than the document
     grouped: list[bool] = field(default_factory=list)
+    #: a list of shoes: each of ``lists`` is one shoe (of outcomes, cards or coup records)
+    shoes: bool = False
+
+    def coup_like(self) -> bool:
+        """Whether the lists hold coups (or shoes of outcomes, cards or coups)."""
+        if self.path and unrelated(self.path + ".x"):
+            return False
+        if self.shoes:
+            return any(coup_like([r for r in items[:3] if isinstance(r, dict)], self.path)
+                       if any(isinstance(r, dict) for r in items)
+                       else _shoe_of_scalars(items) for items in self.lists[:3])
+        return coup_like([r for items in self.lists for r in items[:3]], self.path)
 
     @property
     def records(self) -> int:
@@ -215,6 +254,16 @@ def candidates(values: list[Any]) -> dict[str, Candidate]:
         candidate.holders.append(holder)
         candidate.grouped.append(grouped)
 
+    def add_shoes(path: str, value: list[Any]) -> None:
+        candidate = found.setdefault(path, Candidate(path, shoes=True))
+        for inner in innermost_lists(value):
+            candidate.lists.append(inner)
+            candidate.holders.append(inner)
+            candidate.grouped.append(True)
+            for item in inner:
+                if isinstance(item, dict):
+                    walk(item, path, True)
+
     def walk(obj: dict[str, Any], path: str, in_list: bool) -> None:
         # recursion is bounded: check_depth refused documents nested past MAX_DEPTH
         for key, value in obj.items():
@@ -223,15 +272,22 @@ def candidates(values: list[Any]) -> dict[str, Candidate]:
                 add(name, value, obj, in_list)
                 for item in value:
                     walk(item, name, True)
+            elif is_shoe_list(value):
+                add_shoes(name, value)
             elif isinstance(value, dict):
                 walk(value, name, in_list)
 
     top_records = [v for v in values if isinstance(v, dict)]
+    if len(values) > 1 and all(isinstance(v, list) and v for v in values):
+        add_shoes("", values)  # JSON lines, a shoe per line
+        return found
     for value in values:
         if is_record_list(value):
             add("", value, None, False)
             for item in value:
                 walk(item, "", True)
+        elif is_shoe_list(value):
+            add_shoes("", value)
     if len(values) > 1 and top_records:  # JSON lines: each line is an element of the file
         add("", top_records, None, False)
         for item in top_records:
@@ -241,27 +297,53 @@ def candidates(values: list[Any]) -> dict[str, Candidate]:
     return found
 
 
+def _likely(candidate: Candidate) -> tuple[bool, int]:
+    return (not candidate.coup_like(), -candidate.records)
+
+
 def choose(source: Source, found: dict[str, Candidate], records: str | None) -> Candidate:
     """The candidate holding the coups: ``records`` (a dotted path) if given, else the one
-    whose records look like coups."""
+    whose records look like coups. Lists of candidates in errors: the ten most likely
+    (coup-like first, then the longest), then how many more."""
+    ranked = sorted(found.values(), key=_likely)
+    every = listing([c.describe() for c in ranked]) or "none"
     if records is not None:
         key = records.strip(".")
         if key in found:
             return found[key]
-        listed = ", ".join(c.describe() for c in found.values()) or "none"
         raise ImportDataError(f"{source.path}: --records {records}: no list of records "
-                              f"there (lists of records: {listed})")
-    coups = [c for c in found.values() if coup_like([r for items in c.lists for r in items[:3]])]
+                              f"there (lists of records: {every})")
+    coups = [c for c in ranked if c.coup_like()]
     if len(coups) == 1:
         return coups[0]
     if not coups:
-        listed = ", ".join(c.describe() for c in found.values())
-        more = f" (lists of records: {listed})" if listed else ""
+        more = f" (lists of records: {every})" if found else ""
         raise ImportDataError(f"{source.path}: no records with a coup column found{more}; "
                               f"map columns with --column FIELD=SOURCE")
-    listed = ", ".join(c.describe() for c in coups)
+    listed = listing([c.describe() for c in coups])
     raise ImportDataError(f"{source.path}: several lists of coup records: {listed}; "
                           f"choose one with --records PATH")
+
+
+def _shoe_of_scalars(items: list[Any]) -> bool:
+    """Whether a list of scalars is a shoe: outcomes or cards."""
+    from .profile import value_kinds
+
+    sample = [scalar_text(v) or "" for v in items[:_SAMPLE] if not isinstance(v, dict | list)]
+    if not sample:
+        return False
+    kinds = [value_kinds(text)[0] for text in sample]
+    return (all("outcome_or_outcomes" in k for k in kinds)
+            or all("card" in k for k in kinds) and len(items) >= 4)
+
+
+def one_coup(values: list[Any]) -> dict[str, str | None] | None:
+    """A document that is itself one coup (a game-state message: ``args.gameData`` with
+    the hands and the result), flattened; None when it names no coup field."""
+    if len(values) != 1 or not isinstance(values[0], dict):
+        return None
+    flat = flatten(values[0])
+    return flat if coup_like([values[0]]) else None
 
 
 def _ordinals(values: list[Any], wanted: set[int]) -> tuple[dict[int, int], int]:
@@ -290,6 +372,20 @@ def _shoe_label(holder: dict[str, Any]) -> str | None:
                  and not isinstance(v, list | dict)), None)
 
 
+def _shoe_rows(source: Source, text: str, values: list[Any], chosen: Candidate) -> RawTable:
+    """A list of shoes, each a list of outcomes or cards: one row per shoe, its values
+    joined by spaces (a scorecard string or a card sequence, told by the content)."""
+    wanted = {id(items) for items in chosen.lists}
+    positions, _ = _ordinals(values, wanted)
+    brackets = opening_lines(text)
+    name = chosen.path or "shoes"
+    rows = [" ".join(scalar_text(v) or "" for v in items if not isinstance(v, dict | list))
+            for items in chosen.lists]
+    lines = [int(brackets[positions[id(items)]]) for items in chosen.lists]
+    return RawTable(source=source, columns={name: np.asarray(rows, dtype=object)},
+                    lines=np.asarray(lines, dtype=np.int64))
+
+
 def read_json(source: Source, text: str, records: str | None = None) -> RawTable:
     """JSON (a document or JSON lines): the one list of coup records, wherever it sits,
     each record flattened to dotted names; shoe objects holding coups make the shoes."""
@@ -300,10 +396,18 @@ def read_json(source: Source, text: str, records: str | None = None) -> RawTable
         raise ImportDataError(f"{source.path}: expected an object (a coup or a shoe), "
                               f"found {json.dumps(values[0])[:40]}")
     found = candidates(values)
+    if records is None and not any(c.coup_like() for c in found.values()):
+        single = one_coup(values)
+        if single is not None:
+            return RawTable(source=source,
+                            columns={n: np.array([v], dtype=object) for n, v in single.items()},
+                            lines=np.array([1], dtype=np.int64))
     if not found:
         raise ImportDataError(f"{source.path}: no list of records found (expected coup "
-                              f"objects, or shoe objects holding them)")
+                              f"objects, shoe objects holding them, or lists of shoes)")
     chosen = choose(source, found, records)
+    if chosen.shoes and not any(isinstance(r, dict) for items in chosen.lists for r in items):
+        return _shoe_rows(source, text, values, chosen)
     wanted = {id(r) for items in chosen.lists for r in items}
     wanted |= {id(h) for h in chosen.holders if h is not None}
     positions, count = _ordinals(values, wanted)
@@ -319,8 +423,9 @@ def read_json(source: Source, text: str, records: str | None = None) -> RawTable
     for items, holder, grouped in zip(chosen.lists, chosen.holders, chosen.grouped,
                                       strict=True):
         group = -1
+        items = [r for r in items if isinstance(r, dict)]
         if holder is not None:
-            label = _shoe_label(holder)
+            label = _shoe_label(holder) if isinstance(holder, dict) else None
             if grouped or label is not None:
                 group_labels.append(label)
                 group_lines.append(int(brackets[positions[id(holder)]]))

@@ -16,13 +16,15 @@ import pandas as pd
 
 from ...cards import NO_CARD
 from .formats import FIELD_NAMES
+from .plan import Plan, make_plan, sample_outcomes
 from .records import CoupRecords, ImportDataError, SequenceRecords, run_starts
 from .tables import RawTable
 from .tokens import (
     CARD_SEPARATORS,
     MISSING,
     clip,
-    outcome_code,
+    is_missing,
+    listing,
     parse_cards,
     parse_hands,
     parse_outcomes,
@@ -52,6 +54,8 @@ _ROLES: tuple[tuple[str, str], ...] = (
     ("banker_hand", r"banker|(?:banker|b)(?:cards|hand|handcards)"),
     ("card", r"card"),
     ("sequence", r"cards|sequence|shoecards"),
+    ("coup_cards", r"coupcards|roundcards|allcards|dealtcards|cardsdealt"),
+    ("scorecard", r"scorecard|scoreboard|beadroad|beadplate|road|shoeresults|shoeoutcomes"),
 )
 _PATTERNS = tuple((role, re.compile(pattern)) for role, pattern in _ROLES)
 
@@ -60,19 +64,20 @@ CARD_ROLES = ("player_card1", "player_card2", "player_card3",
 HAND_ROLES = ("player_hand", "banker_hand")
 #: Roles whose presence makes a record a coup (or a card sequence), not just a shoe.
 COUP_ROLES = (*CARD_ROLES, *HAND_ROLES, "outcome", "player_total", "banker_total",
-              "card", "sequence")
+              "card", "sequence", "coup_cards", "scorecard")
 #: ``--column FIELD=SOURCE``: the field names, and the role each one fills.
 FIELDS: dict[str, str] = {
     "shoe": "shoe", "label": "label", "coup": "coup", "outcome": "outcome",
     "player_total": "player_total", "banker_total": "banker_total",
     "player_cards": "player_hand", "banker_cards": "banker_hand",
     **{name: name for name in CARD_ROLES},
-    "cards": "sequence", "card": "card",
+    "cards": "sequence", "card": "card", "coup_cards": "coup_cards",
+    "scorecard": "scorecard",
 }
-EXPECTED = ("an outcome column (outcome, winner or result), card columns (player_card1 .. "
-            "banker_card3, or P1 .. B3), hand strings (player, banker), totals "
-            "(player_total, banker_total), or a card sequence (card, one per row; or "
-            "cards, one shoe per row); or map columns with --column FIELD=SOURCE")
+EXPECTED = ("a column of outcomes (B/P/T or words), cards (one per column, hand strings, a "
+            "coup's cards in one list), totals 0-9, scorecard strings (a shoe per row), or "
+            "card sequences (a card per row, or a shoe per row); or map columns with "
+            "--column FIELD=SOURCE")
 #: The largest recorded coup number kept (coup numbers are stored as int32).
 MAX_COUP_NUMBER = 2**31 - 1
 _KEY_SEPARATOR = "/"
@@ -167,90 +172,147 @@ def _mapped(table: RawTable, mapping: dict[str, list[str]]) -> dict[str, str]:
     return roles
 
 
-def assign_roles(table: RawTable, mapping: dict[str, list[str]] | None = None) -> dict[str, str]:
-    """Role -> column name: the ``mapping`` (field -> source columns) first, then the
-    columns whose names are known; two columns with one role is an error.
+def plan_table(table: RawTable, mapping: dict[str, list[str]] | None = None) -> Plan:
+    """Which column is which field: the ``mapping`` (field -> source columns) as given,
+    the rest by content, names and the drawing rules (see ``plan``)."""
+    fixed = _mapped(table, mapping or {})
+    taken = set(fixed.values()) | {c for sources in (mapping or {}).values() for c in sources}
+    plan = make_plan(table, fixed, taken)
+    return plan
 
-    A table of one column whose values are all outcomes is an outcome column whatever
-    its header says.
-    """
-    roles = _mapped(table, mapping or {})
-    used = set(roles.values()) | {c for sources in (mapping or {}).values() for c in sources}
-    taken = set(roles)
-    for name in list(table.columns):
-        if name in used:
-            continue
-        role = role_of(name)
-        if role is None or role in taken:
-            continue
-        if role in roles:
-            raise ImportDataError(
-                f"{table.source.path}: columns {roles[role]!r} and {name!r} are both the "
-                f"{role.replace('_', ' ')} column; keep one, or choose with --column "
-                f"{_field_of(role)}=NAME"
-            )
-        roles[role] = name
-    if not roles and len(table.columns) == 1:
-        name, values = next(iter(table.columns.items()))
-        if _all_outcomes(values):
-            roles["outcome"] = name
-    return roles
+
+def assign_roles(table: RawTable, mapping: dict[str, list[str]] | None = None) -> dict[str, str]:
+    """Role -> column name of ``plan_table``."""
+    return plan_table(table, mapping).roles
 
 
 def _field_of(role: str) -> str:
     return next(f for f, r in FIELDS.items() if r == role)
 
 
-def _all_outcomes(values: np.ndarray) -> bool:
-    seen = False
-    for value in pd.unique(np.asarray(values, dtype=object)):
-        text = "" if value is None else str(value)
-        if not text.strip():
-            continue
-        if outcome_code(text) is None:
-            return False
-        seen = True
-    return seen
-
-
-def table_records(table: RawTable,
-                  mapping: dict[str, list[str]] | None = None) -> CoupRecords | SequenceRecords:
-    """The coups or the card sequences a table holds, by its columns (and ``mapping``)."""
+def table_records(table: RawTable, mapping: dict[str, list[str]] | None = None,
+                  plan: Plan | None = None) -> CoupRecords | SequenceRecords:
+    """The coups or the card sequences a table holds, by its columns (and ``mapping``);
+    ``plan`` (made on an earlier block of the same file) is reused as it is."""
     if not len(table):
         raise ImportDataError(f"{table.source.path}: no rows")
-    roles = assign_roles(table, mapping)
-    sequence_roles = [r for r in ("card", "sequence") if r in roles]
+    if plan is None:
+        plan = plan_table(table, mapping)
+    else:
+        _mapped(table, mapping or {})  # joined shoe keys
+    roles = plan.roles
+    check_duplicates(table, plan)
+    shoe_roles = [r for r in ("card", "sequence", "scorecard") if r in roles]
     coup_roles = [r for r in (*CARD_ROLES, *HAND_ROLES, "outcome", "player_total",
-                              "banker_total") if r in roles]
-    found = ", ".join(repr(n) for n in table.columns) or "none"
-    if not sequence_roles and not coup_roles:
+                              "banker_total", "coup_cards") if r in roles]
+    found = [repr(n) for n in table.columns]
+    if not shoe_roles and not coup_roles:
         raise ImportDataError(
-            f"{table.source.path}: no column this importer knows (columns: {clip(found, 300)}); "
-            f"expected {EXPECTED}"
+            f"{table.source.path}: no column this importer knows (columns: "
+            f"{listing(found) or 'none'}); expected {EXPECTED}"
         )
-    if len(sequence_roles) > 1 or (sequence_roles and coup_roles):
-        names = ", ".join(repr(roles[r]) for r in (*sequence_roles, *coup_roles))
+    if len(shoe_roles) > 1 or (shoe_roles and coup_roles):
+        names = ", ".join(repr(roles[r]) for r in (*shoe_roles, *coup_roles))
         raise ImportDataError(
-            f"{table.source.path}: columns {names} mix card sequences with coups; a file "
-            f"holds either coups (one per row) or card sequences"
+            f"{table.source.path}: columns {names} mix whole shoes (card sequences or "
+            f"scorecards) with coups; a file holds either coups (one per row) or shoes"
         )
-    if any(r in roles for r in CARD_ROLES) and any(r in roles for r in HAND_ROLES):
+    card_kinds = [kind for kind, members in (("card columns", CARD_ROLES),
+                                             ("hand strings", HAND_ROLES),
+                                             ("a coup's cards in one list", ("coup_cards",)))
+                  if any(r in roles for r in members)]
+    if len(card_kinds) > 1:
+        columns = ", ".join(repr(roles[r]) for r in (*CARD_ROLES, *HAND_ROLES, "coup_cards")
+                            if r in roles)
         raise ImportDataError(
-            f"{table.source.path}: both card columns and hand strings "
-            f"({', '.join(roles[r] for r in HAND_ROLES if r in roles)}); keep one"
-        )
+            f"{table.source.path}: both {' and '.join(card_kinds)} ({columns}); keep one, "
+            f"or choose with --column")
     if "sequence" in roles:
         sequences = _whole_shoes(table, roles)
-        sequences.mapping = dict(roles)
+        sequences.mapping, sequences.why = dict(roles), dict(plan.why)
         return sequences
+    if "scorecard" in roles:
+        scorecards = _scorecards(table, roles)
+        scorecards.why = dict(plan.why)
+        return scorecards
     table, shoe, labels, number = _shoes(table, roles)
     if "card" in roles:
         sequences = _card_per_row(table, roles, shoe, labels)
-        sequences.mapping = dict(roles)
+        sequences.mapping, sequences.why = dict(roles), dict(plan.why)
         return sequences
     records = _coups(table, roles, shoe, labels)
     records.recorded_coup = number
+    records.why = dict(plan.why)
     return records
+
+
+#: Rows that differ, named in an error about two columns that should agree.
+_SHOWN_ROWS = 3
+
+
+def check_duplicates(table: RawTable, plan: Plan) -> None:
+    """Every pair of columns the plan found to hold one field must agree on every row:
+    where they do not, an error names the first rows that differ."""
+    for role, kept, other in plan.same:
+        if kept not in table.columns or other not in table.columns:
+            continue
+        a, b = table.columns[kept], table.columns[other]
+        if role in ("outcome",):
+            differ = sample_outcomes(a) != sample_outcomes(b)
+        else:
+            differ = text_array(a) != text_array(b)
+            if role in (*CARD_ROLES, *HAND_ROLES, "player_total", "banker_total"):
+                differ &= ~np.char.equal(np.char.upper(np.char.replace(
+                    np.char.strip(text_array(a)), " ", "")), np.char.upper(np.char.replace(
+                        np.char.strip(text_array(b)), " ", "")))
+        rows = np.flatnonzero(differ)
+        if not rows.size:
+            continue
+        shown = ", ".join(f"{table.source.at(int(table.lines[r]))} ({clip(str(a[r]), 20)!r} vs "
+                          f"{clip(str(b[r]), 20)!r})" for r in rows[:_SHOWN_ROWS].tolist())
+        more = f" and {rows.size - _SHOWN_ROWS:,} more rows" if rows.size > _SHOWN_ROWS else ""
+        raise ImportDataError(
+            f"{table.source.path}: columns {kept!r} and {other!r} both hold the "
+            f"{role.replace('_', ' ')} and agree on the first rows, but not on {shown}{more}; "
+            f"keep one, or choose with --column {_field_of(role)}=NAME")
+
+
+def _scorecards(table: RawTable, roles: dict[str, str]) -> CoupRecords:
+    """One shoe per row: a scorecard string of outcomes (``PBBPTB...``, ``莊 閒 莊``), the
+    shoe named by its shoe or label column (else file and row)."""
+    from .text import scorecard_codes
+
+    values = _column(table, roles, "scorecard")
+    label_column = next((_column(table, roles, r) for r in ("label", "shoe") if r in roles),
+                        None)
+    codes: list[np.ndarray] = []
+    labels: list[str] = []
+    lines: list[int] = []
+    for i, value in enumerate(values):
+        text = "" if value is None else str(value).strip()
+        if is_missing(text):
+            continue
+        line = int(table.lines[i])
+        codes.append(scorecard_codes(text, table.source, line))
+        label = None
+        if label_column is not None and label_column[i] is not None:
+            label = str(label_column[i]).strip() or None
+        if label is None and table.group is not None and table.group[i] >= 0:
+            label = table.group_labels[int(table.group[i])]
+        labels.append(label if label is not None else table.source.default_label(line))
+        lines.append(line)
+    if not codes:
+        raise ImportDataError(f"{table.source.path}: no scorecard in column "
+                              f"{roles['scorecard']!r}")
+    counts = [c.size for c in codes]
+    shoe = np.repeat(np.arange(len(codes)), counts)
+    outcome = np.concatenate(codes).astype(np.int8)
+    n = outcome.size
+    return CoupRecords(
+        source=table.source, line=np.asarray(lines, dtype=np.int64)[shoe], shoe=shoe,
+        labels=labels, cards=np.full((n, 6), NO_CARD, dtype=np.int8),
+        player_total=np.full(n, -1, dtype=np.int8), banker_total=np.full(n, -1, dtype=np.int8),
+        outcome=outcome, mapping=dict(roles))
 
 
 def _column(table: RawTable, roles: dict[str, str], role: str) -> np.ndarray:
@@ -405,14 +467,23 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
                                  "player") if "player_total" in roles else missing.copy())
     banker_total = (parse_totals(_column(table, roles, "banker_total"), lines, source,
                                  "banker") if "banker_total" in roles else missing.copy())
-    outcome = (parse_outcomes(_column(table, roles, "outcome"), lines, source)
-               if "outcome" in roles else missing.copy())
+    outcome = (parse_outcomes(_column(table, roles, "outcome"), lines, source,
+                              roles["outcome"]) if "outcome" in roles else missing.copy())
+    unsplit: dict[int, str] = {}
+    if "coup_cards" in roles:
+        from .coupcards import split_coup_cards
+
+        lists, counts = parse_hands(_column(table, roles, "coup_cards"), lines, source,
+                                    "coup", width=6)
+        split = split_coup_cards(lists, counts, player_total, banker_total, outcome)
+        cards, unsplit = split.cards, split.problems
     known = (cards >= 0).any(axis=1) | (outcome >= 0) | ((player_total >= 0)
                                                          & (banker_total >= 0))
+    known[list(unsplit)] = True  # reported as what it is, not as an empty row
     return CoupRecords(source=source, line=lines.copy(), shoe=shoe, labels=labels,
                        cards=cards, player_total=player_total, banker_total=banker_total,
                        outcome=outcome, slips=slips, no_outcome=~known,
-                       mapping={r: roles[r] for r in roles})
+                       mapping={r: roles[r] for r in roles}, unsplit=unsplit)
 
 
 def _card_per_row(table: RawTable, roles: dict[str, str], shoe: np.ndarray,

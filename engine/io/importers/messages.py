@@ -36,6 +36,7 @@ from .jsonrecords import (
 )
 from .layout import COUP_ROLES, FIELDS, find_column, table_records
 from .lines import numbered_lines
+from .plan import unrelated
 from .records import CoupRecords, ImportDataError, SequenceRecords, Source
 from .tables import RawTable
 from .tokens import is_missing, outcome_code
@@ -105,7 +106,7 @@ def _roles(flat: dict[str, str | None], mapping: dict[str, list[str]],
         if sources is not None:
             sources.setdefault(FIELDS[field_name], "/".join(c for c in columns if c))
     for name, value in flat.items():
-        if name in used:
+        if name in used or unrelated(name):
             continue
         role = cached_role(name)
         if role is not None and role not in out:
@@ -218,7 +219,8 @@ class MessageStream:
             chosen = found.get(self.records_path.strip("."))
             return chosen.lists[0] if chosen is not None else None
         if paths not in self._state_paths:
-            coups = [p for p, c in found.items() if coup_like(c.lists[0])]
+            coups = [p for p, c in found.items()
+                     if not c.shoes and coup_like(c.lists[0], p)]
             self._state_paths[paths] = coups[0] if len(coups) == 1 else None
         path = self._state_paths[paths]
         if path is None:

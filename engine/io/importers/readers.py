@@ -49,6 +49,8 @@ class ReadOptions:
     #: sheet of a workbook (``--sheet``), table of a database (``--table``)
     sheet: str | None = None
     table: str | None = None
+    #: a platform's own outcome words (``--words banker=装,状``): key -> code
+    words: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,10 @@ class CoupRecords:
     no_outcome: np.ndarray | None = None
     #: which source column filled which role (for --dry-run)
     mapping: dict[str, str] = field(default_factory=dict)
+    #: coups whose cards, recorded in one list, split no one way (row -> what is wrong)
+    unsplit: dict[int, str] = field(default_factory=dict)
+    #: why each role's column was chosen (role -> content, name, rules check)
+    why: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.line.shape[0])
@@ -99,6 +103,7 @@ class SequenceRecords:
     card_lines: list[np.ndarray] | None = None
     notes: list[str] = field(default_factory=list)
     mapping: dict[str, str] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)
 
 
 def runs(*keys: np.ndarray) -> np.ndarray:

@@ -9,9 +9,12 @@ Otherwise the error lists what there is to choose from.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
+import os
 import sqlite3
+import urllib.parse
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +23,13 @@ import numpy as np
 from .layout import assign_roles
 from .records import ImportDataError, Source
 from .tables import RawTable, _no_duplicate_names
+from .tokens import listing
 
 _MAX_COLUMNS = 1000
+#: Rows per block read (the chunks of whole shoes are made from these).
+BLOCK_ROWS = 50_000
+#: Rows of each sheet or table looked at to choose the one with known columns.
+_CHOICE_ROWS = 200
 
 
 def cell_text(value: Any) -> str | None:
@@ -40,13 +48,14 @@ def cell_text(value: Any) -> str | None:
 
 
 def _rows_table(source: Source, rows: Iterable[tuple[Any, ...]],
-                header: list[str] | None = None) -> RawTable:
+                header: list[str] | None = None, first: int = 1) -> RawTable:
     """A table from rows: the first non-empty row is the header unless ``header`` is given;
-    rows of empty cells are skipped. Places are 1-based row numbers of the sheet."""
+    rows of empty cells are skipped. Places are 1-based row numbers of the sheet (the
+    first of ``rows`` is row ``first``)."""
     names = header
     data: list[list[str | None]] = []
     lines: list[int] = []
-    for number, row in enumerate(rows, 1):
+    for number, row in enumerate(rows, first):
         cells = [cell_text(v) for v in row]
         if not any(c is not None and c.strip() for c in cells):
             continue
@@ -75,91 +84,184 @@ def _known(table: RawTable) -> bool:
         return True  # ambiguous columns are known columns: reading it will say what is wrong
 
 
-def read_xlsx(path: Path, sheet: str | None = None) -> RawTable:
-    """One sheet of an .xlsx workbook as a table (``sheet``, or the one with known columns)."""
+def _open_workbook(path: Path) -> Any:
     try:
         from openpyxl import load_workbook
     except ImportError:  # pragma: no cover - a dependency
         raise ImportDataError("reading .xlsx needs openpyxl: pip install openpyxl") from None
     try:
-        book = load_workbook(path, read_only=True, data_only=True)
+        return load_workbook(path, read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
         raise ImportDataError(f"{path}: cannot read as an .xlsx workbook: {exc}") from None
+
+
+def _header_and_rows(source: Source, rows: Iterator[tuple[Any, ...]]
+                     ) -> tuple[list[str], int] | None:
+    """The header of a sheet (its first non-empty row) and its row number."""
+    for number, row in enumerate(rows, 1):
+        cells = [cell_text(v) for v in row]
+        if not any(c is not None and c.strip() for c in cells):
+            continue
+        while cells and (cells[-1] is None or not cells[-1].strip()):
+            cells.pop()
+        names = [(c or "").strip() or f"column {j + 1}" for j, c in enumerate(cells)]
+        _no_duplicate_names(source, names)
+        return names, number
+    return None
+
+
+def _choose_sheet(path: Path, book: Any, sheet: str | None) -> str:
+    names = list(book.sheetnames)
+    if sheet is not None:
+        if sheet not in names:
+            raise ImportDataError(f"{path}: no sheet {sheet!r} (sheets: "
+                                  f"{listing([repr(n) for n in names])})")
+        return sheet
+    tables = []
+    for name in names:
+        source = Source(path, rows=True, part=name)
+        rows = book[name].iter_rows(values_only=True, max_col=_MAX_COLUMNS)
+        sample = list(itertools.islice(rows, _CHOICE_ROWS))
+        try:
+            tables.append(_rows_table(source, sample))
+        except ImportDataError:
+            continue
+    known = [t for t in tables if _known(t)]
+    if len(known) == 1:
+        return known[0].source.part
+    listed = listing([f"{t.source.part!r} ({', '.join(t.columns)})" for t in tables]) \
+        or "none with a header"
+    what = "several sheets have" if known else "no sheet has"
+    raise ImportDataError(f"{path}: {what} known columns; choose one with --sheet NAME "
+                          f"(sheets: {listed})")
+
+
+def xlsx_blocks(path: Path, sheet: str | None = None,
+                rows: int | None = None) -> Iterator[RawTable]:
+    """One sheet of an .xlsx workbook (``sheet``, or the one with known columns) as tables
+    of at most ``rows`` rows, read row by row (openpyxl's read-only mode)."""
+    rows = rows or BLOCK_ROWS
+    book = _open_workbook(path)
     try:
-        names = list(book.sheetnames)
-        if sheet is not None:
-            if sheet not in names:
-                raise ImportDataError(f"{path}: no sheet {sheet!r} (sheets: "
-                                      f"{', '.join(repr(n) for n in names)})")
-            chosen = [sheet]
-        else:
-            chosen = names
-        tables = []
-        for name in chosen:
-            source = Source(path, rows=True, part=name)
-            rows = book[name].iter_rows(values_only=True, max_col=_MAX_COLUMNS)
-            try:
-                tables.append(_rows_table(source, rows))
-            except ImportDataError:
-                if sheet is not None:
-                    raise
-        if sheet is not None:
-            return tables[0]
-        known = [t for t in tables if _known(t)]
-        if len(known) == 1:
-            return known[0]
-        listed = ", ".join(f"{t.source.part!r} ({', '.join(t.columns)})" for t in tables) \
-            or "none with a header"
-        what = "several sheets have" if known else "no sheet has"
-        raise ImportDataError(f"{path}: {what} known columns; choose one with --sheet NAME "
-                              f"(sheets: {listed})")
+        name = _choose_sheet(path, book, sheet)
+        source = Source(path, rows=True, part=name)
+        stream = book[name].iter_rows(values_only=True, max_col=_MAX_COLUMNS)
+        found = _header_and_rows(source, stream)
+        if found is None:
+            raise ImportDataError(f"{source.at(1)}: empty (a header row was expected)")
+        header, number = found
+        first = number + 1
+        while True:
+            batch = list(itertools.islice(stream, rows))
+            yield _rows_table(source, batch, header=header, first=first)
+            first += len(batch)
+            if len(batch) < rows:
+                return
     finally:
         book.close()
+
+
+def read_xlsx(path: Path, sheet: str | None = None) -> RawTable:
+    """One sheet of an .xlsx workbook, whole (see ``xlsx_blocks``)."""
+    return concat_tables(list(xlsx_blocks(path, sheet)))
+
+
+def concat_tables(tables: list[RawTable]) -> RawTable:
+    """Blocks of one table as one table."""
+    first = tables[0]
+    return RawTable(source=first.source,
+                    columns={n: np.concatenate([t.columns[n] for t in tables])
+                             for n in first.columns},
+                    lines=np.concatenate([t.lines for t in tables]))
 
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def read_sqlite(path: Path, table: str | None = None) -> RawTable:
-    """One table of a SQLite database (``table``, or the one with known columns), in rowid
-    order where it has one."""
+def _sqlite_uri(path: Path) -> str:
+    """How to open a database without writing beside it: immutable (no lock, no -shm or
+    -wal created) unless a writer's journal is there, then read-only through it (where
+    the folder cannot be written, immutable all the same)."""
+    companions = [path.with_name(path.name + s) for s in ("-wal", "-journal")]
+    live = any(c.exists() for c in companions) and os.access(path.parent, os.W_OK)
+    quoted = urllib.parse.quote(str(path.resolve()))
+    return f"file:{quoted}?mode=ro" if live else f"file:{quoted}?mode=ro&immutable=1"
+
+
+def _open_sqlite(path: Path) -> sqlite3.Connection:
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        return sqlite3.connect(_sqlite_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise ImportDataError(f"{path}: cannot open as SQLite: {exc}") from None
+
+
+def _sqlite_table(path: Path, connection: sqlite3.Connection, table: str | None) -> str:
+    """The table to read: ``table``, else the only one with known columns."""
     try:
-        try:
-            names = [r[0] for r in connection.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
-                "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-        except sqlite3.DatabaseError as exc:
-            raise ImportDataError(f"{path}: cannot read as SQLite: {exc}") from None
-        if table is not None and table not in names:
-            raise ImportDataError(f"{path}: no table {table!r} (tables: "
-                                  f"{', '.join(repr(n) for n in names) or 'none'})")
-        columns = {n: [r[1] for r in connection.execute(f"PRAGMA table_info({_quoted(n)})")]
-                   for n in names}
-        if table is None:
-            known = [n for n in names if _known(RawTable(
-                Source(path), {c: np.empty(0, dtype=object) for c in columns[n]},
-                np.empty(0, dtype=np.int64)))]
-            if len(known) != 1:
-                listed = "; ".join(f"{n} ({', '.join(columns[n])})" for n in names) or "none"
-                what = "several tables have" if known else "no table has"
-                raise ImportDataError(f"{path}: {what} known columns; choose one with "
-                                      f"--table NAME (tables: {listed})")
-            table = known[0]
+        names = [r[0] for r in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    except sqlite3.DatabaseError as exc:
+        raise ImportDataError(f"{path}: cannot read as SQLite: {exc}") from None
+    if table is not None and table not in names:
+        raise ImportDataError(f"{path}: no table {table!r} (tables: "
+                              f"{listing([repr(n) for n in names]) or 'none'})")
+    if table is not None:
+        return table
+    columns = {n: [r[1] for r in connection.execute(f"PRAGMA table_info({_quoted(n)})")]
+               for n in names}
+    known = []
+    for name in names:
+        sample = connection.execute(
+            f"SELECT * FROM {_quoted(name)} LIMIT {_CHOICE_ROWS}").fetchall()
+        if _known(_rows_table(Source(path, rows=True, part=name), sample,
+                              header=columns[name])):
+            known.append(name)
+    if len(known) != 1:
+        listed = listing([f"{n} ({', '.join(columns[n])})" for n in names], sep="; ") \
+            or "none"
+        what = "several tables have" if known else "no table has"
+        raise ImportDataError(f"{path}: {what} known columns; choose one with "
+                              f"--table NAME (tables: {listed})")
+    return known[0]
+
+
+def sqlite_blocks(path: Path, table: str | None = None,
+                  rows: int | None = None) -> Iterator[RawTable]:
+    """One table of a SQLite database (``table``, or the one with known columns), in rowid
+    order where it has one, as tables of at most ``rows`` rows. The database is opened
+    read-only and never written beside (see ``_sqlite_uri``)."""
+    rows = rows or BLOCK_ROWS
+    connection = _open_sqlite(path)
+    try:
+        table = _sqlite_table(path, connection, table)
         source = Source(path, rows=True, part=table)
         try:
             cursor = connection.execute(f"SELECT * FROM {_quoted(table)} ORDER BY rowid")
         except sqlite3.OperationalError:  # a view, or a table without rowid
             cursor = connection.execute(f"SELECT * FROM {_quoted(table)}")
         header = [d[0] for d in cursor.description]
-        try:
-            return _rows_table(source, cursor, header=header)
-        except sqlite3.DatabaseError as exc:
-            raise ImportDataError(f"{source.path}: cannot read table {table!r}: {exc}") \
-                from None
+        _no_duplicate_names(source, header)
+        first = 1
+        produced = False
+        while True:
+            try:
+                batch = cursor.fetchmany(rows)
+            except sqlite3.DatabaseError as exc:
+                raise ImportDataError(f"{source.path}: cannot read table {table!r}: "
+                                      f"{exc}") from None
+            if not batch and produced:
+                return
+            yield _rows_table(source, batch, header=header, first=first)
+            produced = True
+            first += len(batch)
+            if not batch:
+                return
     finally:
         connection.close()
+
+
+def read_sqlite(path: Path, table: str | None = None) -> RawTable:
+    """One table of a SQLite database, whole (see ``sqlite_blocks``)."""
+    return concat_tables(list(sqlite_blocks(path, table)))

@@ -20,8 +20,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .layout import assign_roles, coup_numbers, row_keys
+from .layout import _mapped, assign_roles, coup_numbers, row_keys
 from .lines import numbered_lines
+from .plan import Plan
 from .records import ImportDataError, Source
 from .tables import (
     RawTable,
@@ -58,8 +59,9 @@ class ShoeHolder:
     """Hands on the rows of complete shoes, keeping back those of shoes that may go on."""
 
     def __init__(self, mapping: dict[str, list[str]], window: int | None = None,
-                 longest: int | None = None) -> None:
+                 longest: int | None = None, plan: Plan | None = None) -> None:
         self.mapping = mapping
+        self.plan = plan
         self.window = window or CHUNK_ROWS
         self.longest = longest or LONGEST_SHOE_ROWS
         self.carry: RawTable | None = None
@@ -71,7 +73,11 @@ class ShoeHolder:
         if final:
             self.carry = None
             return combined if len(combined) else None
-        roles = assign_roles(combined, self.mapping)
+        if self.plan is None:
+            roles = assign_roles(combined, self.mapping)
+        else:
+            _mapped(combined, self.mapping)  # the joined shoe key columns
+            roles = self.plan.roles
         keys = row_keys(combined, roles)
         n = len(combined)
         if keys is not None:

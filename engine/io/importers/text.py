@@ -15,7 +15,7 @@ import numpy as np
 from ...cards import NO_CARD
 from ...coups import BANKER, PLAYER, TIE
 from .records import CoupRecords, ImportDataError, SequenceRecords, Source
-from .tokens import CARD_SEPARATORS, is_card, outcome_letters, parse_cards
+from .tokens import CARD_SEPARATORS, clip, is_card, outcome_letters, parse_cards
 
 _WORDS = re.compile(r"[\s,;|]+")
 _LETTER_CODES = np.full(128, -1, dtype=np.int8)
@@ -88,6 +88,31 @@ def split_scorecard(line: str) -> tuple[str | None, list[str]]:
     return split_label(line, _is_outcomes)
 
 
+def _letters(words: list[str], source: Source, number: int) -> str:
+    """The outcome letters of a scorecard's words (an error naming the first that is not)."""
+    shoe = []
+    for position, word in enumerate(words, 1):
+        mapped = outcome_letters(word)
+        if mapped is None:
+            raise ImportDataError(
+                f"{source.at(number)}: {word!r} (word {position} of the shoe) is not an "
+                f"outcome: expected B, P, T letters or the words Banker, Player, Tie"
+            )
+        shoe.append(mapped)
+    return "".join(shoe)
+
+
+def scorecard_codes(text: str, source: Source, number: int) -> np.ndarray:
+    """The outcome codes of one scorecard string (a table's cell: ``PBBPTB``, ``莊 閒 莊``,
+    ``B,P,P``), an error naming the place if a word is not an outcome."""
+    _, words = split_scorecard(text)
+    joined = _letters(words, source, number)
+    if not joined:
+        raise ImportDataError(f"{source.at(number)}: {clip(text)!r} is not a scorecard of "
+                              f"outcomes")
+    return _LETTER_CODES[np.frombuffer(joined.encode("ascii"), dtype=np.uint8)]
+
+
 def read_scorecard(source: Source, text: str) -> CoupRecords:
     """A scorecard: one shoe per line, "BPPTB..." or "B,P,P,T" or words, optionally labelled."""
     letters: list[str] = []
@@ -96,16 +121,7 @@ def read_scorecard(source: Source, text: str) -> CoupRecords:
     labels: list[str] = []
     for number, line in shoe_lines(text):
         label, words = split_scorecard(line)
-        shoe = []
-        for position, word in enumerate(words, 1):
-            mapped = outcome_letters(word)
-            if mapped is None:
-                raise ImportDataError(
-                    f"{source.at(number)}: {word!r} (word {position} of the shoe) is not an "
-                    f"outcome: expected B, P, T letters or the words Banker, Player, Tie"
-                )
-            shoe.append(mapped)
-        joined = "".join(shoe)
+        joined = _letters(words, source, number)
         if not joined:
             if ":" not in line:  # the only word was taken for a label
                 raise ImportDataError(

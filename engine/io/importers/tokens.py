@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -66,9 +70,57 @@ def outcome_key(text: str) -> str:
     return _WIN_SUFFIX.sub("", key)
 
 
+#: A platform's own outcome words in force while reading (``--words``): key -> code.
+_NO_WORDS: Mapping[str, int] = MappingProxyType({})
+_EXTRA_WORDS: ContextVar[Mapping[str, int]] = ContextVar("extra_outcome_words",
+                                                         default=_NO_WORDS)
+
+
+@contextmanager
+def using_words(words: Mapping[str, int] | None) -> Iterator[None]:
+    """Read ``words`` (an outcome key -> code, from ``parse_words``) as outcomes too, for
+    the duration of the block: a platform's own glyphs (``--words banker=装,状``)."""
+    token = _EXTRA_WORDS.set(dict(words or {}))
+    try:
+        yield
+    finally:
+        _EXTRA_WORDS.reset(token)
+
+
+def parse_words(specs: list[str] | None) -> dict[str, int]:
+    """``--words`` options (``banker=装,状``, ``player=现``, ``tie=合``; several in one
+    option separated by spaces) as outcome key -> code."""
+    words: dict[str, int] = {}
+    sides = {"banker": BANKER, "b": BANKER, "player": PLAYER, "p": PLAYER, "tie": TIE,
+             "t": TIE}
+    for spec in (part for option in specs or [] for part in option.split()):
+        side, sep, spellings = spec.partition("=")
+        code = sides.get(side.strip().lower())
+        names = [w.strip() for w in spellings.split(",") if w.strip()]
+        if not sep or code is None or not names:
+            raise ImportDataError(f"--words {spec!r}: expected banker=WORD[,WORD...], "
+                                  f"player=WORD[,...] or tie=WORD[,...] (e.g. banker=装,状)")
+        for name in names:
+            key = outcome_key(name)
+            known = OUTCOME_WORDS.get(key, words.get(key))
+            if known is not None and known != code:
+                raise ImportDataError(f"--words {spec!r}: {name!r} already means "
+                                      f"{OUTCOME_NAMES[known]}")
+            words[key] = code
+    return words
+
+
+def outcome_words() -> Mapping[str, int]:
+    """Every outcome spelling in force: the built-in ones and any ``using_words``."""
+    extra = _EXTRA_WORDS.get()
+    return {**OUTCOME_WORDS, **extra} if extra else OUTCOME_WORDS
+
+
 def outcome_code(text: str) -> int | None:
     """The outcome code of one recorded spelling (None: not an outcome)."""
-    return OUTCOME_WORDS.get(outcome_key(text))
+    key = outcome_key(text)
+    code = OUTCOME_WORDS.get(key)
+    return code if code is not None else _EXTRA_WORDS.get().get(key)
 
 #: What separates cards in a hand string ("A-5", "K 4 9", "AS,5H") or a shoe sequence.
 CARD_SEPARATORS = re.compile(r"[\s,;|/+\-]+")
@@ -124,25 +176,56 @@ def parse_cards(values: np.ndarray | list[str | None], lines: np.ndarray,
     return codes[inverse] if unique else np.empty(0, dtype=np.int8)
 
 
+#: The outcome spellings an unknown-outcome error recalls.
+KNOWN_OUTCOMES = ("B, P or T, Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
+                  "Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, Banquier/Joueur/Égalité, "
+                  "or the scoreboard's 🔴/🔵/🟢")
+#: Distinct values an error lists (the rest are counted).
+SHOWN_VALUES = 10
+
+
+def listing(items: list[str], total: int | None = None, limit: int = SHOWN_VALUES,
+            sep: str = ", ") -> str:
+    """The first ``limit`` items joined by ``sep``, then how many more there are (of
+    ``total`` when the items shown are a sample)."""
+    total = len(items) if total is None else total
+    shown = sep.join(items[:limit])
+    rest = total - min(limit, len(items))
+    return f"{shown}{sep}and {rest:,} more" if rest > 0 else shown
+
+
 def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
-                   source: Source) -> np.ndarray:
-    """Outcome codes (BANKER, PLAYER, TIE) of a column of letters or words; -1 where blank."""
+                   source: Source, column: str | None = None) -> np.ndarray:
+    """Outcome codes (BANKER, PLAYER, TIE) of a column of letters or words; -1 where blank.
+
+    Unknown spellings are one error listing every distinct one with its count (the most
+    frequent first), so a platform's own glyphs can be named with ``--words`` at once.
+    """
     unique, inverse = _distinct(values)
     codes = np.empty(len(unique), dtype=np.int8)
+    words = outcome_words()
+    unknown: list[int] = []
     for i, text in enumerate(unique):
         key = outcome_key(text)
         if key in MISSING:
             codes[i] = -1
-        elif key in OUTCOME_WORDS:
-            codes[i] = OUTCOME_WORDS[key]
+        elif key in words:
+            codes[i] = words[key]
         else:
-            line = int(lines[_first_row(inverse, i)])
-            raise ImportDataError(
-                f"{source.at(line)}: unknown outcome {clip(text)!r}: expected B, P or T, "
-                f"Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
-                f"Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, Banquier/Joueur/Égalité, "
-                f"or the scoreboard's 🔴/🔵/🟢"
-            )
+            unknown.append(i)
+    if unknown:
+        counts = np.bincount(inverse, minlength=len(unique))
+        unknown.sort(key=lambda i: (-counts[i], _first_row(inverse, i)))
+        first = min(_first_row(inverse, i) for i in unknown)
+        shown = [f"{clip(unique[i], 30)!r} ({counts[i]:,} row{'s' if counts[i] > 1 else ''})"
+                 for i in unknown]
+        where = f" in column {column!r}" if column else ""
+        what = (f"unknown outcome {shown[0]}{where}" if len(unknown) == 1 else
+                f"{len(unknown):,} unknown outcomes{where}: {listing(shown)}")
+        raise ImportDataError(
+            f"{source.at(int(lines[first]))}: {what}; expected "
+            f"{KNOWN_OUTCOMES}; name a platform's own words with --words "
+            f"banker=WORD,... player=WORD tie=WORD")
     return codes[inverse] if unique else np.empty(0, dtype=np.int8)
 
 
@@ -167,9 +250,10 @@ def parse_totals(values: np.ndarray | list[str | None], lines: np.ndarray, sourc
 
 
 def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source: Source,
-                hand: str) -> tuple[np.ndarray, np.ndarray]:
-    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, 3) codes,
-    and how many cards each string held (a hand of four is a slip the checks report).
+                hand: str, width: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """The cards of a column of hand strings ("A-5", "K-4-9", "AS 5H"): (rows, ``width``)
+    codes, and how many cards each string held (a hand of four is a slip the checks
+    report; ``width`` 6 reads a coup's cards in one list).
 
     A blank cell is a hand without cards (an outcome-only coup). The strings are split by
     Arrow's compute kernels and only the distinct card spellings are parsed.
@@ -186,11 +270,11 @@ def parse_hands(values: np.ndarray | list[str | None], lines: np.ndarray, source
     tokens = flat.filter(pa.array(keep)).to_numpy(zero_copy_only=False)
     n = len(text)
     counts = np.bincount(parent, minlength=n)
-    extra = position_in_row(parent, counts) >= 3
+    extra = position_in_row(parent, counts) >= width
     if extra.any():  # a recorder's slip: the row is flagged, its first three cards kept
         parent, tokens = parent[~extra], tokens[~extra]
     position = position_in_row(parent, np.bincount(parent, minlength=n))
-    table = np.full((n, 3), NO_CARD, dtype=np.int8)
+    table = np.full((n, width), NO_CARD, dtype=np.int8)
     table[parent, position] = parse_cards(tokens, lines[parent], source)
     return table, counts
 
@@ -206,11 +290,14 @@ def outcome_letters(token: str) -> str | None:
     key = outcome_key(token)
     if _OUTCOME_RUN.fullmatch(key):
         return key
-    code = OUTCOME_WORDS.get(key)
+    code = outcome_code(key)
     if code is not None:
         return "BPT"[code]
     if key and all(c in _SYMBOL_LETTERS for c in key):
         return "".join(_SYMBOL_LETTERS[c] for c in key)
+    extra = _EXTRA_WORDS.get()
+    if key and extra and all(c in _SYMBOL_LETTERS or len(c) == 1 and c in extra for c in key):
+        return "".join(_SYMBOL_LETTERS.get(c) or "BPT"[extra[c]] for c in key)
     return None
 
 
