@@ -240,16 +240,33 @@ def _rate(column: str, part: int) -> Callable[[SessionStats], float]:
     return compute
 
 
+def ratio_interval(net: np.ndarray, wagered: np.ndarray,
+                   z: float = Z95) -> tuple[float, float, float]:
+    """Total net / total wagered with a 95% interval, sessions as independent units.
+
+    The standard error is the linearised (delta-method) one of a ratio estimator.
+    """
+    total = float(wagered.sum())
+    ratio = float(net.sum()) / total if total > 0 else math.nan
+    residual = float(((net - ratio * wagered) ** 2).sum()) if total > 0 else math.nan
+    return _ratio_bounds(net.size, float(net.sum()), total, residual, z)
+
+
 def edge_interval(s: SessionStats, z: float = Z95) -> tuple[float, float, float]:
-    """Total net / total wagered with a 95% interval, sessions as independent units (the
-    linearised, delta-method, standard error of a ratio estimator)."""
-    total = s.sums["wagered"]
-    if total <= 0:
+    """``ratio_interval`` of a configuration's sessions, from their stats."""
+    return _ratio_bounds(s.n, s.sums["net"], s.sums["wagered"], s.residual_squares, z)
+
+
+def _ratio_bounds(n: int, total_net: float, total_wagered: float, residual_squares: float,
+                  z: float) -> tuple[float, float, float]:
+    """The ratio, and its bounds from the sum of squared residuals (net - ratio * wagered)
+    of ``n`` sessions."""
+    if total_wagered <= 0:
         return (math.nan, math.nan, math.nan)
-    ratio = s.sums["net"] / total
-    if s.n < 2:
+    ratio = total_net / total_wagered
+    if n < 2:
         return (ratio, math.nan, math.nan)
-    se = math.sqrt(s.residual_squares * s.n / (s.n - 1)) / total
+    se = math.sqrt(residual_squares * n / (n - 1)) / total_wagered
     return (ratio, ratio - z * se, ratio + z * se)
 
 
