@@ -284,9 +284,11 @@ def test_no_reader_writes_beside_the_users_file(tmp_path: Path) -> None:
     coups = dealt(12)
     source = tmp_path / "source"
     source.mkdir()
-    path = _database(source / "wal.db", coups, LETTERS[coups.outcome])
-    with sqlite3.connect(path) as db:
+    with sqlite3.connect(source / "wal.db") as db:  # a scraper's database in WAL mode
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE games (shoe_id INT, winner TEXT)")
+        db.executemany("INSERT INTO games VALUES (1, ?)", [(w,) for w in NAMES[coups.outcome]])
+    db.close()
     from engine.io.importers import writers
 
     writers.write_xlsx(coups, source / "book.xlsx", "hands", coup=True)
