@@ -361,3 +361,39 @@ def test_the_content_samples_hold_their_dealt_shoes() -> None:
             np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
     one = import_files([DATA / "game-state.json"])
     np.testing.assert_array_equal(one.cards, shoes(930).cards[:1])
+
+
+# ------------------------------------------------------------------ JSON in bounded memory
+
+def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the whole-document size set to nothing and blocks of 97 bytes, every JSON shape
+    is read a batch of elements at a time, cut across blocks anywhere (inside strings with
+    brackets and escaped quotes too), to the same coups and places as read whole."""
+    from engine.io.importers import jsonstream
+
+    odd = write(tmp_path / "odd.jsonl", "\n".join(json.dumps(
+        {"shoe": 'S"1] \\', "note": "[{", "winner": w}) for w in "BPPTB") + "\n")
+    bad = write(tmp_path / "bad.json", json.dumps(
+        {"meta": {"v": 2}, "data": {"rounds": [{"round": 1, "winner": "B"},
+                                                {"round": 2, "winner": "Dragon"}]}}, indent=1))
+    files = [DATA / "history.json", DATA / "coups.json", DATA / "export-diagnostics.json",
+             DATA / "bot-shoes.json", odd]
+    whole = [import_files([f]) for f in files]
+    with pytest.raises(ImportDataError) as err:
+        import_files([bad])
+    monkeypatch.setattr(jsonstream, "WHOLE_BYTES", 0)
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", 97)
+    monkeypatch.setattr(jsonstream, "SAMPLE_BYTES", 700)
+    monkeypatch.setattr(jsonstream, "BATCH_ELEMENTS", 3)
+    batches = list(jsonstream.json_blocks(DATA / "history.json"))
+    assert len(batches) == 28 and max(len(b) for b in batches) == 3  # 82 coups, 3 at a time
+    for path, want in zip(files, whole, strict=True):
+        got = import_files([path])
+        np.testing.assert_array_equal(got.cards, want.cards, err_msg=str(path))
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=str(path))
+        assert list(got.label) == list(want.label), path
+    with pytest.raises(ImportDataError) as streamed:
+        import_files([bad])
+    assert str(streamed.value) == str(err.value) and "bad.json:11: unknown outcome" in str(
+        err.value)
