@@ -530,8 +530,7 @@ class _Planner:
         runner_up = next((item for item in scored[1:] if len(item[1]) == len(best)
                           and item[1] != best and item[2] > invalid), None)
         if checked and len(scored) > 1:
-            rules = (f"the drawing rules, totals and winners hold on {checked - invalid:,} of "
-                     f"{checked:,} sampled coups")
+            rules = f"{checked - invalid:,} of {checked:,} sampled coups hold"
             if runner_up is not None:
                 rules += (f"; the next best assignment breaks {runner_up[2]:,}")
             self.why["rules"] = rules
