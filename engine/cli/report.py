@@ -89,8 +89,9 @@ def compare_command(
 
     Every difference is the configuration's figure minus the baseline's.
     """
-    from ..io.parquet import OutputExistsError, check_output_free
-    from ..report.compare import check_metric, compare, write_comparison
+    from ..io.owner import claim_output
+    from ..io.parquet import OutputExistsError
+    from ..report.compare import check_metric, compare, write_comparison_file
 
     if sort is not None:
         check_metric(sort)
@@ -100,12 +101,11 @@ def compare_command(
         raise OutputExistsError(f"{out} is a file; --out names the folder that will hold "
                                 f"{COMPARISON_FILE}")
     target = out / COMPARISON_FILE
-    check_output_free(target, force)
-    frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
-    if not no_table:
-        print_comparison(frame, metrics=shown)
-    out.mkdir(parents=True, exist_ok=True)
-    write_comparison(frame, target)
+    with claim_output(target, force=force, what="comparison") as claim:
+        frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
+        if not no_table:
+            print_comparison(frame, metrics=shown)
+        write_comparison_file(frame, claim.temp)
     done(f"wrote {target} ({len(frame)} configurations from {len(runs)} "
          f"run{'s' if len(runs) != 1 else ''})")
 
@@ -135,24 +135,24 @@ def report_command(
     force: Force = False,
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
-    from ..io.parquet import check_output_free
+    from ..io.owner import claim_output
     from ..report.drawing import FigureDrawer
-    from ..report.html import figure_count, report_steps, write_report
+    from ..report.html import figure_count, render_report, report_steps
     from ..report.runs import load_runs
 
     started = time.perf_counter()
-    check_output_free(out, force)
-    opened = load_runs(runs)
-    with FigureDrawer() as drawer:
-        sections = []
-        if analysis is not None:
-            from ..report.analysis_section import analysis_section
-            sections.append(analysis_section(analysis, drawer))
-        with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
-            write_report(opened, out, force=force, samples=samples, sections=sections,
-                         progress=_report_progress(progress, progress.task_ids[0]),
-                         drawer=drawer)
-    text = out.read_text(encoding="utf-8")
+    with claim_output(out, force=force, what="report") as claim:
+        opened = load_runs(runs)
+        with FigureDrawer() as drawer:
+            sections = []
+            if analysis is not None:
+                from ..report.analysis_section import analysis_section
+                sections.append(analysis_section(analysis, drawer))
+            with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
+                text = render_report(
+                    opened, samples=samples, sections=sections, drawer=drawer,
+                    progress=_report_progress(progress, progress.task_ids[0]))
+        claim.temp.write_text(text, encoding="utf-8")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
          f"from {len(opened)} run{'s' if len(opened) != 1 else ''} in "
          f"{time.perf_counter() - started:.1f}s")

@@ -19,7 +19,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import BaccaratError
-from ..io.parquet import write_table_atomic
+from ..io.owner import claim_output
+from ..io.parquet import COMPRESSION, with_metadata
 from ..metrics import SUMMARY_METRICS
 from .runs import Run, Runs, load_runs
 from .stats import Difference, paired_difference, welch_difference
@@ -208,11 +209,22 @@ def compare(runs: Runs, sort: str | None = None, *,
     return frame
 
 
-def write_comparison(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a comparison table to ``path`` as Parquet, atomically, saying what it is."""
+def write_comparison(frame: pd.DataFrame, path: str | Path, *, force: bool = False) -> Path:
+    """Write a comparison table to ``path`` as Parquet, saying what it is: an output of its
+    own (``engine.io.owner.claim_output``; an existing one replaced only with ``force``)."""
+    with claim_output(path, force=force, what="comparison") as claim:
+        write_comparison_file(frame, claim.temp)
+    return Path(path)
+
+
+def write_comparison_file(frame: pd.DataFrame, path: Path) -> None:
+    """The comparison's Parquet file at ``path`` (a file the caller owns)."""
+    import pyarrow.parquet as pq
+
     runs = sorted(set(frame["run"].astype(str))) if "run" in frame else []
-    return write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), path,
-                              {"kind": "comparison", "runs": runs})
+    table = with_metadata(pa.Table.from_pandas(frame, preserve_index=False),
+                          {"kind": "comparison", "runs": runs})
+    pq.write_table(table, path, compression=COMPRESSION)
 
 
 def differences(runs: Runs, pairs: str = "all",

@@ -136,6 +136,8 @@ class Counter(Strategy):
     """
 
     name: ClassVar[str] = "counter"
+    not_finite: ClassVar[str] = ("it bets from the cards left in the shoe, which exact risk's "
+                                 "model of independent coups does not have")
     needs_cards: ClassVar[bool] = True
 
     bet: BetKind = Field("tie", description="the bet kind counted and staked on")

@@ -61,6 +61,36 @@ class DecisionPattern(Strategy):
     def _choose(self) -> np.ndarray:
         raise NotImplementedError
 
+    # The finite-state declaration (strategies/finite_state.py): (the last decision, its
+    # run), the run counted only as far as the choice reads it.
+    def initial_state(self) -> tuple[str | None, int]:
+        """(the last decision "B"/"P" or None, the length of its run) (exact risk)."""
+        return (None, 0)
+
+    def shoe_state(self, state: tuple[str | None, int]) -> tuple[str | None, int]:
+        """A new shoe forgets the pattern (``per_shoe``) or keeps it."""
+        return (None, 0) if self.per_shoe else state
+
+    def next_state(self, state: tuple[str | None, int], outcome: str,
+                   result: str) -> tuple[str | None, int]:
+        """A decision extends or restarts the run; a tie changes nothing."""
+        if outcome == "T":
+            return state
+        last, run = state
+        return (outcome, min(run + 1, self._run_limit()) if outcome == last else 1)
+
+    def stakes_of(self, state: tuple[str | None, int]) -> dict[str, float]:
+        """``base`` on the side the pattern picks, nothing when it picks none."""
+        side = self._side_of(state)
+        return {} if side is None else {side: self.base}
+
+    def _run_limit(self) -> int:
+        """How far the declared state counts the run (the choice reads no further)."""
+        return 1
+
+    def _side_of(self, state: tuple[str | None, int]) -> str | None:
+        raise NotImplementedError
+
 
 @register
 class Follow(DecisionPattern):
@@ -76,6 +106,9 @@ class Follow(DecisionPattern):
     def _choose(self) -> np.ndarray:
         return self._last
 
+    def _side_of(self, state: tuple[str | None, int]) -> str | None:
+        return _SIDE_NAME.get(state[0])
+
 
 @register
 class Chop(DecisionPattern):
@@ -90,6 +123,9 @@ class Chop(DecisionPattern):
 
     def _choose(self) -> np.ndarray:
         return np.where(self._last >= 0, 1 - self._last, NO_BET)
+
+    def _side_of(self, state: tuple[str | None, int]) -> str | None:
+        return _SIDE_NAME.get(_OTHER.get(state[0]))
 
 
 @register
@@ -109,6 +145,15 @@ class Streak(DecisionPattern):
     def _choose(self) -> np.ndarray:
         return np.where(self._run >= self.n, self._last, NO_BET)
 
+    def _run_limit(self) -> int:
+        return self.n
+
+    def _side_of(self, state: tuple[str | None, int]) -> str | None:
+        return _SIDE_NAME.get(state[0]) if state[1] >= self.n else None
+
+
+_SIDE_NAME: dict[str | None, str] = {"B": "banker", "P": "player"}
+_OTHER: dict[str | None, str] = {"B": "P", "P": "B"}
 
 _ROAD_K = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 
@@ -126,6 +171,8 @@ class Road(Strategy):
 
     name: ClassVar[str] = "road"
     needs_roads: ClassVar[bool] = True
+    not_finite: ClassVar[str] = ("it follows a derived road, whose next mark depends on the "
+                                 "whole big road of the shoe so far: its state is not finite")
 
     road: Literal["big_eye_boy", "small_road", "cockroach_pig"] = Field(
         "big_eye_boy", description="derived road to follow: big_eye_boy, small_road or "

@@ -71,6 +71,24 @@ class OneSideProgression(Strategy):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         raise NotImplementedError
 
+    # The finite-state declaration (strategies/finite_state.py): the same progression,
+    # one session at a time. A push or a coup without a stake leaves it where it is.
+    def stakes_of(self, state: Any) -> dict[str, float]:
+        """The stake for the next coup in progression state ``state`` (exact risk)."""
+        return {self.side: self._stake_at(state)}
+
+    def next_state(self, state: Any, outcome: str, result: str) -> Any:
+        """The progression's state after a coup whose stake ``result`` (exact risk)."""
+        if result == "won" or result == "lost":
+            return self._after(state, result == "won")
+        return state
+
+    def _stake_at(self, state: Any) -> float:
+        raise NotImplementedError
+
+    def _after(self, state: Any, won: bool) -> Any:
+        raise NotImplementedError
+
 
 @register
 class Flat(Strategy):
@@ -97,6 +115,18 @@ class Flat(Strategy):
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
         return CompiledForm(FLAT, self.side, (self.base,))
 
+    def initial_state(self) -> None:
+        """Flat betting has one state (exact risk, strategies/finite_state.py)."""
+        return None
+
+    def stakes_of(self, state: None) -> dict[str, float]:
+        """``base`` on ``side``, always."""
+        return {self.side: self.base}
+
+    def next_state(self, state: None, outcome: str, result: str) -> None:
+        """Nothing changes."""
+        return None
+
 
 class _Doubling(OneSideProgression):
     """Shared state of the Martingale family: consecutive losses ``k``, capped or not."""
@@ -120,6 +150,15 @@ class _Doubling(OneSideProgression):
             raised = np.where(k >= self.max_doublings, 0, k + 1)
         self._k = np.where(won, 0, np.where(lost, raised, k))
 
+    def initial_state(self) -> int:
+        """Losses in a row, k (exact risk)."""
+        return 0
+
+    def _after(self, k: int, won: bool) -> int:
+        if won:
+            return 0
+        return 0 if self.max_doublings is not None and k >= self.max_doublings else k + 1
+
 
 @register
 class Martingale(_Doubling):
@@ -134,6 +173,9 @@ class Martingale(_Doubling):
 
     def _stakes(self) -> np.ndarray:
         return self.base * np.exp2(self._k.astype(np.float64))
+
+    def _stake_at(self, k: int) -> float:
+        return float(self.base * np.exp2(float(k)))
 
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
@@ -154,6 +196,9 @@ class GrandMartingale(_Doubling):
 
     def _stakes(self) -> np.ndarray:
         return self.base * (np.exp2(self._k.astype(np.float64) + 1.0) - 1.0)
+
+    def _stake_at(self, k: int) -> float:
+        return float(self.base * (np.exp2(float(k) + 1.0) - 1.0))
 
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
@@ -188,6 +233,16 @@ class Paroli(OneSideProgression):
         up = np.where(up >= self.target_wins, 0, up)
         self._w = np.where(won, up, np.where(lost, 0, self._w))
 
+    def initial_state(self) -> int:
+        """Wins in a row, w (exact risk)."""
+        return 0
+
+    def _stake_at(self, w: int) -> float:
+        return float(self.base * np.exp2(float(w)))
+
+    def _after(self, w: int, won: bool) -> int:
+        return (0 if w + 1 >= self.target_wins else w + 1) if won else 0
+
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
         return CompiledForm(PAROLI, self.side, (self.base, float(self.target_wins)))
@@ -221,6 +276,17 @@ class DAlembert(OneSideProgression):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         s = self._steps
         self._steps = np.where(won, np.maximum(s - 1, 0), np.where(lost, s + 1, s))
+
+    def initial_state(self) -> int:
+        """Units above the base stake (exact risk)."""
+        return 0
+
+    def _stake_at(self, steps: int) -> float:
+        unit = self.base if self.unit is None else self.unit
+        return self.base + unit * steps
+
+    def _after(self, steps: int, won: bool) -> int:
+        return max(steps - 1, 0) if won else steps + 1
 
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
@@ -261,6 +327,16 @@ class Fibonacci(OneSideProgression):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         i = self._i
         self._i = np.where(won, np.maximum(i - 2, 0), np.where(lost, i + 1, i))
+
+    def initial_state(self) -> int:
+        """The place i in the sequence (exact risk)."""
+        return 0
+
+    def _stake_at(self, i: int) -> float:
+        return float(self.base * _FIB[min(i, _FIB.size - 1)])
+
+    def _after(self, i: int, won: bool) -> int:
+        return max(i - 2, 0) if won else i + 1
 
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
@@ -373,6 +449,20 @@ class Labouchere(OneSideProgression):
         self._lo = np.zeros(n, dtype=np.int64)
         self._hi = length
 
+    def initial_state(self) -> tuple[int, ...]:
+        """The line as it stands (exact risk)."""
+        return tuple(self.line)
+
+    def _stake_at(self, line: tuple[int, ...]) -> float:
+        units = line[0] if len(line) == 1 else line[0] + line[-1]
+        return self.base * float(units)
+
+    def _after(self, line: tuple[int, ...], won: bool) -> tuple[int, ...]:
+        if won:
+            rest = line[1:-1]
+            return rest if rest else tuple(self.line)
+        return (*line, line[0] if len(line) == 1 else line[0] + line[-1])
+
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
         return CompiledForm(LABOUCHERE, self.side, (self.base, *map(float, self.line)))
@@ -410,6 +500,20 @@ class OscarsGrind(OneSideProgression):
         self._stake_units = np.where(finished, 1, np.where(won, raised, s))
         self._series = np.where(finished, 0, p)
 
+    def initial_state(self) -> tuple[int, int]:
+        """(stake in units, the series' result in units) (exact risk)."""
+        return (1, 0)
+
+    def _stake_at(self, state: tuple[int, int]) -> float:
+        return self.base * float(state[0])
+
+    def _after(self, state: tuple[int, int], won: bool) -> tuple[int, int]:
+        s, p = state
+        p = p + s if won else p - s
+        if won and p >= 1:
+            return (1, 0)
+        return (min(s + 1, 1 - p) if won else s, p)
+
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""
         return CompiledForm(OSCARS_GRIND, self.side, (self.base,))
@@ -440,6 +544,16 @@ class OneThreeTwoSix(OneSideProgression):
     def _advance(self, won: np.ndarray, lost: np.ndarray) -> None:
         step = self._step
         self._step = np.where(won, (step + 1) % 4, np.where(lost, 0, step))
+
+    def initial_state(self) -> int:
+        """The step of 1-3-2-6 (exact risk)."""
+        return 0
+
+    def _stake_at(self, step: int) -> float:
+        return float(self.base * _ONE_THREE_TWO_SIX[step])
+
+    def _after(self, step: int, won: bool) -> int:
+        return (step + 1) % 4 if won else 0
 
     def compiled_form(self) -> CompiledForm:
         """The fused path's form of this configuration (see ``strategies.compiled``)."""

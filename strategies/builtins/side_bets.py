@@ -87,3 +87,15 @@ class SideBet(Strategy):
 
     def wager(self, table: Table) -> Wager:
         return Wager.side(self.bet, self._stake)
+
+    def initial_state(self) -> None:
+        """One state: the same stake every coup (exact risk, strategies/finite_state.py)."""
+        return None
+
+    def stakes_of(self, state: None) -> dict[str, float]:
+        """``base`` on ``bet``, always."""
+        return {self.bet: self.base}
+
+    def next_state(self, state: None, outcome: str, result: str) -> None:
+        """Nothing changes."""
+        return None

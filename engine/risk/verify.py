@@ -1,0 +1,90 @@
+"""Does a declared state tell the truth? The declaration against the class's own play.
+
+Exact risk trusts a system's finite-state declaration (``strategies/finite_state.py``)
+to say what the system stakes. :func:`declaration_mismatch` plays the strategy the way a
+backtest does (``engine.replay.replay``, over generated shoes, with a bankroll and table
+limits too wide to interfere) and walks the declared states along the same coups; the
+first coup where the declared stakes differ from those the strategy placed is reported.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from strategies.finite_state import shoe_state
+
+from ..bets import BET_KINDS
+from ..coups import OUTCOME_LABELS
+from ..deal import generate_coups
+from ..replay import SessionPolicy, replay
+from ..rules import TableRules
+from .machine import finite_system, result_of
+
+#: Shoes played to check a declaration (sessions of two shoes, so new shoes are seen).
+CHECK_SHOES = 60
+_WIDE = 1e15
+
+
+def declaration_mismatch(strategy: Any, rules: TableRules, shoes: int = CHECK_SHOES,
+                         seed: int = 20240522) -> str | None:
+    """None if the declared states give the stakes the strategy plays over ``shoes``
+    generated shoes, else one line saying where and how they differ."""
+    return declaration_mismatches([strategy], rules, shoes, seed)[0]
+
+
+def declaration_mismatches(strategies: list[Any], rules: TableRules,
+                           shoes: int = CHECK_SHOES, seed: int = 20240522) -> list[str | None]:
+    """:func:`declaration_mismatch` for several strategies, played side by side."""
+    systems = [finite_system(strategy) for strategy in strategies]
+    wide = rules.model_copy(update={"table_min": 1e-9, "table_max": _WIDE})
+    coups = generate_coups(wide, seed, np.arange(shoes))
+    fresh = [type(s).model_validate(s.model_dump()) for s in strategies]
+    grid, ledgers = replay(coups, fresh, wide, SessionPolicy(bankroll=_WIDE, session_shoes=2))
+    return [_first_difference(system, grid, ledger, coups)
+            for system, ledger in zip(systems, ledgers, strict=True)]
+
+
+def _first_difference(system: Any, grid: Any, ledger: Any, coups: Any) -> str | None:
+    n, width = grid.shape
+    for session in range(n):
+        state = system.initial_state()
+        last_shoe = -1
+        for t in range(width):
+            row = grid.rows[session, t]
+            if row < 0 or not ledger.played[session, t]:
+                break
+            shoe = int(coups.shoe[row])
+            if shoe != last_shoe:
+                state = shoe_state(system, state)
+                last_shoe = shoe
+            declared = {k: float(v) for k, v in system.stakes_of(state).items() if float(v) > 0}
+            placed = {k: float(stakes[session, t]) for k, stakes in ledger.stakes.items()
+                      if stakes[session, t] > 0}
+            if not _same(declared, placed):
+                return (f"session {session}, shoe {shoe}, coup {int(coups.coup[row])}: the "
+                        f"declared state {state!r} stakes {_show(declared)}, the strategy "
+                        f"staked {_show(placed)}")
+            net = float(ledger.net[session, t])
+            result = result_of(Fraction(net), Fraction(sum(placed.values())))
+            state = system.next_state(state, OUTCOME_LABELS[int(coups.outcome[row])], result)
+    return None
+
+
+def _same(a: dict[str, float], b: dict[str, float]) -> bool:
+    if set(a) != set(b):
+        return False
+    return all(math.isclose(a[k], b[k], rel_tol=1e-12, abs_tol=1e-9) for k in a)
+
+
+def _show(stakes: dict[str, float]) -> str:
+    if not stakes:
+        return "nothing"
+    return ", ".join(f"{v:g} on {k}" for k, v in sorted(stakes.items(),
+                                                       key=lambda kv: BET_KINDS.index(kv[0])))
+
+
+__all__ = ["CHECK_SHOES", "declaration_mismatch", "declaration_mismatches"]

@@ -1,0 +1,80 @@
+"""The finite-state declarations of the built-ins (strategies/finite_state.py) against the
+strategies' own play, a plugin that lies about its state, and the systems that cannot
+declare one."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from engine.risk.machine import RiskError, finite_system
+from engine.risk.verify import declaration_mismatches
+from engine.rules import TableRules
+from strategies.base import Result, Strategy, Table, Wager
+from strategies.finite_state import FiniteStrategy, not_finite_reason
+from strategies.registry import builtin_strategies, expand_spec
+
+FINITE_SPECS = [
+    "flat", "flat:side=tie", "martingale", "martingale:max_doublings=3,side=player",
+    "grand_martingale:max_doublings=2", "paroli", "paroli:target_wins=2", "dalembert",
+    "dalembert:unit=2.5", "fibonacci", "labouchere", "labouchere:line=1-1-2",
+    "oscars_grind", "one_three_two_six:side=player", "follow", "chop", "streak:n=2",
+    "follow:per_shoe=false", "side_bet:bet=banker_pair",
+]
+
+
+@pytest.mark.parametrize("variant", ["standard", "ez", "super6"])
+def test_every_finite_builtin_declares_the_stakes_it_plays(variant: str) -> None:
+    strategies = [expand_spec(spec)[0] for spec in FINITE_SPECS]
+    found = declaration_mismatches(strategies, TableRules(variant=variant), shoes=12)
+    assert found == [None] * len(FINITE_SPECS), dict(zip(FINITE_SPECS, found, strict=True))
+
+
+def test_every_builtin_either_declares_its_state_or_says_why_not() -> None:
+    for name, cls in builtin_strategies().items():
+        reason = not_finite_reason(cls)
+        if name in ("road", "counter"):
+            assert reason and "not" in reason, name
+        else:
+            assert reason is None, (name, reason)
+            assert isinstance(expand_spec(name)[0], FiniteStrategy)
+
+
+def test_a_road_follower_is_refused_with_its_reason() -> None:
+    with pytest.raises(RiskError, match="derived road.*not finite"):
+        finite_system(expand_spec("road")[0])
+
+
+class LyingMartingale(Strategy):
+    """Doubles after a loss, but declares that it doubles after a win."""
+
+    name: ClassVar[str] = "lying_martingale"
+
+    _k: np.ndarray
+
+    def start(self, table: Table) -> None:
+        self._k = np.zeros(table.n, dtype=np.int64)
+
+    def wager(self, table: Table) -> Wager:
+        return Wager.on(banker=self.base * 2.0 ** self._k)
+
+    def settle(self, table: Table, result: Result) -> None:
+        self._k = np.where(result.won, 0, np.where(result.lost, self._k + 1, self._k))
+
+    def initial_state(self) -> int:
+        return 0
+
+    def stakes_of(self, k: int) -> dict[str, float]:
+        return {"banker": self.base * 2.0 ** k}
+
+    def next_state(self, k: int, outcome: str, result: str) -> int:
+        return {"won": k + 1, "lost": 0}.get(result, k)
+
+
+def test_a_declaration_that_differs_from_the_play_is_caught_where_it_differs() -> None:
+    (found,) = declaration_mismatches([LyingMartingale()], TableRules(), shoes=4)
+    assert found is not None
+    assert "the declared state" in found and "banker" in found
+    assert found.startswith("session 0, shoe 0, coup ")
