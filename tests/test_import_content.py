@@ -397,3 +397,16 @@ def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
         import_files([bad])
     assert str(streamed.value) == str(err.value) and "bad.json:11: unknown outcome" in str(
         err.value)
+
+
+def test_a_csv_of_bare_carriage_returns(tmp_path: Path) -> None:
+    """Old spreadsheet exports end lines with a bare carriage return: read line by line
+    like any other (it was a traceback)."""
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"shoe,winner\rS1,B\rS1,P\rS2,T\r")
+    got = import_files([path])
+    assert list(got.outcome) == [BANKER, PLAYER, TIE] and len(got.shoe_ids()) == 2
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"shoe,winner\rS1,B\rS1,Dragon\r")
+    with pytest.raises(ImportDataError, match=r"bad\.csv:3: unknown outcome 'Dragon'"):
+        import_files([bad])
