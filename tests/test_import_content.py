@@ -410,3 +410,49 @@ def test_a_csv_of_bare_carriage_returns(tmp_path: Path) -> None:
     bad.write_bytes(b"shoe,winner\rS1,B\rS1,Dragon\r")
     with pytest.raises(ImportDataError, match=r"bad\.csv:3: unknown outcome 'Dragon'"):
         import_files([bad])
+
+
+def _brackets_by_hand(text: bytes) -> list[tuple[int, bool, int]]:
+    """The brackets outside strings, walking the text a byte at a time."""
+    found, depth, inside, escaped = [], 0, False, False
+    for i, byte in enumerate(text):
+        char = chr(byte)
+        if inside:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                inside = False
+        elif char == '"':
+            inside = True
+        elif char in "[{":
+            depth += 1
+            found.append((i, True, depth))
+        elif char in "]}":
+            depth -= 1
+            found.append((i, False, depth))
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=st.recursive(st.text(alphabet='ab"\\[]{}\n ', max_size=6),
+                          lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text(alphabet='k"\\]{', max_size=3), inner,
+                                            max_size=3), max_leaves=12),
+       cuts=st.lists(st.integers(1, 9), min_size=1, max_size=8))
+def test_the_bracket_scan_agrees_with_a_byte_by_byte_walk(value: object,
+                                                         cuts: list[int]) -> None:
+    """Strings full of brackets, quotes and backslashes, cut into blocks anywhere."""
+    from engine.io.importers.jsonstream import _Scan, scan_block
+
+    text = json.dumps([value, {"x": value}], indent=1).encode()
+    state, got, at = _Scan(), [], 0
+    for size in [*cuts, len(text)]:
+        block = text[at:at + size]
+        at += len(block)
+        found = scan_block(block, state)
+        got += list(zip(found.position.tolist(), found.opening.tolist(),
+                        found.depth.tolist(), strict=True))
+    assert got == _brackets_by_hand(text)
+    assert state.lines == text.count(b"\n") + 1

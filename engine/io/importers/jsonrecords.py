@@ -402,6 +402,8 @@ class Groups:
 
     labels: list[str | None] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
+    #: the number of the one shoe object outside a streamed list (None: not met yet)
+    outer: int | None = None
 
 
 def values_table(source: Source, values: list[Any], brackets: np.ndarray,

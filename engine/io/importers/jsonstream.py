@@ -29,6 +29,7 @@ from .jsonrecords import (
     check_depth,
     choose,
     decode,
+    flatten,
     loads,
     read_json,
     values_table,
@@ -68,35 +69,49 @@ class _Brackets:
     line: np.ndarray
 
 
+def _escaped(raw: np.ndarray, quotes: np.ndarray, carried: int) -> np.ndarray:
+    """Which of the quotes at ``quotes`` follow an odd run of backslashes (``carried``:
+    the backslashes that ended the previous block)."""
+    slashes = np.flatnonzero(raw == ord("\\"))
+    if not slashes.size and not carried:
+        return np.zeros(quotes.size, dtype=bool)
+    new_run = np.r_[True, np.diff(slashes) != 1] if slashes.size else np.zeros(0, bool)
+    run_start = np.flatnonzero(new_run)
+    run_end = np.r_[run_start[1:], slashes.size] - 1
+    ends_at = slashes[run_end] if slashes.size else slashes
+    lengths = run_end - run_start + 1
+    if slashes.size and slashes[0] == 0:
+        lengths[0] += carried
+    found = np.searchsorted(ends_at, quotes - 1)
+    hit = found < ends_at.size
+    hit[hit] = ends_at[found[hit]] == quotes[hit] - 1
+    run = np.zeros(quotes.size, dtype=np.int64)
+    run[hit] = lengths[found[hit]]
+    run[quotes == 0] = carried
+    return run % 2 == 1
+
+
 def scan_block(data: bytes, state: _Scan) -> _Brackets:
     """The brackets of ``data`` (the block after ``state``), and ``state`` moved on."""
     raw = np.frombuffer(data, dtype=np.uint8)
     n = raw.size
-    index = np.arange(n)
-    backslash = raw == ord("\\")
-    last_plain = np.maximum.accumulate(np.where(~backslash, index, -1)) if n else index
-    before = np.empty(n, dtype=np.int64)
-    if n:
-        before[0] = state.backslashes
-        previous = last_plain[:-1]
-        before[1:] = np.where(previous >= 0, index[1:] - 1 - previous,
-                              index[1:] + state.backslashes)
-    quote = (raw == ord('"')) & (before % 2 == 0)
-    inside = (np.cumsum(quote) + state.in_string) % 2 == 1
-    opening = ((raw == ord("{")) | (raw == ord("["))) & ~inside
-    closing = ((raw == ord("}")) | (raw == ord("]"))) & ~inside
-    where = np.flatnonzero(opening | closing)
-    is_open = opening[where]
+    quotes = np.flatnonzero(raw == ord('"'))
+    quotes = quotes[~_escaped(raw, quotes, state.backslashes if state.in_string else 0)]
+    where = np.flatnonzero((raw == ord("{")) | (raw == ord("[")) | (raw == ord("}"))
+                           | (raw == ord("]")))
+    outside = (np.searchsorted(quotes, where) + state.in_string) % 2 == 0
+    where = where[outside]
+    is_open = (raw[where] == ord("{")) | (raw[where] == ord("["))
     depth = state.depth + np.cumsum(np.where(is_open, 1, -1))
-    newline = raw == ord("\n")
-    line = state.lines + np.cumsum(newline)[where] - newline[where]
+    newlines = np.flatnonzero(raw == ord("\n"))
+    line = state.lines + np.searchsorted(newlines, where)
+    state.in_string = bool((quotes.size + state.in_string) % 2)
     if n:
-        state.in_string = bool(inside[-1]) if not quote[-1] else bool(
-            (np.cumsum(quote)[-1] + state.in_string) % 2)
-        trailing = n - 1 - int(last_plain[-1])
+        plain = np.flatnonzero(raw != ord("\\"))
+        trailing = n - 1 - int(plain[-1]) if plain.size else n
         state.backslashes = trailing + (state.backslashes if trailing == n else 0)
-        state.depth = int(depth[-1]) if depth.size else state.depth
-        state.lines += int(newline.sum())
+    state.depth = int(depth[-1]) if depth.size else state.depth
+    state.lines += int(newlines.size)
     brackets = _Brackets(position=where + state.offset, opening=is_open, depth=depth,
                          line=line)
     state.offset += n
@@ -209,9 +224,34 @@ def _path_to(document: Any, target: list[Any]) -> str:
 def _batch_table(source: Source, batch: list[bytes], lines: list[np.ndarray],
                  relative: str, groups: Groups, outer_label: str | None) -> RawTable:
     elements = loads("[" + b",".join(batch).decode("utf-8") + "]")
+    if not relative and all(isinstance(e, dict) for e in elements):
+        return _records_table(source, elements, [int(x[0]) for x in lines], groups,
+                              outer_label)
     brackets = np.concatenate([np.array([lines[0][0] if lines[0].size else 1])] + lines)
     return values_table(source, [elements], brackets, relative, groups=groups,
                         outer_label=outer_label)
+
+
+def _records_table(source: Source, records: list[dict[str, Any]], lines: list[int],
+                   groups: Groups, outer_label: str | None) -> RawTable:
+    """Coup records that are the elements themselves: flattened, each on its line, all in
+    the one shoe object outside them when it has a label."""
+    flat = [flatten(record) for record in records]
+    names: dict[str, None] = {}
+    for record in flat:
+        names.update(dict.fromkeys(record))
+    group = None
+    if outer_label is not None:
+        if groups.outer is None:
+            groups.labels.append(outer_label)
+            groups.lines.append(1)
+            groups.outer = len(groups.labels) - 1
+        group = np.full(len(flat), groups.outer, dtype=np.int64)
+    return RawTable(source=source,
+                    columns={n: np.array([r.get(n) for r in flat], dtype=object)
+                             for n in names},
+                    lines=np.asarray(lines, dtype=np.int64), group=group,
+                    group_labels=groups.labels, group_lines=groups.lines)
 
 
 def _elements(path: Path, source: Source, ordinal: int) -> Iterator[tuple[bytes, np.ndarray]]:
