@@ -286,6 +286,17 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_refused_stake_names_the_folder_given(shoes: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    result = cli("search", str(shoes), "-s", "flat:base=5", "--reps", "100", "--out",
+                 str(out))
+    assert result.exit_code == 2, result.output
+    text = flat(result.output)
+    assert "stake 5 on banker is below the table minimum 10" in text
+    assert f"nothing was left at {out / 'run'}" in text and ".tmp" not in text
+    assert not out.exists()
+
+
 def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:
     result = cli("search", str(tmp_path / "none.parquet"), "-s", "flat", "--out",
                  str(tmp_path / "s"))

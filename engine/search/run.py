@@ -16,10 +16,11 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,8 @@ def search(
         check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
     stack = contextlib.ExitStack()
     temp = None
-    with stack:
+    folder = Path(out) if out is not None else Path()
+    with stack, _named_as(out, lambda: folder):
         if out is None:
             import tempfile
 
@@ -250,6 +252,21 @@ def search(
     if temp is not None:
         searched._temp = temp  # type: ignore[attr-defined]  # lives as long as the result
     return searched
+
+
+@contextlib.contextmanager
+def _named_as(out: str | Path | None, temporary: Callable[[], Path]) -> Iterator[None]:
+    """Errors raised while the search writes under its temporary folder name the folder
+    the user gave (``out``), as every other message does."""
+    try:
+        yield
+    except BaccaratError as exc:
+        where = str(temporary())
+        if out is None or where in ("", ".") or where not in str(exc):
+            raise
+        renamed = copy.copy(exc)
+        renamed.args = (str(exc).replace(where, str(out)), *exc.args[1:])
+        raise renamed from None
 
 
 def is_search_folder(path: Path) -> bool:
