@@ -145,7 +145,7 @@ def search(
         options: dict[str, Any] = {
             "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
             "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
-            "workers": workers}
+            "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules())}
 
         def stage(name: str) -> Callable[[int, int], None] | None:
             if progress is None:
@@ -281,6 +281,26 @@ def is_search_folder(path: Path) -> bool:
         return read_metadata(file).get("kind") == "search"
     except Exception:  # unreadable: not ours to replace
         return False
+
+
+#: The most configuration-shoes a chunk settles on the fused path (each keeps a session
+#: row of some 35 columns, about 300 bytes: some 300 MB per chunk at most).
+FUSED_CONFIG_SHOES = 1_000_000
+
+
+def chunk_shoes(configs: list[Any], rules: TableRules) -> int:
+    """Shoes per chunk for a search: the backtest's bound on the replay's grids counted
+    over the configurations the replay plays (the fused path keeps no grid), and a bound on
+    the sessions tables of all. Fewer, bigger chunks mean fewer replay steps, each over
+    more sessions: a 1,000-configuration search of which 150 replay runs in chunks of
+    1,000 shoes instead of 150."""
+    from ..backtest import CHUNK_CONFIG_SHOES, DEFAULT_CHUNK_SHOES
+    from ..fused import fused_plan
+
+    plan = fused_plan(configs, rules, None, ledger=False, expected="auto")
+    replayed = len(configs) - (len(plan.configs) if plan is not None else 0)
+    return max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(replayed, 1),
+                      FUSED_CONFIG_SHOES // max(len(configs), 1)))
 
 
 def dataset_shoes(coups: Coups | str | Path) -> tuple[np.ndarray, np.ndarray]:
