@@ -316,7 +316,12 @@ def start(specs: Sequence[str]) -> subprocess.Popen[bytes] | None:
         return None
     return subprocess.Popen([sys.executable, "-m", "engine.warm", *specs],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL,
+                            env={**os.environ, _PARENT: str(os.getpid())})
+
+
+#: The environment variable naming the command a helper dies with.
+_PARENT = "BACCARAT_HELPER_OF"
 
 
 def finish(helper: subprocess.Popen[bytes] | None, failed: bool = False) -> None:
@@ -337,6 +342,10 @@ def _compile(specs: Sequence[str]) -> None:
 
 
 def _main(argv: Sequence[str]) -> Any:
+    if os.environ.get(_PARENT, "").isdigit():  # a command's helper dies with the command
+        from .children import die_with
+
+        die_with(int(os.environ[_PARENT]))
     if argv[:1] == ["--exercise"]:
         return EXERCISES[argv[1]]()
     return _compile(argv)

@@ -202,6 +202,9 @@ def backtest(
                 "left out (--last-session drop)")
         print_labelled("note", f"the dataset's last session holds {short['shoes']} of "
                        f"{short['of']} shoes: {kept}", "cyan")
+    for thread in result.info.get("stray_threads", ()):
+        print_labelled("warning", f"a strategy left a thread running in a worker process: "
+                       f"{thread}; the worker was stopped when its work was done", "yellow")
     counts = result.info["counts"]
     done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
