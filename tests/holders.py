@@ -101,3 +101,60 @@ def one_line(text: str) -> str:
 def leftovers(folder: Path) -> list[str]:
     """Hidden files a command left in ``folder`` (temporaries, lock files)."""
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def live(pid: int) -> bool:
+    """Whether process ``pid`` is running (not a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def session_members(sid: int) -> set[int]:
+    """Live processes of session ``sid`` (a command started its own), whoever their parent
+    is now (orphans move to init)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                found.add(int(entry.name))
+    return found
+
+
+def gone_within(pids: set[int], seconds: float) -> set[int]:
+    """The processes of ``pids`` still running after ``seconds`` (polled)."""
+    deadline = time.monotonic() + seconds
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if live(pid)}
+    return alive
+
+
+def mount_tmpfs(mount: Path, options: str) -> str | None:
+    """Mount a tmpfs with ``options`` at the empty folder ``mount``; why not, or None."""
+    import shutil
+
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return "mounting a file system needs root"
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
+                          capture_output=True)
+    if made.returncode != 0:
+        return f"cannot mount a file system here: {made.stderr.decode().strip()}"
+    return None
+
+
+def run_inputs(folder: Path, shoes: int, seed: int) -> dict[str, Path]:
+    """A generated coups dataset and a run of flat over it, in ``folder``."""
+    from engine.backtest import backtest
+    from engine.parallel import generate_dataset
+
+    generate_dataset(folder / "coups", shoes=shoes, seed=seed)
+    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
+    return {"coups": folder / "coups", "run": folder / "run"}

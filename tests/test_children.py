@@ -12,11 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from holders import ROOT, finish, spawn, wait_until
+from holders import ROOT, finish, gone_within, session_members, spawn, wait_until
 
 from engine.backtest import backtest
 
@@ -45,38 +44,6 @@ class Leaky(Strategy):
     def wager(self, table: Table) -> Wager:
         return Wager.on(banker=np.full(table.n, 10.0))
 '''
-
-
-def live(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def session_members(sid: int) -> set[int]:
-    """Live processes of session ``sid`` (a command started its own), whoever their parent
-    is now (orphans move to init)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[3]) == sid:
-                found.add(int(entry.name))
-    return found
-
-
-def gone_within(pids: set[int], seconds: float) -> set[int]:
-    deadline = time.monotonic() + seconds
-    alive = set(pids)
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = {pid for pid in alive if live(pid)}
-    return alive
 
 
 @pytest.fixture(scope="module")

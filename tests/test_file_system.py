@@ -7,18 +7,16 @@ locks) never push a legal name over the limit.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from holders import ROOT, leftovers, one_line
+from holders import ROOT, leftovers, mount_tmpfs, one_line, run_inputs
 from typer.testing import CliRunner
 
-from engine.backtest import RUN_FILE, backtest
+from engine.backtest import RUN_FILE
 from engine.cli import app
-from engine.parallel import generate_dataset
 
 
 def cli(*args: str):
@@ -27,10 +25,7 @@ def cli(*args: str):
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("fs-inputs")
-    generate_dataset(folder / "coups", shoes=10, seed=2)
-    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
-    return {"coups": folder / "coups", "run": folder / "run"}
+    return run_inputs(tmp_path_factory.mktemp("fs-inputs"), shoes=10, seed=2)
 
 
 def commands(inputs: dict[str, Path], out: Path) -> dict[str, list[str]]:
@@ -52,14 +47,11 @@ def commands(inputs: dict[str, Path], out: Path) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def read_only(tmp_path_factory: pytest.TempPathFactory):
     """A real read-only file system (a tmpfs mounted ro), where the test may mount one."""
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        pytest.skip("mounting a file system needs root")
     mount = tmp_path_factory.mktemp("ro") / "mount"
     mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", str(mount)],
-                          capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a file system here: {made.stderr.decode().strip()}")
+    problem = mount_tmpfs(mount, "size=1m,ro")
+    if problem:
+        pytest.skip(problem)
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=False)
 

@@ -29,16 +29,15 @@ from holders import (
     leftovers,
     lock_holders,
     one_line,
+    run_inputs,
     spawn,
     wait_until,
 )
 from typer.testing import CliRunner
 
-from engine.backtest import backtest
 from engine.cli import app
 from engine.io.owner import Claim, OutputExistsError, claim_output, lock_path
 from engine.io.parquet import read_coups
-from engine.parallel import generate_dataset
 
 
 def cli(*args: str):
@@ -77,10 +76,7 @@ KINDS = {
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("inputs")
-    generate_dataset(folder / "coups", shoes=12, seed=5)
-    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
-    return {"coups": folder / "coups", "run": folder / "run"}
+    return run_inputs(tmp_path_factory.mktemp("inputs"), shoes=12, seed=5)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
