@@ -112,19 +112,25 @@ def live(pid: int) -> bool:
     return state != "Z"
 
 
-def session_members(sid: int) -> set[int]:
-    """Live processes of session ``sid`` (a command started its own), whoever their parent
-    is now (orphans move to init)."""
-    found = set()
+def live_processes() -> dict[int, list[str]]:
+    """Every live (not zombie) process's /proc stat fields after its name: state, parent,
+    process group, session, ..."""
+    stats = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if fields[0] != "Z" and int(fields[3]) == sid:
-                found.add(int(entry.name))
-    return found
+            if fields[0] != "Z":
+                stats[int(entry.name)] = fields
+    return stats
+
+
+def session_members(sid: int) -> set[int]:
+    """Live processes of session ``sid`` (a command started its own), whoever their parent
+    is now (orphans move to init)."""
+    return {pid for pid, fields in live_processes().items() if int(fields[3]) == sid}
 
 
 def gone_within(pids: set[int], seconds: float) -> set[int]:
@@ -137,17 +143,25 @@ def gone_within(pids: set[int], seconds: float) -> set[int]:
     return alive
 
 
-def mount_tmpfs(mount: Path, options: str) -> str | None:
-    """Mount a tmpfs with ``options`` at the empty folder ``mount``; why not, or None."""
+@contextmanager
+def mounted_tmpfs(mount: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted with ``options`` at the new folder ``mount`` for the block (the
+    test is skipped where none can be mounted: it needs root)."""
     import shutil
 
+    import pytest
+
+    mount.mkdir()
     if os.geteuid() != 0 or not shutil.which("mount"):
-        return "mounting a file system needs root"
+        pytest.skip("mounting a file system needs root")
     made = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
                           capture_output=True)
     if made.returncode != 0:
-        return f"cannot mount a file system here: {made.stderr.decode().strip()}"
-    return None
+        pytest.skip(f"cannot mount a file system here: {made.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def run_inputs(folder: Path, shoes: int, seed: int) -> dict[str, Path]:

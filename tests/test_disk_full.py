@@ -11,12 +11,11 @@ import errno
 import os
 import pathlib
 import shutil
-import subprocess
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from holders import mount_tmpfs
+from holders import mounted_tmpfs
 from typer.testing import CliRunner
 
 from engine.backtest import RUN_FILE, SUMMARY_FILE, BacktestResult
@@ -139,13 +138,8 @@ def test_no_room_for_an_import_writes_nothing(tmp_path: Path, monkeypatch):
 @pytest.fixture
 def tiny_disk(tmp_path: Path):
     """A real 1 MB filesystem (tmpfs), where the test may mount one (root on Linux)."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    problem = mount_tmpfs(mount, "size=1m")
-    if problem:
-        pytest.skip(problem)
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    with mounted_tmpfs(tmp_path / "tiny", "size=1m") as mount:
+        yield mount
 
 
 def test_a_real_full_disk_is_one_line_and_a_rerun_is_not_blocked(tiny_disk: Path):

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from holders import ROOT, leftovers, mount_tmpfs, one_line, run_inputs
+from holders import ROOT, leftovers, mounted_tmpfs, one_line, run_inputs
 from typer.testing import CliRunner
 
 from engine.backtest import RUN_FILE
@@ -47,13 +47,8 @@ def commands(inputs: dict[str, Path], out: Path) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def read_only(tmp_path_factory: pytest.TempPathFactory):
     """A real read-only file system (a tmpfs mounted ro), where the test may mount one."""
-    mount = tmp_path_factory.mktemp("ro") / "mount"
-    mount.mkdir()
-    problem = mount_tmpfs(mount, "size=1m,ro")
-    if problem:
-        pytest.skip(problem)
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    with mounted_tmpfs(tmp_path_factory.mktemp("ro") / "mount", "size=1m,ro") as mount:
+        yield mount
 
 
 @pytest.mark.parametrize("command", ["generate", "import", "backtest", "compare", "report",

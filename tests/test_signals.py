@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from holders import gone_within, session_members
+from holders import gone_within, live_processes, session_members
 from typer.testing import CliRunner
 
 from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
@@ -94,21 +94,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
         child.communicate()
-
-
-def live_processes() -> dict[int, list[str]]:
-    """Every live (not zombie) process's /proc stat fields after its name: state, parent,
-    process group, session, ..."""
-    stats = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                stats[int(entry.name)] = fields
-    return stats
 
 
 def descendants(pid: int) -> set[int]:
