@@ -67,6 +67,7 @@ from .jit import njit
 from .ledger import session_rows
 from .metrics import session_columns
 from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev, session_start_rows
+from .roads import BLUE, RED
 from .rules import TableRules
 from .shoe import shuffle_with
 
@@ -756,3 +757,58 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
 
 
 assert LABOUCHERE == 6
+
+
+#: The derived roads (``engine.roads``: 1 big eye boy, 2 small road, 3 cockroach pig) and
+#: what ``road_features`` keeps of each before a coup: its latest mark, and the mark a
+#: Banker win and a Player win would add.
+_ROADS = 3
+_LAST, _IF_BANKER, _IF_PLAYER = range(3)
+
+
+def road_features(outcomes: np.ndarray, new_shoe: np.ndarray) -> np.ndarray:
+    """What the derived roads of each coup's shoe show before it is dealt: an int8 array
+    (coups, roads, 3) of the latest mark of road k + 1 and the marks a Banker and a Player
+    win would add (``RED`` 1, ``BLUE`` -1, none 0), as ``engine.roads.RoadState`` gives
+    them (``last_colour``, ``colour_if``). ``new_shoe`` flags each shoe's first coup: the
+    roads start afresh there. One pass over the chunk's coups, shared by every road
+    follower of a run."""
+    out = np.empty((outcomes.size, _ROADS, 3), dtype=np.int8)
+    _road_features(np.ascontiguousarray(outcomes, dtype=np.int8),
+                   np.ascontiguousarray(new_shoe, dtype=np.bool_), out)
+    return out
+
+
+@njit(cache=True)
+def _road_features(outcomes, new_shoe, out):  # pragma: no cover - compiled
+    """``road_features``' pass: ``RoadState``'s update, one shoe's roads at a time."""
+    lengths = np.zeros(_ROADS + 1, dtype=np.int64)  # the big road's last columns, newest first
+    last = np.zeros(_ROADS, dtype=np.int8)
+    columns = 0
+    side = -1
+    for t in range(outcomes.shape[0]):
+        if new_shoe[t]:
+            lengths[:] = 0
+            last[:] = 0
+            columns = 0
+            side = -1
+        outcome = outcomes[t]
+        for k in range(1, _ROADS + 1):
+            # The mark a repeat of the current side would add; a new column, the other.
+            same = np.int8(RED if lengths[k] != lengths[0] else BLUE)
+            marks = columns > k
+            out[t, k - 1, _LAST] = last[k - 1]
+            out[t, k - 1, _IF_BANKER] = (same if side == BANKER else -same) if marks else 0
+            out[t, k - 1, _IF_PLAYER] = (same if side == PLAYER else -same) if marks else 0
+            if outcome != TIE and marks:
+                last[k - 1] = same if outcome == side else -same
+        if outcome == TIE:
+            continue
+        if outcome == side:
+            lengths[0] += 1
+        else:
+            for j in range(_ROADS, 0, -1):
+                lengths[j] = lengths[j - 1]
+            lengths[0] = 1
+            columns += 1
+            side = outcome

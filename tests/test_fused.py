@@ -323,3 +323,27 @@ def test_the_summary_from_memory_is_the_summary_of_the_parts(fused: bool, batch:
     assert result.summary.equals(from_parts)
     # Each configuration's house edge follows the kind it staked: the amounts came along.
     assert result.summary["house_edge"].round(4).tolist() == [0.0106, 0.0124, 0.1436]
+
+
+def test_road_features_are_what_the_replays_road_state_shows():
+    """Before every coup, each derived road's latest mark and the marks a Banker and a
+    Player win would add, as ``engine.roads.RoadState`` shows them to a road follower,
+    with the roads starting afresh at each shoe (ties, long dragons and short shoes)."""
+    from engine.fused import road_features
+    from engine.roads import RoadState
+
+    rng = np.random.default_rng(5)
+    outcomes = rng.choice(3, size=3000, p=[0.44, 0.45, 0.11]).astype(np.int8)
+    outcomes[100:140] = 0  # a dragon longer than the board is tall
+    new_shoe = np.zeros(outcomes.size, dtype=bool)
+    new_shoe[[0, 7, 8, 300, 301, 1500, 2999]] = True
+    features = road_features(outcomes, new_shoe)
+    state = RoadState(1)
+    for t, outcome in enumerate(outcomes):
+        if new_shoe[t]:
+            state.reset()
+        for k in (1, 2, 3):
+            shown = (state.last_colour(k)[0], state.colour_if(k, 0)[0], state.colour_if(k, 1)[0])
+            assert tuple(features[t, k - 1]) == shown, (t, k)
+        state.append(np.array([outcome]))
+    assert (features != 0).any(axis=(0, 1)).all()  # every kind of mark came up
