@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_backtest_cli import cli, flat
 from typer.testing import CliRunner
 
 from engine.analysis.reference import reference_coups
@@ -179,16 +180,6 @@ def test_complete_reference_shoes_are_the_generator_s() -> None:
 
 
 # --- The command ----------------------------------------------------------------------------
-
-
-def cli(*args: str):
-    return runner.invoke(app, list(args))
-
-
-def flat(text: str) -> str:
-    for border in "│╭╮╰╯─┃━┏┓┗┛┡┩└┘┌┐├┤┼":
-        text = text.replace(border, " ")
-    return " ".join(text.split())
 
 
 @pytest.fixture(scope="module")
