@@ -297,6 +297,7 @@ def test_no_reader_writes_beside_the_users_file(tmp_path: Path) -> None:
     writers.write_json(coups, source / "c.json")
     write(source / "s.txt", "S1: " + "".join(LETTERS[coups.outcome]) + "\n")
     write(source / "m.log", f"[10:00:00] {json.dumps(GAME_STATE)}\n")
+    writers.write_sequences(writers.dealing_order(coups), source / "seq.txt", labels=["S1"])
     before = _snapshot(source)
     for name in before:
         result = runner.invoke(app, ["import", str(source / name), "--out",
@@ -456,3 +457,20 @@ def test_the_bracket_scan_agrees_with_a_byte_by_byte_walk(value: object,
                         found.depth.tolist(), strict=True))
     assert got == _brackets_by_hand(text)
     assert state.lines == text.count(b"\n") + 1
+
+
+def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 7 rows give the same coups, labels and row numbers as one block."""
+    from engine.io.importers import sheets
+
+    names = ["scorecard.xlsx", "scraper.sqlite", "two-outcome-columns.sqlite"]
+    whole = [import_files([DATA / name]) for name in names]
+    blocks = list(sheets.sqlite_blocks(DATA / "scraper.sqlite", rows=7))
+    assert len(blocks) > 2 and max(len(b) for b in blocks) == 7
+    monkeypatch.setattr(sheets, "BLOCK_ROWS", 7)
+    for name, want in zip(names, whole, strict=True):
+        got = import_files([DATA / name])
+        np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
+        assert list(got.label) == list(want.label), name

@@ -607,7 +607,9 @@ class _Planner:
             if counting:
                 roles["coup"] = counting[0]
                 used.add(counting[0])
-        if "shoe" not in roles and "label" not in roles:
+        # a shoe key by content only where no coup numbers split the shoes: a column that
+        # merely runs in blocks (a dealer's id) must not gather rows across restarts
+        if "shoe" not in roles and "label" not in roles and "coup" not in roles:
             keys = [c for c in self.free if c not in used and self._key_like(c)]
             if keys:
                 best = max(keys, key=lambda c: (self.sample.profiles[c].distinct,
@@ -616,11 +618,12 @@ class _Planner:
                 self.why["shoe"] = "content: values in blocks of rows, as a shoe key's are"
 
     def _key_like(self, column: str) -> bool:
+        """Whether a column looks like a shoe key: filled on every row, each value in one
+        run of rows, ids with a digit (``shoe-3``, ``41``), not times."""
         p = self.sample.profiles[column]
-        return (p.runs and p.filled == self.sample.rows and any(ch.isdigit()
-                for e in p.examples for ch in e)
-                and not p.all("timestamp") and not p.all("decimal") or
-                p.runs and p.all("number") and p.filled == self.sample.rows)
+        with_digit = any(ch.isdigit() for e in p.examples for ch in e)
+        return (p.runs and p.filled == self.sample.rows and with_digit
+                and not p.all("timestamp") and not (p.all("decimal") and not p.all("number")))
 
     def _reason(self, role: str, column: str, extra: str = "") -> str:
         if role in self.fixed:
