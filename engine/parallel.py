@@ -29,19 +29,18 @@ This module also holds the chunked ``generate`` job (``generate_dataset``).
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import errno
 import json
 import multiprocessing
 import os
-import select
 import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -50,6 +49,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from . import __version__
+from .children import describe, die_with, stray_threads
 from .errors import BaccaratError
 from .rules import TableRules
 
@@ -120,6 +120,10 @@ def cap_workers(workers: int) -> tuple[int, str | None]:
                    f"(--scheduler runs chunks on a Dask cluster's workers instead)")
 
 
+#: Seconds a pool's worker has to end once its tasks are done before it is stopped (one
+#: that a strategy's stray thread keeps alive).
+WORKER_EXIT_SECONDS = 2.0
+
 #: Seconds to wait for a Dask scheduler to answer, and for a cluster without workers to get
 #: one back, before the run stops.
 CONNECT_TIMEOUT = 5.0
@@ -168,50 +172,55 @@ def inject_fault(index: int, spec: str | None) -> None:
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
-_PR_SET_PDEATHSIG = 1
+@contextmanager
+def held_back(*signals: signal.Signals) -> Iterator[None]:
+    """Hold ``signals`` back in this thread for the block: one that arrives meanwhile is
+    delivered (its handler run) when the block ends. Processes started in the block start
+    with them held back too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextmanager
+def _ignored_by_children(signum: signal.Signals) -> Iterator[None]:
+    """Processes started in the block (with ``exec``) ignore ``signum`` from their first
+    instruction (an ignored signal stays ignored across ``exec``; Python then installs no
+    handler of its own). Used with ``held_back``, so that this process loses none."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signum, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous)
 
 
 def _init_worker(main_pid: int) -> None:
-    """Make a pool worker die with its run, and leave Ctrl-C to the main process.
-
-    The kernel kills the worker when its parent (the fork server) dies; a watchdog thread
-    kills it when the main process ``main_pid`` is gone (the fork server may outlive it).
-    """
+    """Make a pool worker die with its run (``engine.children.die_with``), and leave Ctrl-C
+    to the main process."""
+    global IN_POOL_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
-    if os.getppid() != parent:  # the parent died before the signal was asked for
-        os._exit(1)
-    threading.Thread(target=_watch, args=(main_pid,), name="baccarat-watchdog",
-                     daemon=True).start()
+    die_with(main_pid)
+    IN_POOL_WORKER = True
 
 
-def _watch(pid: int) -> None:
-    """Kill this process as soon as process ``pid`` ends."""
-    try:
-        handle = os.pidfd_open(pid)
-    except (OSError, AttributeError):  # gone already, or no pidfd (old kernel): poll
-        handle = None
-    if handle is not None:
-        select.select([handle], [], [])  # readable when the process has ended
-    else:
-        while _alive(pid):
-            time.sleep(0.5)
-    os.kill(os.getpid(), signal.SIGKILL)
+#: Whether this process is a worker of a local pool (set by its initializer).
+IN_POOL_WORKER = False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def worker_stray_threads() -> list[str]:
+    """In a pool's worker, the threads a task left running that would keep the worker
+    alive (named for the command's warning); [] anywhere else."""
+    if not IN_POOL_WORKER:
+        return []
+    return sorted(set(describe(thread) for thread in stray_threads()))
 
 
 class Backend:
@@ -306,19 +315,48 @@ class Backend:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([  # imported once, in the server the workers fork from
             "engine.backtest", "engine.parallel", "strategies.builtins", "engine.numba_preload"])
+        # The fork server (and so every worker forked from it) starts with Ctrl-C held
+        # back: Ctrl-C at a terminal reaches the whole process group, and is the main
+        # process's to handle (a server or worker hit while starting printed a traceback).
+        with held_back(signal.SIGINT), _ignored_by_children(signal.SIGINT):
+            from multiprocessing import forkserver, resource_tracker
+
+            resource_tracker.ensure_running()
+            forkserver.ensure_running()
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
                                    initializer=_init_worker, initargs=(os.getpid(),))
 
     def _close_pool(self, wait: bool, kill: bool = False) -> None:
-        if self._pool is not None:
-            if kill:  # the pool keeps its processes in a private dict: no public way
-                for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+        if self._pool is None:
+            return
+        # The pool keeps its processes and its manager thread private: no public way.
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        manager = getattr(self._pool, "_executor_manager_thread", None)
+        if kill:
+            for process in processes:
+                process.kill()
+        elif wait:
+            # A worker ends once its tasks are done, unless a strategy left a thread
+            # running in it (not a daemon): Python then waits for that thread for ever,
+            # and so would the pool. So the tasks running are waited for, then each
+            # worker has a grace period to end before it is stopped.
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            pending = getattr(self._pool, "_pending_work_items", None) or {}
+            while pending and any(process.is_alive() for process in processes):
+                time.sleep(0.01)
+            deadline = time.monotonic() + WORKER_EXIT_SECONDS
+            for process in processes:
+                process.join(max(0.0, deadline - time.monotonic()))
+            for process in processes:
+                if process.is_alive():
                     process.kill()
-            # Killed workers end at once, so wait for the pool's manager thread then too:
-            # left running, it can meet interpreter exit with its wake-up pipe closed and
-            # print a traceback (a race in Python's concurrent.futures before 3.12).
-            self._pool.shutdown(wait=wait or kill, cancel_futures=True)
-            self._pool = None
+        # Killed workers end at once, so wait for the pool's manager thread then too:
+        # left running, it can meet interpreter exit with its wake-up pipe closed and
+        # print a traceback (a race in Python's concurrent.futures before 3.12).
+        self._pool.shutdown(wait=wait or kill, cancel_futures=True)
+        if manager is not None and (wait or kill):  # the first shutdown let go of it
+            manager.join()
+        self._pool = None
 
     def _run_pool(self, func: Callable[[T], R], tasks: Sequence[T],
                   on_done: Callable[[T, R], None]) -> None:
@@ -337,7 +375,11 @@ class Backend:
                 queue = suspects if suspects else pending
                 i = queue.popleft()
                 try:
-                    running[self._pool.submit(func, tasks[i])] = i
+                    # Not interrupted half way: a worker started but not yet registered
+                    # would outlive the pool (and find its semaphores gone).
+                    with held_back(signal.SIGINT, signal.SIGTERM):
+                        future = self._pool.submit(func, tasks[i])
+                    running[future] = i
                 except BrokenProcessPool:  # a worker died since the last wait: not task i
                     queue.appendleft(i)
                     if not running:  # nothing of ours went down with it: a new pool

@@ -88,9 +88,11 @@ def _builtin_strategies(outcomes_only: bool = False) -> list[str]:
     (not seeing the cards, staking no side bet, which is settled from the cards)."""
     from strategies.registry import available_strategies
 
-    return [name for name, cls in available_strategies().items()
-            if cls.__module__.startswith("strategies.builtins.") and not (outcomes_only and (
-                cls.needs_cards or cls.__module__ == "strategies.builtins.side_bets"))]
+    names = [name for name, cls in available_strategies().items()
+             if cls.__module__ == "strategies.presets" and not (outcomes_only and (
+                 cls.needs_cards or name == "side_bet"))]
+    # A system with session rules of its own: the stop rules beyond the first wave's.
+    return [*names, "streak | martingale | stop:trailing=100,losses=6,per=shoe"]
 
 
 def _deal() -> None:
@@ -314,7 +316,12 @@ def start(specs: Sequence[str]) -> subprocess.Popen[bytes] | None:
         return None
     return subprocess.Popen([sys.executable, "-m", "engine.warm", *specs],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL,
+                            env={**os.environ, _PARENT: str(os.getpid())})
+
+
+#: The environment variable naming the command a helper dies with.
+_PARENT = "BACCARAT_HELPER_OF"
 
 
 def finish(helper: subprocess.Popen[bytes] | None, failed: bool = False) -> None:
@@ -335,6 +342,10 @@ def _compile(specs: Sequence[str]) -> None:
 
 
 def _main(argv: Sequence[str]) -> Any:
+    if os.environ.get(_PARENT, "").isdigit():  # a command's helper dies with the command
+        from .children import die_with
+
+        die_with(int(os.environ[_PARENT]))
     if argv[:1] == ["--exercise"]:
         return EXERCISES[argv[1]]()
     return _compile(argv)
