@@ -164,7 +164,7 @@ def _units(line, lo, hi):  # pragma: no cover - compiled
 @njit(cache=True, native=True)
 def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp, stk_n,
                  kinds, rules, payouts, pow2, fib, cycles, floats, ints, path, first_step,
-                 nets, totals, kstakes, line, recent, stack, left):  # pragma: no cover
+                 nets, totals, sides, kstake, line, recent, stack, left):  # pragma: no cover
     """Play every configuration over every session; 0, or the problem (``NOT_A_STAKE``,
     ``UNSETTLED``) that makes the replay raise.
 
@@ -178,8 +178,9 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
     (configs x ``N_INTS`` x sessions), ``path`` (configs x sessions x ``N_PATH``) and
     ``first_step`` (the first step, over the sessions, at which each kind was staked:
     the order the replay met them in). The rest is working space: ``nets``, ``totals``
-    (``width`` zeros), ``kstakes`` (bet kinds x ``width`` zeros), ``line`` (a Labouchere
-    line), ``recent`` (a pattern's or a tie window's outcomes), ``stack``, ``left``.
+    (``width`` zeros), ``sides`` (``width`` ``NO_BET``), ``kstake`` (``width`` zeros),
+    ``line`` (a Labouchere line), ``recent`` (a pattern's or a tie window's outcomes),
+    ``stack``, ``left``.
     """
     n_configs = sel.shape[0]
     n_sessions = starts.shape[0] - 1
@@ -210,6 +211,9 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
         shoe_max_coups = int(rules[c, R_SHOE_MAX_COUPS])
         shoe_trailing = rules[c, R_SHOE_TRAILING]
         shoe_max_losses = int(rules[c, R_SHOE_MAX_LOSSES])
+        tmin_low = tmin - 1e-12  # a stake below this is below the table minimum
+        max_coups_at = max_coups if max_coups >= 0 else np.iinfo(np.int64).max
+        plain_stakes = chip <= 0  # no chip rounding: a stake the table takes stands
         # The selection's numbers.
         per_shoe = True
         n_sel = 0
@@ -244,6 +248,14 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
             road_mode = int(selp[c, 1])
         n_line = stk_n[c] - 1
         blank = 0 if s_code == SEL_AFTER_TIES else -1  # a window's empty place
+        one_kind = -1  # the one bet kind the selection may choose, if it is one
+        for kind in range(n_kinds):
+            if kinds[c, kind]:
+                one_kind = kind if one_kind == -1 else -2
+        more_rules = trailing < np.inf or max_losses >= 0 or shoes
+        # Whether the selection learns from the outcomes (always, skip_first and the road
+        # followers read none of their own).
+        learns = s_code != SEL_ALWAYS and s_code != SEL_SKIP_FIRST and s_code != SEL_ROAD
         for s in range(n_sessions):
             lo = starts[s]
             length = starts[s + 1] - lo
@@ -378,22 +390,24 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                         stake = ride
                     else:  # STK_PERCENT
                         stake = max(k_p1 / 100.0 * bankroll, base)
-                    # --- the table rules (the replay's _settle_kernel)
-                    if not (np.isfinite(stake) and stake >= 0):
-                        return NOT_A_STAKE
-                    if chip > 0 and stake > 0:
-                        stake = np.floor(stake / chip + 0.5) * chip
-                    if stake > tmax:
-                        limit_hits += 1
-                        stake = tmax
-                    if stake > 0 and stake < tmin - 1e-12:
-                        if below == 0:
-                            stake = tmin
-                        elif below == 1:
-                            stake = 0.0
-                        else:  # the session ends before this coup
-                            stop = BELOW_MIN
-                            break
+                    # --- the table rules (the replay's _settle_kernel), checked at once for
+                    # the common stake (one the table takes as it is), else one by one
+                    if not (plain_stakes & (stake >= tmin_low) & (stake <= tmax)):
+                        if not (np.isfinite(stake) and stake >= 0):
+                            return NOT_A_STAKE
+                        if chip > 0 and stake > 0:
+                            stake = np.floor(stake / chip + 0.5) * chip
+                        if stake > tmax:
+                            limit_hits += 1
+                            stake = tmax
+                        if stake > 0 and stake < tmin_low:
+                            if below == 0:
+                                stake = tmin
+                            elif below == 1:
+                                stake = 0.0
+                            else:  # the session ends before this coup
+                                stop = BELOW_MIN
+                                break
                 total = 0.0 + stake
                 if total > bankroll + 1e-9:
                     small = True
@@ -413,9 +427,7 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                     if np.isnan(mult):
                         return UNSETTLED
                     net += stake * mult
-                    if first_step[c, side] > t:
-                        first_step[c, side] = t
-                    kstakes[side, t] = stake
+                sides[t] = side
                 bankroll = bankroll + net
                 nets[t] = net
                 totals[t] = total
@@ -429,62 +441,74 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                 dd = peak - bankroll
                 max_dd = max(max_dd, dd)
                 max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
-                won = (total > 0) & (net > 0)
-                lost = (total > 0) & (net < 0)
-                if total > 0:
-                    bets += 1
-                    if won:
-                        wins += 1
-                        win_run += 1
-                        lose_run = 0
-                        best_win = max(best_win, win_run)
-                    elif lost:
-                        losses += 1
-                        lose_run += 1
-                        win_run = 0
-                        best_lose = max(best_lose, lose_run)
-                    else:
-                        pushes += 1
+                # Written as 0/1 weights rather than branches from here on: the outcome is
+                # random, and a mispredicted branch costs more than the arithmetic.
+                bet = np.int64(total > 0)
+                win = bet * np.int64(net > 0)
+                loss = bet * np.int64(net < 0)
+                same = 1 - win - loss  # neither: a push, or no bet
+                bets += bet
+                wins += win
+                losses += loss
+                pushes += bet - win - loss
+                win_run = (win_run + 1) * win + win_run * same
+                lose_run = (lose_run + 1) * loss + lose_run * same
+                best_win = max(best_win, win_run)
+                best_lose = max(best_lose, lose_run)
                 # --- the selection learns the coup it played
-                outcome = classes[row] // _PER_OUTCOME
-                decided = outcome != _TIE
-                if s_code == SEL_PING_PONG and decided:
-                    if last >= 0 and outcome != last:
-                        alternations += 1
-                    else:
-                        alternations = 0
-                if decided:
-                    run = run + 1 if outcome == last else 1
-                    last = outcome
-                if s_code == SEL_PATTERN and (decided or ties_keep):
-                    for j in range(m_sel - 1):
-                        recent[j] = recent[j + 1]
-                    recent[m_sel - 1] = outcome
-                elif s_code == SEL_AFTER_TIES:
-                    tie = 1 if outcome == _TIE else 0
-                    ties += tie - recent[at]
-                    recent[at] = tie
-                    at = (at + 1) % m_sel
-                # --- the staking plan moves on a coup it won or lost
-                if won or lost:
-                    if k_code == STK_MARTINGALE or k_code == STK_GRAND_MARTINGALE:
-                        if won:
+                if learns:
+                    outcome = classes[row] // _PER_OUTCOME
+                    decided = np.int64(outcome != _TIE)
+                    if s_code == SEL_PING_PONG:
+                        switch = decided * np.int64((last >= 0) & (outcome != last))
+                        alternations = (alternations + 1) * switch + alternations * (1 - decided)
+                    repeat = decided * np.int64(outcome == last)
+                    run = (run + 1) * repeat + (decided - repeat) + run * (1 - decided)
+                    last = outcome * decided + last * (1 - decided)
+                    if s_code == SEL_PATTERN:
+                        if decided or ties_keep:
+                            for j in range(m_sel - 1):
+                                recent[j] = recent[j + 1]
+                            recent[m_sel - 1] = outcome
+                    elif s_code == SEL_AFTER_TIES:
+                        tie = 1 - decided
+                        ties += tie - recent[at]
+                        recent[at] = tie
+                        at = (at + 1) % m_sel
+                # --- the staking plan moves on a coup it won or lost (a push, or no bet,
+                # leaves it where it is)
+                if k_code == STK_MARTINGALE or k_code == STK_GRAND_MARTINGALE:
+                    raised = 0 if (cap >= 0) & (k >= cap) else k + 1
+                    k = raised * loss + k * same
+                elif k_code == STK_PAROLI:
+                    up = 0 if k + 1 >= cap else k + 1
+                    k = up * win + k * same
+                elif k_code == STK_DALEMBERT:
+                    k = max(k - 1, 0) * win + (k + 1) * loss + k * same
+                elif k_code == STK_CONTRA_DALEMBERT:
+                    k = (k + 1) * win + max(k - 1, 0) * loss + k * same
+                elif k_code == STK_FIBONACCI:
+                    k = max(k - 2, 0) * win + (k + 1) * loss + k * same
+                elif k_code == STK_1326 or k_code == STK_1324:
+                    k = ((k + 1) % 4) * win + k * same
+                elif k_code == STK_OSCARS_GRIND:
+                    moved = series + units * win - units * loss
+                    done = win * np.int64(moved >= 1)  # the series is won: a new one
+                    units = done + (1 - done) * (min(units + 1, 1 - moved) * win
+                                                 + units * (1 - win))
+                    series = (1 - done) * moved
+                elif k_code == STK_PARLAY:
+                    if win + loss:
+                        up = k + 1
+                        if loss or up >= cap:
+                            ride = base
                             k = 0
                         else:
-                            k = 0 if (cap >= 0) & (k >= cap) else k + 1
-                    elif k_code == STK_PAROLI:
-                        if won:
-                            k = 0 if k + 1 >= cap else k + 1
-                        else:
-                            k = 0
-                    elif k_code == STK_DALEMBERT:
-                        k = max(k - 1, 0) if won else k + 1
-                    elif k_code == STK_CONTRA_DALEMBERT:
-                        k = k + 1 if won else max(k - 1, 0)
-                    elif k_code == STK_FIBONACCI:
-                        k = max(k - 2, 0) if won else k + 1
-                    elif k_code == STK_LABOUCHERE or k_code == STK_REVERSE_LABOUCHERE:
-                        crossed = won if k_code == STK_LABOUCHERE else lost
+                            ride = total + net
+                            k = up
+                elif k_code == STK_LABOUCHERE or k_code == STK_REVERSE_LABOUCHERE:
+                    if win + loss:
+                        crossed = win if k_code == STK_LABOUCHERE else loss
                         written = _units(line, line_lo, line_hi)
                         if crossed:
                             line_lo += 1
@@ -499,46 +523,26 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                                 return NOT_A_STAKE
                             line[line_hi] = written
                             line_hi += 1
-                    elif k_code == STK_OSCARS_GRIND:
-                        series = series + units if won else series - units
-                        if won and series >= 1:
-                            units = 1
-                            series = 0
-                        elif won:
-                            units = min(units + 1, 1 - series)
-                    elif k_code == STK_1326 or k_code == STK_1324:
-                        k = (k + 1) % 4 if won else 0
-                    elif k_code == STK_PARLAY:
-                        up = k + 1
-                        if lost or up >= cap:
-                            ride = base
-                            k = 0
-                        else:
-                            ride = total + net
-                            k = up
-                # --- the stop rules, per session then per shoe (the replay's order)
+                # --- the stop rules, per session then per shoe (the replay's order),
+                # checked at once, then one by one where one of them stops the session
                 result = bankroll - start
-                if bankroll < broke_below:
-                    stop = RUIN
-                    ruined = 1
-                    ruin_coup = coup
+                if (bankroll < broke_below) | (result <= loss_at) | (result >= goal_at) \
+                        | (coup >= max_coups_at):
+                    if bankroll < broke_below:
+                        stop = RUIN
+                        ruined = 1
+                        ruin_coup = coup
+                    elif result <= loss_at:
+                        stop = STOP_LOSS
+                    elif result >= goal_at:
+                        stop = WIN_GOAL
+                    else:
+                        stop = MAX_COUPS
                     break
-                elif result <= loss_at:
-                    stop = STOP_LOSS
-                    break
-                elif result >= goal_at:
-                    stop = WIN_GOAL
-                    break
-                elif max_coups >= 0 and coup >= max_coups:
-                    stop = MAX_COUPS
-                    break
-                if total > 0:
-                    if net < 0:
-                        losses_row += 1
-                        shoe_losses += 1
-                    elif net > 0:
-                        losses_row = 0
-                        shoe_losses = 0
+                if not more_rules:
+                    continue
+                losses_row = (losses_row + 1) * loss + losses_row * same
+                shoe_losses = (shoe_losses + 1) * loss + shoe_losses * same
                 shoe_peak = max(shoe_peak, bankroll)
                 shoe_coups += 1
                 if bankroll <= peak - trailing:
@@ -567,15 +571,29 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
             floats[c, F_NET, s] = pairwise_sum(nets, width, stack, left)
             floats[c, F_WAGERED, s] = pairwise_sum(totals, width, stack, left)
             floats[c, F_MAX_STAKE, s] = top_stake
-            for kind in range(n_kinds):
-                if kinds[c, kind]:
-                    floats[c, N_FLOATS + kind, s] = pairwise_sum(kstakes[kind], width, stack,
-                                                                 left)
+            if one_kind >= 0:  # every stake was on this kind: its amount is the wagered
+                floats[c, N_FLOATS + one_kind, s] = floats[c, F_WAGERED, s]
+                for t in range(min(length, first_step[c, one_kind])):
+                    if totals[t] > 0:
+                        first_step[c, one_kind] = t
+                        break
+            else:
+                for kind in range(n_kinds):
+                    if kinds[c, kind]:
+                        for t in range(length):
+                            kstake[t] = totals[t] if sides[t] == kind else 0.0
+                        floats[c, N_FLOATS + kind, s] = pairwise_sum(kstake, width, stack,
+                                                                     left)
+                        for t in range(min(length, first_step[c, kind])):
+                            if kstake[t] > 0:
+                                first_step[c, kind] = t
+                                break
+                        for t in range(length):
+                            kstake[t] = 0.0
             for t in range(length):  # the buffers hold zeros past what was played
                 nets[t] = 0.0
                 totals[t] = 0.0
-                for kind in range(n_kinds):
-                    kstakes[kind, t] = 0.0
+                sides[t] = NO_BET
             ints[c, I_LIMIT_HITS, s] = limit_hits
             ints[c, I_RUINED, s] = ruined
             ints[c, I_RUIN_COUP, s] = ruin_coup
