@@ -49,7 +49,7 @@ COMMANDS = {
     "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
     "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
     "new-strategy": "new_strategy", "odds": "odds", "compare": "report", "report": "report",
-    "demo": "report", "roads": "roads", "trace": "trace", "warm": "warm",
+    "demo": "report", "risk": "risk", "roads": "roads", "trace": "trace", "warm": "warm",
 }
 
 
