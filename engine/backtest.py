@@ -30,7 +30,6 @@ import hashlib
 import importlib.util
 import json
 import math
-import os
 import pickle
 import shutil
 import sys
@@ -55,6 +54,7 @@ from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
 from .fused import FusedChunk, fused_plan, run_coups, run_generated
+from .io.owner import claim_output
 from .io.parquet import (
     METADATA_KEY,
     IncompleteOutputError,
@@ -62,17 +62,16 @@ from .io.parquet import (
     RowGroup,
     accept_part,
     check_complete,
-    check_output_free,
     finish_output,
-    finished_parts,
     owned_output,
     parquet_files,
     part_name,
+    part_record,
     read_part_info,
     read_plan,
     row_groups,
     shoe_chunk_rows,
-    temporary_sibling,
+    verified_parts,
     write_part,
     write_table_atomic,
 )
@@ -337,16 +336,8 @@ class BacktestResult:
         assert self._folder is not None
         if target.exists() and target.resolve() == self._folder.resolve():
             return target
-        check_output_free(target, force)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = temporary_sibling(target)
-        shutil.copytree(self._folder, temp)
-        if target.exists():
-            if target.is_dir():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
-        os.replace(temp, target)
+        with claim_output(target, force=force, folder=True, what="run folder") as claim:
+            shutil.copytree(self._folder, claim.temp, dirs_exist_ok=True)
         self.path = target
         if self._temp is not None:
             self._folder = target
@@ -482,7 +473,7 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     parts.append(write_part(groups, folder / SESSIONS_FILE, chunk.index,
                             {**job.metadata, "kind": "sessions"}, part_info=stats,
                             row_group_rows=per_group * sessions, run_id=run_id))
-    result = {**stats, "parts": [str(p) for p in parts]}
+    result = {**stats, "parts": [(str(p), part_record(p)) for p in parts]}
     if job.keep_summary:
         result[_SUMMARY_COLUMNS] = [_summary_columns(table, staked) for table in tables]
     return result
@@ -729,7 +720,7 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
                str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
                fault=fault, config_rules=config_rules, expected=expected,
                run_id=output.run_id)
-    done = _finished_chunks(folder, ledger) if state == "resume" else set()
+    done = _verified_chunks(output, ledger) if state == "resume" else set()
     for name in (SESSIONS_FILE, LEDGER_FILE) if ledger else (SESSIONS_FILE,):
         (folder / name).mkdir(exist_ok=True)  # workers write into it, never make it
     stats: dict[int, dict[str, Any]] = {}
@@ -750,8 +741,8 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
              if chunk.index not in done]
 
     def record(task: _Task, chunk_stats: dict[str, Any]) -> None:
-        for staged in chunk_stats.pop("parts"):  # the ledger part first, the sessions last
-            accept_part(staged, output.run_id)
+        for staged, written in chunk_stats.pop("parts"):  # the ledger part first
+            accept_part(staged, output.run_id, written, output.log)
         if _SUMMARY_COLUMNS in chunk_stats:
             columns[task.chunk.index] = chunk_stats.pop(_SUMMARY_COLUMNS)
         stats[task.chunk.index] = chunk_stats
@@ -831,10 +822,12 @@ def _task(job: _Job, chunk: Chunk, rows: tuple[int, int] | None, dataset: Datase
     return _Task(job, chunk, rows, groups)
 
 
-def _finished_chunks(folder: Path, ledger: bool) -> set[int]:
-    done = finished_parts(folder / SESSIONS_FILE)
+def _verified_chunks(output: Output, ledger: bool) -> set[int]:
+    """The chunks of an interrupted run whose parts are all there and pass their check
+    (rows, size and checksum as logged when written); any other chunk is played again."""
+    done = verified_parts(output, output.folder / SESSIONS_FILE)
     if ledger:
-        done &= finished_parts(folder / LEDGER_FILE)
+        done &= verified_parts(output, output.folder / LEDGER_FILE)
     return done
 
 

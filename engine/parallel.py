@@ -536,11 +536,12 @@ class GenerateTask:
         return self.chunk.describe()
 
 
-def generate_chunk(task: GenerateTask) -> tuple[int, str]:
+def generate_chunk(task: GenerateTask) -> tuple[int, str, dict[str, Any]]:
     """Shuffle and deal the chunk's shoes, write them as its (staged) part; returns the
-    coups and the staged part, which the run renames into place."""
+    coups, the staged part, which the run renames into place, and the part's record
+    (rows, bytes, checksum)."""
     from .deal import generate_coups
-    from .io.parquet import write_part
+    from .io.parquet import part_record, write_part
 
     chunk = task.chunk
     inject_fault(chunk.index, task.fault)
@@ -552,7 +553,7 @@ def generate_chunk(task: GenerateTask) -> tuple[int, str]:
         coups = generate_model_coups(task.rules, task.seed, ids, task.shuffle)
     staged = write_part([coups.to_arrow()], task.folder, chunk.index, task.metadata,
                         run_id=task.run_id or None)
-    return len(coups), str(staged)
+    return len(coups), str(staged), part_record(staged)
 
 
 DEFAULT_GENERATE_CHUNK = 50_000
@@ -591,10 +592,10 @@ def generate_dataset(
         accept_part,
         coups_metadata,
         finish_output,
-        finished_parts,
         owned_output,
         part_name,
         read_plan,
+        verified_parts,
     )
 
     rules = rules or TableRules()
@@ -622,7 +623,7 @@ def generate_dataset(
             if output.state == "complete":
                 return dict(json.loads((folder / DATASET_FILE).read_text()))
             started = time.perf_counter()
-            done = finished_parts(folder) if output.state == "resume" else set()
+            done = verified_parts(output) if output.state == "resume" else set()
             coups_by_chunk: dict[int, int] = {}
             for chunk in chunks:
                 if chunk.index in done:
@@ -635,9 +636,9 @@ def generate_dataset(
                                   shuffle, output.run_id)
                      for c in chunks if c.index not in done]
 
-            def record(task: GenerateTask, result: tuple[int, str]) -> None:
-                coups, staged = result
-                accept_part(staged, output.run_id)
+            def record(task: GenerateTask, result: tuple[int, str, dict[str, Any]]) -> None:
+                coups, staged, written = result
+                accept_part(staged, output.run_id, written, output.log)
                 coups_by_chunk[task.chunk.index] = coups
                 if progress is not None:
                     progress(coups, task.chunk.shoes)

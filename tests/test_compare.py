@@ -20,7 +20,12 @@ from engine.cli import app
 from engine.cli.report import comparison_tables
 from engine.metrics import SUMMARY_METRICS
 from engine.report import RunFolderError, compare, differences
-from engine.report.compare import DIFF_COLUMNS, LABEL_COLUMNS, UnknownMetricError
+from engine.report.compare import (
+    DIFF_COLUMNS,
+    FAMILY_COLUMNS,
+    LABEL_COLUMNS,
+    UnknownMetricError,
+)
 from engine.report.stats import paired_difference, t_quantile, welch_difference
 from engine.rules import TableRules
 
@@ -102,7 +107,7 @@ def test_welch_difference_by_hand() -> None:
 def test_columns_follow_the_metric_table(runs: dict[str, Path]) -> None:
     table = compare(runs["three"])
     expected = [*LABEL_COLUMNS, *(m.name for m in SUMMARY_METRICS),
-                *(name for name, _ in DIFF_COLUMNS)]
+                *(name for name, _ in DIFF_COLUMNS), *(name for name, _ in FAMILY_COLUMNS)]
     assert list(table.columns) == expected
     assert table["label"].tolist() == ["flat", "flat:side=tie", "martingale"]
     assert table["sessions"].tolist() == [600, 600, 600]
@@ -236,10 +241,12 @@ def test_the_printed_table_has_the_metric_titles_in_order(runs: dict[str, Path])
     (wide,) = comparison_tables(frame, width=1000)
     headers = [str(column.header) for column in wide.columns]
     titles = [m.title for m in SUMMARY_METRICS]
+    verdict = titles.index("Expected in 95%?") + 1  # its family-wise twin beside it
+    titles = [*titles[:verdict], "Expected in, Holm?", *titles[verdict:]]
     assert headers[0] == "configuration"
     assert headers[1:1 + len(titles)] == titles
     assert headers[1 + len(titles):] == ["Mean net: configuration - flat", "95% interval",
-                                         "Significant", "Pairing"]
+                                         "Significant", "Significant, Holm", "Pairing"]
     assert [str(c) for c in wide.columns[0].cells] == frame["label"].tolist()
     # narrower: the same columns, in the same order, over several blocks that fit
     blocks = comparison_tables(frame, width=80)
@@ -260,7 +267,7 @@ def test_command_prints_the_table_and_writes_the_comparison(runs: dict[str, Path
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     text = result.output
-    assert "Comparison (1/" in text
+    assert "Comparison (4 configurations tried) (1/" in text
     blocks = text.count("Comparison (")
     for label in ("three/flat:side=tie", "three/martingale", "other_seed/flat"):
         assert text.count(label) == blocks  # every block has a row per configuration

@@ -57,9 +57,10 @@ def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_demo_refuses_a_folder_with_something_in_it_and_is_reproducible(
         tmp_path: Path) -> None:
-    """One demo into an empty folder, then the same demo refused by a folder with a file in
-    it and written there with ``--force``: the two give the same summary and comparison.
-    (One test, as each part needs a whole demo run of its own.)"""
+    """One demo into an empty folder; the same demo refused by a folder with a user's file
+    in it, ``--force`` included (it replaces only a demo's own output); then written over
+    the first with ``--force``: the two give the same summary and comparison. (One test,
+    as each part needs a whole demo run of its own.)"""
     (tmp_path / "a").mkdir()  # an empty folder is not "something in it"
     a = run_demo(tmp_path / "a", shoes=120)
     assert (tmp_path / "a" / "report.html").exists()
@@ -67,18 +68,24 @@ def test_demo_refuses_a_folder_with_something_in_it_and_is_reproducible(
     out = tmp_path / "demo"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "120", "-q"])
-    assert result.exit_code == 2
-    assert "not empty" in flat(result.output) and "--force" in flat(result.output)
-    assert [p.name for p in out.iterdir()] == ["notes.txt"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "demo"]  # no temporary left
+    for force in ([], ["--force"]):
+        result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "120", "-q",
+                                     *force])
+        assert result.exit_code == 2
+        assert "not an output baccarat wrote" in flat(result.output)
+        assert [p.name for p in out.iterdir()] == ["notes.txt"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "demo"]  # nothing left
 
-    result = runner.invoke(app, ["demo", "--out", str(out), "--shoes", "120", "-q", "--force"])
+    first = tmp_path / "a"
+    result = runner.invoke(app, ["demo", "--out", str(first), "--shoes", "120", "-q",
+                                 "--force"])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["comparison.parquet", "report.html", "run"]
+    assert sorted(p.name for p in first.iterdir()) == ["comparison.parquet", "report.html",
+                                                       "run"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "demo"]
 
-    b = BacktestResult.load(out / "run")
+    b = BacktestResult.load(first / "run")
     pd.testing.assert_frame_equal(a.result.summary, b.summary)
-    pd.testing.assert_frame_equal(a.comparison.drop(columns="run"),
-                                  pd.read_parquet(out / "comparison.parquet").drop(columns="run"))
+    pd.testing.assert_frame_equal(
+        a.comparison.drop(columns="run"),
+        pd.read_parquet(first / "comparison.parquet").drop(columns="run"))

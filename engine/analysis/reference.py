@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from ..cards import VALUE_OF_CODE
+from ..coups import Coups
 from ..deal import generate_coups
 from ..rules import TableRules
 from .frame import CardView, ShoeFrame, table_links
@@ -71,6 +72,32 @@ def first_rows(counts: np.ndarray) -> np.ndarray:
     return np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64)
 
 
+def reference_coups(rules: TableRules, lengths: np.ndarray, first: int, count: int,
+                    seed: int, complete: np.ndarray | None = None,
+                    ) -> tuple[Coups, np.ndarray, np.ndarray]:
+    """The coups of reference datasets ``first`` to ``first + count - 1`` shaped like
+    ``lengths`` (dataset ``b``'s shoe ``i`` has id ``b * shoes + i``), with each shoe's
+    natural length and which observed shoes count as dealt to the cut card (``complete``,
+    decided on this batch when not given).
+
+    A shoe dealt to the cut card is the generator's shoe as ``generate`` deals it; a
+    shorter one is cut to its coups from a shoe dealt to the end of its cards.
+    """
+    shoes = int(lengths.size)
+    ids = np.arange(first * shoes, (first + count) * shoes, dtype=np.int64)
+    coups = generate_coups(rules, seed, ids, deal_to_end=True)
+    counts = np.bincount(coups.shoe - ids[0], minlength=ids.size)
+    first_row = first_rows(counts)
+    natural = natural_lengths(coups.cards, counts, coups.burn_shown[first_row], rules)
+    if complete is None:
+        complete = lengths >= shortest_shoe(natural)
+    wanted = np.where(np.tile(complete, count), natural, np.tile(lengths, count))
+    position = np.arange(len(coups)) - np.repeat(first_row, counts)
+    cut = coups.take(position < np.repeat(wanted, counts))
+    cut.decks = rules.decks
+    return cut, natural, complete
+
+
 def reference_frames(
     rules: TableRules,
     lengths: np.ndarray,
@@ -88,22 +115,13 @@ def reference_frames(
     per_batch = max(1, BATCH_SHOES // max(shoes, 1))
     for first in range(0, n_reference, per_batch):
         count = min(per_batch, n_reference - first)
-        ids = np.arange(first * shoes, (first + count) * shoes, dtype=np.int64)
-        coups = generate_coups(rules, seed, ids, deal_to_end=True)
-        counts = np.bincount(coups.shoe - ids[0], minlength=ids.size)
-        first_row = first_rows(counts)
-        natural = natural_lengths(coups.cards, counts, coups.burn_shown[first_row], rules)
-        if complete is None:
-            complete = lengths >= shortest_shoe(natural)
-        wanted = np.where(np.tile(complete, count), natural, np.tile(lengths, count))
-        position = np.arange(len(coups)) - np.repeat(first_row, counts)
-        keep = position < np.repeat(wanted, counts)
-        shoe = (coups.shoe - ids[0])[keep]
+        coups, natural, complete = reference_coups(rules, lengths, first, count, seed,
+                                                   complete)
         yield ShoeFrame(
-            outcome=coups.outcome[keep], shoe=shoe, n_datasets=count,
+            outcome=coups.outcome, shoe=coups.shoe - first * shoes, n_datasets=count,
             shoes_per_dataset=shoes, natural_length=natural,
             next_shoe=table_links(shoes, count, table_shoes),
-            cards=view.apply(coups.cards[keep]) if with_cards else None,
+            cards=view.apply(coups.cards) if with_cards else None,
         )
         if progress is not None:
             progress(count)

@@ -49,7 +49,8 @@ COMMANDS = {
     "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
     "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
     "new-strategy": "new_strategy", "odds": "odds", "compare": "report", "report": "report",
-    "demo": "report", "risk": "risk", "roads": "roads", "trace": "trace", "warm": "warm",
+    "demo": "report", "risk": "risk", "roads": "roads", "search": "search", "trace": "trace",
+    "warm": "warm",
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -113,25 +114,23 @@ def analysis_table(analysis: Analysis) -> Table:
     return table
 
 
-def write_analysis(analysis: Analysis, out: Path, metadata: dict[str, Any],
-                   force: bool) -> None:
-    """``analysis.parquet`` and ``reference.parquet`` into the folder ``out``."""
+def write_analysis(analysis: Analysis, paths: dict[str, Path],
+                   metadata: dict[str, Any]) -> None:
+    """``analysis.parquet`` and ``reference.parquet``, each at ``paths[name]`` (files the
+    caller owns: the temporaries of its claims of the two outputs)."""
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    from ..io.parquet import write_table_atomic
+    from ..io.parquet import COMPRESSION, with_metadata
 
-    if out.exists() and not out.is_dir():
-        raise BaccaratError(f"--out {out} is a file; give a folder")
-    for name in (ANALYSIS_FILE, REFERENCE_FILE):
-        if (out / name).exists() and not force:
-            raise BaccaratError(f"{out / name} already exists; pass --force to overwrite it")
     document = {**metadata, "kind": "analysis", "verdict": analysis.verdict,
                 "notes": analysis.notes, "shoes": analysis.shoes, "coups": analysis.coups,
                 "reference": analysis.n_reference}
-    write_table_atomic(pa.Table.from_pandas(analysis.table, preserve_index=False),
-                       out / ANALYSIS_FILE, document)
-    write_table_atomic(pa.Table.from_pandas(analysis.reference, preserve_index=False),
-                       out / REFERENCE_FILE, {**document, "kind": "analysis reference"})
+    for frame, name, kind in ((analysis.table, ANALYSIS_FILE, "analysis"),
+                              (analysis.reference, REFERENCE_FILE, "analysis reference")):
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        pq.write_table(with_metadata(table, {**document, "kind": kind}), paths[name],
+                       compression=COMPRESSION)
 
 
 @app.command()
@@ -165,21 +164,28 @@ def analyze(
     The rules (decks, burn, cut card) are the dataset's own unless given.
     """
     from ..analysis import DEFAULT_REFERENCE, analyze_coups
+    from ..io.owner import claim_output
 
     started = time.perf_counter()
-    coups, meta = read_datasets(datasets)
-    rules = dataset_rules(meta, rules_file, decks=decks, burn=burn, cut_card=cut_card)
-    if table_shoes is None and len(datasets) == 1:
-        table_shoes = meta.get("table_shoes")
-    n_reference = reference or DEFAULT_REFERENCE
-    with progress_bar("reference", n_reference, "datasets", quiet) as progress:
-        task = progress.task_ids[0]
-        analysis = analyze_coups(coups, rules, n_reference=n_reference, seed=seed,
-                                 table_shoes=table_shoes,
-                                 progress=lambda n: progress.update(task, advance=n))
-    metadata = {"datasets": [str(p) for p in datasets], "rules": rules.model_dump(),
-                "seed": seed, "table_shoes": table_shoes}
-    write_analysis(analysis, out, metadata, force)
+    if out.exists() and not out.is_dir():
+        raise BaccaratError(f"--out {out} is a file; give a folder")
+    with contextlib.ExitStack() as claims:
+        temps = {name: claims.enter_context(claim_output(out / name, force=force,
+                                                         what="analysis")).temp
+                 for name in (ANALYSIS_FILE, REFERENCE_FILE)}
+        coups, meta = read_datasets(datasets)
+        rules = dataset_rules(meta, rules_file, decks=decks, burn=burn, cut_card=cut_card)
+        if table_shoes is None and len(datasets) == 1:
+            table_shoes = meta.get("table_shoes")
+        n_reference = reference or DEFAULT_REFERENCE
+        with progress_bar("reference", n_reference, "datasets", quiet) as progress:
+            task = progress.task_ids[0]
+            analysis = analyze_coups(coups, rules, n_reference=n_reference, seed=seed,
+                                     table_shoes=table_shoes,
+                                     progress=lambda n: progress.update(task, advance=n))
+        metadata = {"datasets": [str(p) for p in datasets], "rules": rules.model_dump(),
+                    "seed": seed, "table_shoes": table_shoes}
+        write_analysis(analysis, temps, metadata)
     message = (f"wrote {out / ANALYSIS_FILE} and {out / REFERENCE_FILE} in "
                f"{time.perf_counter() - started:.1f}s")
     if as_json:

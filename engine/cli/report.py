@@ -27,28 +27,36 @@ RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by bacc
 COMPARISON_FILE = "comparison.parquet"
 
 
-def _diff_cells(row: pd.Series) -> list[str]:
+def _diff_cells(row: pd.Series, family: bool) -> list[str]:
     if row["pairing"] == "baseline":
-        return ["(baseline)", "", "", ""]
+        return ["(baseline)", "", "", *([""] if family else []), ""]
     low, high = float(row["diff_low"]), float(row["diff_high"])
     interval = "-" if math.isnan(low) else f"[{low:+,.2f}, {high:+,.2f}]"
+    holm = (["yes" if row["significant_family"] else "no"] if family else [])
     return [f"{row['diff_mean_net']:+,.2f}", interval, "yes" if row["significant"] else "no",
-            str(row["pairing"])]
+            *holm, str(row["pairing"])]
 
 
 def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison",
                       metrics: Sequence[str] | None = None) -> list[Table]:
     """The comparison as rich tables: one row per configuration, the summary metrics in
     table order (all, or those named in ``metrics``), then the difference from the
-    baseline; split into blocks of columns that fit ``width``.
+    baseline; split into blocks of columns that fit ``width``. With several
+    configurations each verdict has its family-wise (Holm) twin beside it, and the title
+    says how many configurations were tried.
     """
-    from .tables import block_tables, metric_columns
+    from ..search.family import tried_phrase
+    from .tables import block_tables, family_edge_column, metric_columns
 
+    family = len(frame) > 1 and "edge_verdict_family" in frame
     columns = metric_columns(frame, metrics)
+    if family:
+        columns = family_edge_column(columns, frame)
+        title = f"{title} ({tried_phrase(len(frame))})"
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
-    diffs = [_diff_cells(row) for _, row in frame.iterrows()]
+    diffs = [_diff_cells(row, family) for _, row in frame.iterrows()]
     diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Significant",
-                   "Pairing"]
+                   *(["Significant, Holm"] if family else []), "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
     return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
@@ -89,8 +97,9 @@ def compare_command(
 
     Every difference is the configuration's figure minus the baseline's.
     """
-    from ..io.parquet import OutputExistsError, check_output_free
-    from ..report.compare import check_metric, compare, write_comparison
+    from ..io.owner import claim_output
+    from ..io.parquet import OutputExistsError
+    from ..report.compare import check_metric, compare, write_comparison_file
 
     if sort is not None:
         check_metric(sort)
@@ -100,12 +109,11 @@ def compare_command(
         raise OutputExistsError(f"{out} is a file; --out names the folder that will hold "
                                 f"{COMPARISON_FILE}")
     target = out / COMPARISON_FILE
-    check_output_free(target, force)
-    frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
-    if not no_table:
-        print_comparison(frame, metrics=shown)
-    out.mkdir(parents=True, exist_ok=True)
-    write_comparison(frame, target)
+    with claim_output(target, force=force, what="comparison") as claim:
+        frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
+        if not no_table:
+            print_comparison(frame, metrics=shown)
+        write_comparison_file(frame, claim.temp)
     done(f"wrote {target} ({len(frame)} configurations from {len(runs)} "
          f"run{'s' if len(runs) != 1 else ''})")
 
@@ -124,38 +132,57 @@ def _report_progress(progress: Progress, task: TaskID) -> Callable[[int, int], N
 @app.command("report")
 @reports_errors
 def report_command(
-    runs: RunDirs,
+    runs: Annotated[list[Path] | None, typer.Argument(
+        help="run folders written by baccarat backtest (none with --search: the search's "
+             "section alone)", show_default=False)] = None,
     out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
     samples: Annotated[int, typer.Option(
         min=0, max=50, help="sample sessions drawn over each bankroll fan chart")] = 5,
     analysis: Annotated[Path | None, typer.Option(
         "--analysis", help="add the section of a `baccarat analyze` folder: each "
         "statistic's fair reference distribution with the observed value")] = None,
+    search: Annotated[Path | None, typer.Option(
+        "--search", help="add the section of a `baccarat search` folder: the observed best "
+        "against the best on fair datasets, and each configuration where chosen against "
+        "where checked")] = None,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
-    from ..io.parquet import check_output_free
+    from ..errors import BaccaratError
+    from ..io.owner import claim_output
     from ..report.drawing import FigureDrawer
-    from ..report.html import figure_count, report_steps, write_report
+    from ..report.html import figure_count, render_report, report_steps
     from ..report.runs import load_runs
 
     started = time.perf_counter()
-    check_output_free(out, force)
-    opened = load_runs(runs)
-    with FigureDrawer() as drawer:
-        sections = []
-        if analysis is not None:
-            from ..report.analysis_section import analysis_section
-            sections.append(analysis_section(analysis, drawer))
-        with progress_bar("report", report_steps(opened), "steps", quiet) as progress:
-            write_report(opened, out, force=force, samples=samples, sections=sections,
-                         progress=_report_progress(progress, progress.task_ids[0]),
-                         drawer=drawer)
-    text = out.read_text(encoding="utf-8")
+    if not runs and search is None:
+        raise BaccaratError("no run folder given: name one or more run folders written by "
+                            "`baccarat backtest` (or a search folder with --search)")
+    with claim_output(out, force=force, what="report") as claim:
+        opened = load_runs(runs) if runs else []
+        with FigureDrawer() as drawer:
+            sections = []
+            if analysis is not None:
+                from ..report.analysis_section import analysis_section
+                sections.append(analysis_section(analysis, drawer))
+            if search is not None:
+                from ..report.search_section import search_section
+                sections.append(search_section(search, drawer))
+            if opened:
+                with progress_bar("report", report_steps(opened), "steps",
+                                  quiet) as progress:
+                    text = render_report(
+                        opened, samples=samples, sections=sections, drawer=drawer,
+                        progress=_report_progress(progress, progress.task_ids[0]))
+            else:
+                from ..report.search_section import render_sections_page
+                text = render_sections_page(sections, drawer)
+        claim.temp.write_text(text, encoding="utf-8")
+    source = (f"{len(opened)} run{'s' if len(opened) != 1 else ''}" if opened
+              else f"the search in {search}")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
-         f"from {len(opened)} run{'s' if len(opened) != 1 else ''} in "
-         f"{time.perf_counter() - started:.1f}s")
+         f"from {source} in {time.perf_counter() - started:.1f}s")
 
 
 @app.command("demo")

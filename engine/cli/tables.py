@@ -61,11 +61,41 @@ def block_tables(labels: Sequence[str], columns: Sequence[Column], width: int, t
     return tables
 
 
+#: The title of the family-wise edge verdict, printed beside the per-configuration one.
+FAMILY_EDGE_TITLE = "Expected in, Holm?"
+
+
+def family_edge_column(columns: list[Column], table: pd.DataFrame) -> list[Column]:
+    """``columns`` with the family-wise (Holm) edge verdict right after the
+    per-configuration one (``edge_verdict``), computed from the table when not there."""
+    from ..search.family import family_edge_verdicts
+
+    if "edge_verdict_family" in table:
+        cells = [str(v) for v in table["edge_verdict_family"]]
+    else:
+        cells = family_edge_verdicts(table)[2]
+    title = next((m.title for m in SUMMARY_METRICS if m.name == "edge_verdict"), "")
+    out = []
+    for column in columns:
+        out.append(column)
+        if column[0] == title:
+            out.append((FAMILY_EDGE_TITLE, cells))
+    return out
+
+
 def summary_tables(summary: pd.DataFrame, width: int, title: str,
                    metrics: Sequence[str] = TERMINAL_SUMMARY) -> list[Table]:
-    """A run's summary, one row per configuration (labelled with its rules when they differ)."""
+    """A run's summary, one row per configuration (labelled with its rules when they
+    differ). With several configurations the edge verdict has its family-wise (Holm)
+    twin beside it, and the title says how many configurations were tried."""
     labels = [str(s) for s in summary["spec"]]
     if summary["rules"].nunique() > 1:
         labels = [f"{spec} @ {rules}" for spec, rules in zip(labels, summary["rules"],
                                                              strict=True)]
-    return block_tables(labels, metric_columns(summary, metrics), width, title)
+    columns = metric_columns(summary, metrics)
+    if len(summary) > 1:
+        from ..search.family import tried_phrase
+
+        columns = family_edge_column(columns, summary)
+        title = f"{title} ({tried_phrase(len(summary))})"
+    return block_tables(labels, columns, width, title)

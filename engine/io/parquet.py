@@ -8,11 +8,10 @@ folder and are renamed into place only when complete. Long jobs write folders of
 
 from __future__ import annotations
 
-import fcntl
+import hashlib
 import json
 import os
 import shutil
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,14 +25,24 @@ import pyarrow.parquet as pq
 from ..coups import Coups
 from ..errors import BaccaratError, DiskFullError, Interrupted, is_disk_full
 from ..rules import TableRules
+from .owner import (  # the lock's names, also where run-folder code always found them
+    FolderLock as FolderLock,
+)
+from .owner import (
+    FolderLockedError as FolderLockedError,
+)
+from .owner import (
+    OutputExistsError,
+    OutputLock,
+    check_name,
+    fsync_folder,
+    fsync_path,
+    refused,
+    temporary_sibling,
+)
 
 METADATA_KEY = b"baccarat"
 COMPRESSION = "zstd"
-
-
-class OutputExistsError(BaccaratError):
-    """An output that already exists and was not to be overwritten."""
-
 
 #: The mark every HTML report carries in its head, so --force knows the file is ours.
 HTML_GENERATOR = '<meta name="generator" content="baccarat-backtest">'
@@ -44,9 +53,9 @@ def is_output_file(path: Path) -> bool:
     our schema metadata, or an HTML report with our generator mark), and so may be
     replaced with --force."""
     try:
-        if path.suffix.lower() in (".html", ".htm"):
-            with path.open("rb") as handle:
-                return HTML_GENERATOR.encode() in handle.read(4096)
+        with path.open("rb") as handle:
+            if HTML_GENERATOR.encode() in handle.read(4096):
+                return True
         metadata = pq.read_schema(path).metadata or {}
     except (OSError, pa.ArrowException, ValueError):
         return False
@@ -55,7 +64,8 @@ def is_output_file(path: Path) -> bool:
 
 def check_output_free(path: Path, force: bool) -> None:
     """Refuse to replace an existing output unless ``force`` is given, and even then
-    refuse anything this project did not write: a user's file is never lost."""
+    refuse anything this project did not write: a user's file is never lost. (A check
+    only: ``engine.io.owner.claim_output`` owns an output while it is written.)"""
     if not path.exists() and not path.is_symlink():
         return
     if not force:
@@ -67,11 +77,6 @@ def check_output_free(path: Path, force: bool) -> None:
             f"remove it yourself or choose another --out")
 
 
-def temporary_sibling(path: Path) -> Path:
-    """A unique temporary name beside ``path`` (same folder, so the rename is atomic)."""
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-
-
 def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
     """``table`` with ``metadata`` stored as JSON under the ``baccarat`` schema key."""
     existing = dict(table.schema.metadata or {})
@@ -81,7 +86,10 @@ def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
 
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path to write; rename it to ``path`` only if the block succeeds.
+    """Yield a temporary path to write; flush it and rename it to ``path`` only if the
+    block succeeds (then flush the folder). For a file inside an output this process owns
+    (a run's files, a plan); a command's own output goes through
+    ``engine.io.owner.claim_output``.
 
     A write that finds the disk full raises ``DiskFullError`` naming ``path`` (and leaves
     no temporary behind).
@@ -91,7 +99,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         yield temp
+        fsync_path(temp)
         os.replace(temp, final)
+        fsync_folder(final.parent)
     except OSError as exc:
         if is_disk_full(exc):
             raise disk_full(exc, final) from None
@@ -134,8 +144,15 @@ def coups_metadata(rules: TableRules | None, **extra: Any) -> dict[str, Any]:
 
 
 def write_coups(coups: Coups, path: str | Path, rules: TableRules | None, **extra: Any) -> Path:
-    """Write a coups table atomically, with its rules in the metadata."""
-    return write_table_atomic(coups.to_arrow(), path, coups_metadata(rules, **extra))
+    """Write a coups table as one Parquet file, with its rules in the metadata: an output of
+    its own (``engine.io.owner.claim_output``), which replaces a file already at ``path``
+    (as this function always has) but not one a run is reading or writing."""
+    from .owner import claim_output
+
+    with claim_output(path, force=True, ours=Path.is_file, what="coups file") as claim:
+        pq.write_table(with_metadata(coups.to_arrow(), coups_metadata(rules, **extra)),
+                       claim.temp, compression=COMPRESSION)
+    return Path(path)
 
 
 def read_coups(path: str | Path) -> tuple[Coups, dict[str, Any]]:
@@ -242,11 +259,12 @@ def write_part(tables: Iterable[pa.Table], folder: str | Path, index: int,
 
 @contextmanager
 def staged_path(path: Path, run_id: str) -> Iterator[Path]:
-    """Yield the staged name of part ``path`` for run ``run_id``: kept if the block
-    succeeds (for ``accept_part``), removed if it fails."""
-    staged = path.with_name(f".{path.name}.{run_id}-{uuid.uuid4().hex[:8]}.tmp")
+    """Yield the staged name of part ``path`` for run ``run_id``: flushed to the disk and
+    kept if the block succeeds (for ``accept_part``), removed if it fails."""
+    staged = path.with_name(f".{path.name}.{run_id}-{os.urandom(4).hex()}.tmp")
     try:
         yield staged
+        fsync_path(staged)
     except OSError as exc:
         staged.unlink(missing_ok=True)
         if is_disk_full(exc):
@@ -257,11 +275,14 @@ def staged_path(path: Path, run_id: str) -> Iterator[Path]:
         raise
 
 
-def accept_part(staged: str | Path, run_id: str) -> Path:
+def accept_part(staged: str | Path, run_id: str, record: dict[str, Any] | None = None,
+                log: PartLog | None = None) -> Path:
     """Give a part staged by a worker of run ``run_id`` its final name; returns it.
 
     A part staged by another run (an orphaned worker of a killed one) is refused: it is
-    never renamed into place, and is removed with the other temporaries.
+    never renamed into place, and is removed with the other temporaries. With ``record``
+    (``part_record`` of the staged file) and ``log``, the part's rows, size and checksum
+    are logged (before the rename), so ``--resume`` can check it before trusting it.
     """
     staged = Path(staged)
     name = staged.name
@@ -269,9 +290,101 @@ def accept_part(staged: str | Path, run_id: str) -> Path:
     if not (name.startswith(".") and rest.startswith(f"{run_id}-") and rest.endswith(".tmp")
             and part_index(Path(final + ".parquet")) is not None):
         raise BaccaratError(f"{staged}: not a part of this run ({run_id}); refused")
+    if record is not None and staged.stat().st_size != record["bytes"]:
+        raise BaccaratError(f"{staged}: {staged.stat().st_size} bytes, its worker wrote "
+                            f"{record['bytes']}; refused")
     target = staged.with_name(final + ".parquet")
+    if record is not None and log is not None:  # logged first: no part is ever unlogged
+        log.append(target, record)
     os.replace(staged, target)
+    fsync_folder(target.parent)
     return target
+
+
+def part_record(path: str | Path) -> dict[str, Any]:
+    """What a part is, to check it later: its rows (from its footer), its size in bytes
+    and a checksum (SHA-256) of its bytes."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"rows": pq.ParquetFile(path).metadata.num_rows, "bytes": size,
+            "sha256": digest.hexdigest()}
+
+
+#: The log of the parts of an output folder in progress: one JSON line per part renamed
+#: into place (its path in the folder, rows, bytes, checksum), appended and flushed.
+PART_LOG = "_parts.log"
+
+
+class PartLog:
+    """The parts of an output folder as they were written (``PART_LOG``), to verify them."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / PART_LOG
+
+    def append(self, part: Path, record: dict[str, Any]) -> None:
+        """Log ``part`` (a path in the folder) with its ``record``, flushed to the disk."""
+        line = json.dumps({"part": self._name(part), **record},
+                          sort_keys=True) + "\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _name(self, part: Path) -> str:
+        return part.absolute().relative_to(self.folder.absolute()).as_posix()
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """The logged records by part path (a torn last line, from a power loss, is no
+        record: its part is replayed)."""
+        found: dict[str, dict[str, Any]] = {}
+        try:
+            text = self.path.read_text(errors="replace")
+        except OSError:
+            return found
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+                found[str(record.pop("part"))] = record
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+        return found
+
+    def verified(self, parts: Iterable[Path]) -> tuple[set[Path], list[tuple[Path, str]]]:
+        """Of ``parts`` (finished parts on the disk), those whose rows, size and checksum
+        are the ones logged when they were written, and the others with why."""
+        records = self.records()
+        good: set[Path] = set()
+        bad: list[tuple[Path, str]] = []
+        for part in parts:
+            record = records.get(self._name(part))
+            problem = "not in the log of parts written" if record is None else None
+            if record is not None:
+                try:
+                    now = part_record(part)
+                except (OSError, pa.ArrowException, ValueError) as exc:
+                    problem = f"unreadable ({type(exc).__name__})"
+                else:
+                    differ = [k for k in ("rows", "bytes", "sha256") if now[k] != record.get(k)]
+                    problem = f"its {', '.join(differ)} changed since written" if differ \
+                        else None
+            if problem is None:
+                good.add(part)
+            else:
+                bad.append((part, problem))
+        return good, bad
+
+    def take(self) -> dict[str, dict[str, Any]]:
+        """The records, the log removed (they go into the completion marker)."""
+        records = self.records()
+        self.path.unlink(missing_ok=True)
+        return dict(sorted(records.items()))
 
 
 #: Row groups hold at most this many rows: a reader's unit of memory, and what a reader of
@@ -352,6 +465,19 @@ def finished_parts(folder: str | Path) -> set[int]:
             if (i := part_index(p)) is not None}
 
 
+def verified_parts(output: Output, folder: str | Path | None = None) -> set[int]:
+    """The finished parts of ``folder`` (default: the output folder itself) that pass their
+    check (rows, size and checksum as ``output.log`` has them); the others are removed, to
+    be written again."""
+    where = output.folder if folder is None else Path(folder)
+    found = [where / part_name(i) for i in sorted(finished_parts(where))]
+    good, _ = output.log.verified(found)
+    for part in found:
+        if part not in good:
+            part.unlink(missing_ok=True)
+    return {i for i in finished_parts(where)}
+
+
 def write_json_atomic(path: str | Path, document: dict[str, Any]) -> Path:
     """Write ``document`` as indented JSON at ``path``, atomically."""
     with atomic_path(path) as temp:
@@ -371,146 +497,90 @@ def remove_temporaries(folder: str | Path) -> int:
     return count
 
 
-#: The lock file of an output folder: held (``flock``) by the run writing the folder, and
-#: naming its pid and run id. The OS releases the lock when the process dies, however.
+#: The lock file older versions kept inside an output folder (the lock is now beside it,
+#: ``engine.io.owner.lock_path``); still recognised as ours in a folder they left.
 LOCK_FILE = "_owner.lock"
-
-
-class FolderLockedError(BaccaratError):
-    """An output folder another live run holds."""
-
-
-class FolderLock:
-    """The exclusive OS lock (``flock``) of one output folder, held for a run's life.
-
-    Each acquisition is a new run with its own id (``run_id``): the parts its workers
-    write carry it, and only the holder accepts them. The lock file is removed on release;
-    a process killed with it held leaves the file, unlocked, for the next run to take.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.path = folder / LOCK_FILE
-        self.run_id = ""
-        self._fd: int | None = None
-
-    def acquire(self) -> None:
-        """Take the lock, or raise ``FolderLockedError`` naming the holder's pid."""
-        while True:
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                if is_disk_full(exc):
-                    raise disk_full(exc, self.path) from None
-                raise
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = _lock_holder(fd)
-                os.close(fd)
-                raise FolderLockedError(_locked_message(self.folder, holder)) from None
-            try:  # its last holder may have removed the file before we locked it
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                break
-            os.close(fd)
-        self._fd = fd
-        self.run_id = uuid.uuid4().hex[:12]
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()} {self.run_id}\n".encode())
-        except OSError:  # a full disk: the lock holds all the same, its pid goes unnamed
-            pass
-
-    @property
-    def held(self) -> bool:
-        """Whether this process holds the lock."""
-        return self._fd is not None
-
-    def release(self) -> None:
-        """Remove the lock file and release the lock (nothing if not held)."""
-        if self._fd is None:
-            return
-        try:
-            if os.stat(self.path).st_ino == os.fstat(self._fd).st_ino:
-                self.path.unlink()
-        except FileNotFoundError:
-            pass
-        os.close(self._fd)
-        self._fd = None
-
-
-def lock_holder(folder: Path) -> int | None:
-    """The pid of the live process holding ``folder`` (0 if it names none), or None."""
-    try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return _lock_holder(fd)
-    finally:
-        os.close(fd)  # closing the descriptor releases a lock taken just to test
-    return None
-
-
-def _lock_holder(fd: int) -> int:
-    try:
-        first = os.pread(fd, 64, 0).split()
-        return int(first[0]) if first else 0
-    except (OSError, ValueError):
-        return 0
-
-
-def _locked_message(folder: Path, pid: int) -> str:
-    who = f"pid {pid}" if pid else "another process"
-    return (f"{folder} is in use by another run ({who}); wait for it to finish or stop it "
-            f"first (a folder has one run at a time)")
 
 
 @dataclass(frozen=True)
 class Output:
-    """The output folder a run owns: its state ("new", "resume" or "complete") and the id
-    its parts carry."""
+    """The output folder a run owns: its state ("new", "resume" or "complete"), the id
+    its parts carry, and the log of the parts written into it."""
 
     folder: Path
     state: str
     run_id: str
 
+    @property
+    def log(self) -> PartLog:
+        """The log of the parts written into the folder."""
+        return PartLog(self.folder)
+
+
+class _FolderClaim:
+    """What a claim of a chunked job's folder made, so a failure removes that and no more."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.lock = OutputLock(folder)
+        self.fresh = False          # this run made the folder (or emptied it with --force)
+        self.planned = False        # this run wrote the plan into a folder it did not make
+        self.parents: list[Path] = []
+
+    def undo(self) -> bool:
+        """After a failure: remove what this run made and finished no part in; returns
+        whether the folder is kept."""
+        kept = _abandon(self.folder, self.fresh)
+        if kept and self.planned and not _has_parts(self.folder):  # back to how it was
+            remove_temporaries(self.folder)
+            for name in (PLAN_FILE, PART_LOG):
+                (self.folder / name).unlink(missing_ok=True)
+        if not kept:
+            for parent in reversed(self.parents):
+                try:
+                    parent.rmdir()
+                except OSError:
+                    break
+        return kept
+
 
 @contextmanager
 def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: bool,
-                 complete: str, ignore: tuple[str, ...] = ("command", )) -> Iterator[Output]:
+                 complete: str, ignore: tuple[str, ...] = ("command", ),
+                 shown: str | None = None) -> Iterator[Output]:
     """Own the output folder of a chunked job for the block (see ``open_output``).
 
-    The folder is locked for the block. If the block fails in a folder this run made
-    (new, or replaced with ``force``) and no part was finished, the folder is removed;
-    otherwise it is left resumable. An interruption (``KeyboardInterrupt``) or a full disk
-    is re-raised with a message saying which, and what was kept.
+    The folder's name is locked (``engine.io.owner.OutputLock``) before anything is looked
+    at or made, and for the block. If the block fails in a folder this run made (new, or
+    replaced with ``force``) and no part was finished, the folder is removed; a folder it
+    did not make is left as it was; otherwise it is left resumable. An interruption
+    (``KeyboardInterrupt``) or a full disk is re-raised with a message saying which, and
+    what was kept (naming the folder as ``shown``, by default its path).
     """
     folder = Path(path)
-    lock = FolderLock(folder)
+    claim = _FolderClaim(folder)
     try:
-        state, fresh = _claim(folder, plan, lock, force=force, resume=resume,
-                              complete=complete, ignore=ignore)
-    except BaseException:
-        lock.release()
+        state = _claim(folder, plan, claim, force=force, resume=resume,
+                       complete=complete, ignore=ignore)
+    except BaseException as exc:
+        claim.undo()
+        claim.lock.release()
+        if isinstance(exc, OSError):
+            raise refused(exc, folder) from None
         raise
     try:
-        yield Output(folder, state, lock.run_id)
+        yield Output(folder, state, claim.lock.run_id)
     except (KeyboardInterrupt, DiskFullError) as exc:
-        kept = _abandon(folder, fresh)
+        kept = claim.undo()
+        what = _what_was_kept(folder, kept, shown)
         if isinstance(exc, DiskFullError):
-            raise DiskFullError(f"{exc}; {_what_was_kept(folder, kept)}") from None
-        raise Interrupted(f"interrupted: {_what_was_kept(folder, kept)}") from None
+            raise DiskFullError(f"{exc}; {what}") from None
+        raise Interrupted(f"interrupted: {what}") from None
     except BaseException:
-        _abandon(folder, fresh)
+        claim.undo()
         raise
     finally:
-        lock.release()
+        claim.lock.release()
 
 
 def open_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: bool,
@@ -530,12 +600,17 @@ def open_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: 
         return output.state
 
 
-def _claim(folder: Path, plan: dict[str, Any], lock: FolderLock, *, force: bool,
-           resume: bool, complete: str, ignore: tuple[str, ...]) -> tuple[str, bool]:
-    """Lock and prepare ``folder``; returns its state and whether this run made it."""
+def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bool,
+           resume: bool, complete: str, ignore: tuple[str, ...]) -> str:
+    """Lock and prepare ``folder``; returns its state (``claim`` says what was made)."""
     if force and resume:
         raise BaccaratError("--force and --resume contradict each other: --force starts "
                             "over, --resume finishes an interrupted run; give one")
+    check_name(folder)
+    claim.parents = _missing_parents(folder)
+    for parent in claim.parents:
+        parent.mkdir()
+    claim.lock.acquire()  # before anything is looked at: one claim at a time per name
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         if resume:
             raise BaccaratError(f"{folder} is not an interrupted output (not a folder); "
@@ -546,63 +621,82 @@ def _claim(folder: Path, plan: dict[str, Any], lock: FolderLock, *, force: bool,
                 f"run and dataset folders: remove it yourself or choose another --out")
         raise OutputExistsError(f"{folder} already exists; choose another --out")
     if folder.is_dir():
-        holder = lock_holder(folder)
-        if holder is not None:
-            raise FolderLockedError(_locked_message(folder, holder))
-        if resume:
-            return _claim_resume(folder, plan, lock, complete, ignore), False
-        if not any(p.name != LOCK_FILE for p in folder.iterdir()):  # empty: nothing to lose
-            lock.acquire()
-            _start(folder, plan, lock, made=False)
-            return "new", False
+        if resume and not _abandoned(folder):
+            return _claim_resume(folder, plan, complete, ignore)
+        if _abandoned(folder) or not any(folder.iterdir()):  # nothing in it to lose
+            remove_temporaries(folder)
+            for name in (PLAN_FILE, PART_LOG, LOCK_FILE):
+                (folder / name).unlink(missing_ok=True)
+            claim.planned = True
+            _start(folder, plan)
+            return "new"
         if not force:
             hint = (" (an interrupted run: --resume finishes it)"
                     if (folder / PLAN_FILE).exists() else "")
             raise OutputExistsError(f"{folder} already exists{hint}; pass --force to "
                                     f"overwrite it")
         _check_replaceable(folder)
-        lock.acquire()
-        _check_replaceable(folder)
+        claim.fresh = True  # emptied by this run: removed if it fails before a part
         for entry in folder.iterdir():
-            if entry.name == LOCK_FILE:
-                continue
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry)
             else:
                 entry.unlink()
-        _start(folder, plan, lock, made=True)
-        return "new", True
+        _start(folder, plan)
+        return "new"
     try:  # a new output (also with --resume: there was nothing to resume)
-        folder.mkdir(parents=True)
-    except FileExistsError:
-        raise OutputExistsError(f"{folder} already exists (made by another run just now)") \
-            from None
-    except OSError as exc:
-        if is_disk_full(exc):
-            raise disk_full(exc, folder) from None
-        raise
-    try:
-        lock.acquire()
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    _start(folder, plan, lock, made=True)
-    return "new", True
+        folder.mkdir()
+    except FileExistsError:  # made just now by a program that takes no lock: not ours
+        raise OutputExistsError(f"{folder} already exists (made by another program just "
+                                f"now); choose another --out") from None
+    claim.fresh = True
+    _start(folder, plan)
+    return "new"
 
 
-def _claim_resume(folder: Path, plan: dict[str, Any], lock: FolderLock, complete: str,
+def _missing_parents(path: Path) -> list[Path]:
+    return [p for p in reversed(path.parents) if str(p) and not p.exists()]
+
+
+def _has_parts(folder: Path) -> bool:
+    return any(part_index(p) is not None for p in folder.rglob(f"{_PART_PREFIX}*"))
+
+
+def _abandoned(folder: Path) -> bool:
+    """Whether ``folder`` holds only what a run of ours that finished no chunk left: its
+    plan, its log, temporaries (and the lock file of older versions): nothing to keep."""
+    if not (folder / PLAN_FILE).is_file():
+        return False
+    for path in folder.iterdir():
+        if path.is_symlink():
+            return False
+        if path.is_dir():
+            if path.name not in _PART_FOLDERS or not all(_temporary(p)
+                                                         for p in path.iterdir()):
+                return False
+        elif path.name not in (PLAN_FILE, PART_LOG, LOCK_FILE) and not _temporary(path):
+            return False
+    return True
+
+
+def _claim_resume(folder: Path, plan: dict[str, Any], complete: str,
                   ignore: tuple[str, ...]) -> str:
     if (folder / complete).exists():
         return "complete"
-    if read_plan(folder) is None:
+    stored = read_plan(folder)
+    if stored is None:
         raise BaccaratError(f"{folder} is not an interrupted output (no {PLAN_FILE}); "
                             f"nothing to resume")
-    lock.acquire()
-    stored = read_plan(folder)
-    if stored is None:  # finished or replaced while we took the lock
-        raise BaccaratError(f"{folder} is no longer an interrupted output; nothing to resume")
     differ = sorted(k for k in set(stored) | set(plan)
                     if k not in ignore and _plain(stored.get(k)) != _plain(plan.get(k)))
+    before, now = stored.get("dataset"), plan.get("dataset")
+    if "dataset" in differ and isinstance(before, dict) and isinstance(now, dict) \
+            and before.get("path") and before.get("path") == now.get("path"):
+        raise BaccaratError(
+            f"cannot resume {folder}: its dataset {now['path']} is no longer the one the "
+            f"run planned (it holds other coups: fingerprint {before.get('fingerprint')} "
+            f"then, {now.get('fingerprint')} now); put the dataset back as it was and "
+            f"resume, or start over with --force")
     if differ:
         raise BaccaratError(
             f"cannot resume {folder}: it was started with different "
@@ -612,20 +706,12 @@ def _claim_resume(folder: Path, plan: dict[str, Any], lock: FolderLock, complete
     return "resume"
 
 
-def _start(folder: Path, plan: dict[str, Any], lock: FolderLock, made: bool) -> None:
-    """Write the plan of a new run; on failure (a full disk) leave nothing behind."""
+def _start(folder: Path, plan: dict[str, Any]) -> None:
+    """Write the plan of a new run (a full disk leaves nothing: the claim undoes it)."""
     try:
         write_json_atomic(folder / PLAN_FILE, plan)
-    except BaseException as exc:
-        lock.release()
-        if made:
-            shutil.rmtree(folder, ignore_errors=True)
-        else:
-            (folder / PLAN_FILE).unlink(missing_ok=True)
-        if isinstance(exc, DiskFullError):
-            raise DiskFullError(f"{exc}; nothing was written, {folder} is as it was"
-                                if not made else f"{exc}; nothing was kept") from None
-        raise
+    except DiskFullError as exc:
+        raise DiskFullError(f"{exc}; nothing was kept") from None
 
 
 def _check_replaceable(folder: Path) -> None:
@@ -641,24 +727,26 @@ def _abandon(folder: Path, fresh: bool) -> bool:
     it; returns whether the folder is kept."""
     if not folder.is_dir():
         return False
-    if fresh and not any(part_index(p) is not None for p in folder.rglob(f"{_PART_PREFIX}*")):
+    if fresh and not _has_parts(folder):
         shutil.rmtree(folder, ignore_errors=True)
         return False
     return True
 
 
-def _what_was_kept(folder: Path, kept: bool) -> str:
+def _what_was_kept(folder: Path, kept: bool, shown: str | None = None) -> str:
+    name = shown or str(folder)
     if not kept:
-        return f"no chunk had finished, {folder} was removed"
-    if (folder / PLAN_FILE).exists():
-        return (f"{folder} keeps its finished chunks: run the same command with --resume "
+        return f"no chunk had finished, {name} was removed"
+    if (folder / PLAN_FILE).exists() and _has_parts(folder):
+        return (f"{name} keeps its finished chunks: run the same command with --resume "
                 f"to finish it")
-    return f"{folder} is kept"
+    return f"{name} is as it was"
 
 
 #: What a folder written by a chunked job may hold (anything else: not ours to delete):
 #: files, and folders of parts.
-_OUTPUT_FILES = {PLAN_FILE, DATASET_FILE, LOCK_FILE, "run.json", "summary.parquet"}
+_OUTPUT_FILES = {PLAN_FILE, DATASET_FILE, LOCK_FILE, PART_LOG, "run.json",
+                 "summary.parquet"}
 _PART_FOLDERS = {"sessions.parquet", "ledger.parquet"}
 #: A folder is ours only if it holds one of these (its plan or its completion marker).
 _MARKERS = (PLAN_FILE, DATASET_FILE, "run.json")
@@ -706,11 +794,17 @@ def read_plan(folder: str | Path) -> dict[str, Any] | None:
 
 def finish_output(folder: str | Path, marker: str, document: dict[str, Any]) -> Path:
     """Mark a chunked output complete: remove what killed writers left (temporaries, parts
-    staged by another run), write ``marker``, then drop ``_plan.json``."""
+    staged by another run), write ``marker`` (with the log of the parts written, under
+    "parts": each part's rows, bytes and checksum), then drop ``_plan.json``."""
     folder = Path(folder)
     remove_temporaries(folder)
-    path = write_json_atomic(folder / marker, document)
+    log = PartLog(folder)
+    parts = log.records()
+    path = write_json_atomic(folder / marker, {**document, "parts": parts} if parts
+                             else document)
+    log.take()
     (folder / PLAN_FILE).unlink(missing_ok=True)
+    fsync_folder(folder)
     return path
 
 

@@ -19,7 +19,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import BaccaratError
-from ..io.parquet import write_table_atomic
+from ..io.owner import claim_output
+from ..io.parquet import COMPRESSION, with_metadata
 from ..metrics import SUMMARY_METRICS
 from .runs import Run, Runs, load_runs
 from .stats import Difference, paired_difference, welch_difference
@@ -36,6 +37,16 @@ DIFF_COLUMNS = (
     ("diff_high", "Diff 95% high"),
     ("significant", "Significant"),
 )
+#: The family-wise columns, last: each verdict again, counting every configuration of the
+#: table (Holm's step-down at 5%), with the p-values it comes from.
+FAMILY_COLUMNS = (
+    ("edge_p", "Edge p"),
+    ("edge_p_holm", "Edge p, Holm"),
+    ("edge_verdict_family", "Expected in, Holm?"),
+    ("diff_p", "Diff p"),
+    ("diff_p_holm", "Diff p, Holm"),
+    ("significant_family", "Significant, Holm"),
+)
 PAIRED, UNPAIRED, BASELINE = "paired", "unpaired", "baseline"
 
 
@@ -49,7 +60,8 @@ class UnknownConfigurationError(BaccaratError):
 
 def metric_names() -> list[str]:
     """Every column a comparison can be sorted by, in table order."""
-    return [m.name for m in SUMMARY_METRICS] + [n for n, _ in DIFF_COLUMNS[2:]]
+    return [m.name for m in SUMMARY_METRICS] + [n for n, _ in DIFF_COLUMNS[2:]] + [
+        n for n, _ in FAMILY_COLUMNS if n.endswith(("_p", "_holm"))]
 
 
 def check_metric(name: str) -> str:
@@ -193,26 +205,55 @@ def compare(runs: Runs, sort: str | None = None, *,
         if item is base:
             row.update(pairing=BASELINE, diff_sessions=len(nets.get(item)[2]),
                        diff_mean_net=0.0, diff_low=math.nan, diff_high=math.nan,
-                       significant=False)
+                       significant=False, diff_p=math.nan)
         else:
             diff = _difference(item, base, nets)
             row.update(pairing=PAIRED if diff.paired else UNPAIRED, diff_sessions=diff.n,
                        diff_mean_net=diff.estimate, diff_low=diff.low, diff_high=diff.high,
-                       significant=diff.significant)
+                       significant=diff.significant, diff_p=diff.p_value)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=[*LABEL_COLUMNS, *(m.name for m in SUMMARY_METRICS),
-                                        *(n for n, _ in DIFF_COLUMNS)])
+                                        *(n for n, _ in DIFF_COLUMNS), "diff_p"])
+    frame = _with_family(frame)
     if sort is not None:
         frame = frame.sort_values(sort, ascending=ascending, kind="stable",
                                   na_position="last").reset_index(drop=True)
     return frame
 
 
-def write_comparison(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write a comparison table to ``path`` as Parquet, atomically, saying what it is."""
+def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with the family-wise columns: the edge verdict and the significance of
+    the difference again, Holm-adjusted over every configuration of the table."""
+    from ..search.family import LEVEL, family_edge_verdicts, holm_with_gaps
+
+    edge_p, edge_holm, edge_verdict = family_edge_verdicts(frame)
+    diff_p = frame.pop("diff_p").to_numpy(dtype=np.float64)
+    diff_holm = holm_with_gaps(diff_p)
+    frame["edge_p"] = edge_p
+    frame["edge_p_holm"] = edge_holm
+    frame["edge_verdict_family"] = edge_verdict
+    frame["diff_p"] = diff_p
+    frame["diff_p_holm"] = diff_holm
+    frame["significant_family"] = np.where(np.isnan(diff_holm), False, diff_holm < LEVEL)
+    return frame
+
+
+def write_comparison(frame: pd.DataFrame, path: str | Path, *, force: bool = False) -> Path:
+    """Write a comparison table to ``path`` as Parquet, saying what it is: an output of its
+    own (``engine.io.owner.claim_output``; an existing one replaced only with ``force``)."""
+    with claim_output(path, force=force, what="comparison") as claim:
+        write_comparison_file(frame, claim.temp)
+    return Path(path)
+
+
+def write_comparison_file(frame: pd.DataFrame, path: Path) -> None:
+    """The comparison's Parquet file at ``path`` (a file the caller owns)."""
+    import pyarrow.parquet as pq
+
     runs = sorted(set(frame["run"].astype(str))) if "run" in frame else []
-    return write_table_atomic(pa.Table.from_pandas(frame, preserve_index=False), path,
-                              {"kind": "comparison", "runs": runs})
+    table = with_metadata(pa.Table.from_pandas(frame, preserve_index=False),
+                          {"kind": "comparison", "runs": runs})
+    pq.write_table(table, path, compression=COMPRESSION)
 
 
 def differences(runs: Runs, pairs: str = "all",

@@ -8,13 +8,10 @@ folder, built under a temporary name and renamed into place when complete.
 
 from __future__ import annotations
 
-import os
-import shutil
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the pipeline is imported when the demo runs: the CLI reads the defaults
     import pandas as pd
@@ -42,59 +39,76 @@ class DemoResult:
     result: BacktestResult
 
 
-def _check_free(folder: Path, force: bool) -> None:
-    from ..io.parquet import OutputExistsError
+def is_demo_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a demo's output (its run folder, comparison and report, all
+    ours), and so may be replaced with --force."""
+    from ..io.parquet import is_output_file, is_output_folder
 
-    if folder.exists() and not folder.is_dir():
-        raise OutputExistsError(f"{folder} exists and is not a folder")
-    if folder.is_dir() and any(folder.iterdir()) and not force:
-        raise OutputExistsError(f"{folder} already exists and is not empty; pass --force to "
-                                f"overwrite it")
+    expected = {RUN_FOLDER: is_output_folder, COMPARISON_FILE: is_output_file,
+                REPORT_FILE: is_output_file}
+    entries = list(folder.iterdir())
+    return bool(entries) and all(
+        not entry.is_symlink() and entry.name in expected and expected[entry.name](entry)
+        for entry in entries)
 
 
 def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = DEMO_SEED,
              force: bool = False, command: str | None = None,
              backtest_progress: Callable[[int, int], None] | None = None,
              report_progress: Callable[[int, int], None] | None = None) -> DemoResult:
-    """Run the demo into ``out`` (refused when it exists and is not empty, unless ``force``)."""
+    """Run the demo into ``out``: a folder built under a temporary name and renamed into
+    place when complete (``engine.io.owner.claim_output``). An existing folder is
+    replaced only with ``force`` and only if it holds a demo's output; an empty one is
+    used. A failed or interrupted demo leaves nothing."""
     from .. import warm
-    from ..backtest import BacktestResult, backtest
-    from .compare import compare, write_comparison
-    from .html import write_report
-    from .runs import load_run
+    from ..errors import DiskFullError, Interrupted
+    from ..io.owner import claim_output
 
     target = Path(out)
-    _check_free(target, force)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
-    temp.mkdir()
-    helper = warm.start(DEMO_STRATEGIES)  # a fresh install: compile on the second core too
-    try:
+    with claim_output(target, force=force, folder=True, ours=is_demo_folder,
+                      what="demo") as claim:
         try:
-            backtest(strategies=list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
-                     bankroll=DEMO_BANKROLL, out=temp / RUN_FOLDER,
-                     chunk_shoes=max(1, min(1000, shoes)),  # a progress bar that moves
-                     command=command or f"baccarat demo --shoes {shoes} --seed {seed}",
-                     progress=backtest_progress)
-        except BaseException:
-            warm.finish(helper, failed=True)
-            raise
-        warm.finish(helper)
-        run = load_run(temp / RUN_FOLDER)
-        run.shown = str(target / RUN_FOLDER)  # where it will be once renamed into place
-        comparison = compare([run])
-        write_comparison(comparison, temp / COMPARISON_FILE)
-        write_report([run], temp / REPORT_FILE, progress=report_progress)
-        if target.exists():
-            trash = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.old")
-            os.replace(target, trash)
-            os.replace(temp, target)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(temp, target)
-    except BaseException:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise
+            comparison = _run_into(claim.temp, target, shoes, seed, command,
+                                   backtest_progress, report_progress, warm)
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted: the demo wrote nothing ({target} is as it "
+                              f"was)") from None
+        except DiskFullError:
+            raise DiskFullError(f"no space left on device writing {target}; nothing was "
+                                f"written") from None
+    from ..backtest import BacktestResult
+
     return DemoResult(folder=target, run=target / RUN_FOLDER,
                       comparison_path=target / COMPARISON_FILE, report=target / REPORT_FILE,
                       comparison=comparison, result=BacktestResult.load(target / RUN_FOLDER))
+
+
+def _run_into(temp: Path, target: Path, shoes: int, seed: int, command: str | None,
+              backtest_progress: Callable[[int, int], None] | None,
+              report_progress: Callable[[int, int], None] | None,
+              warm: Any) -> pd.DataFrame:
+    """The demo's run, comparison and report, written into the folder ``temp`` that will
+    become ``target``; returns the comparison."""
+    from ..backtest import backtest
+    from .compare import compare, write_comparison_file
+    from .html import render_report
+    from .runs import load_run
+
+    helper = warm.start(DEMO_STRATEGIES)  # a fresh install: compile on the second core too
+    try:
+        backtest(strategies=list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
+                 bankroll=DEMO_BANKROLL, out=temp / RUN_FOLDER,
+                 chunk_shoes=max(1, min(1000, shoes)),  # a progress bar that moves
+                 command=command or f"baccarat demo --shoes {shoes} --seed {seed}",
+                 progress=backtest_progress)
+    except BaseException:
+        warm.finish(helper, failed=True)
+        raise
+    warm.finish(helper)
+    run = load_run(temp / RUN_FOLDER)
+    run.shown = str(target / RUN_FOLDER)  # where it will be once renamed into place
+    comparison = compare([run])
+    write_comparison_file(comparison, temp / COMPARISON_FILE)
+    text = render_report([run], progress=report_progress)
+    (temp / REPORT_FILE).write_text(text, encoding="utf-8")
+    return comparison

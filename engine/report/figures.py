@@ -234,3 +234,60 @@ def reference_figure(sample: np.ndarray, observed: float, label: str, prefix: st
         ax.set_xlabel(label, fontsize=8)
         ax.set_ylabel("datasets")
         return to_svg(fig, prefix)
+
+
+def best_of_null_figure(best: np.ndarray, observed: float, label: str, prefix: str,
+                        percent: bool) -> str:
+    """The best configuration's metric in each fair dataset, with the observed best marked
+    and the share of fair datasets at least as good shaded: what chance gives a search."""
+    best = best[np.isfinite(best)]
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SIZE)
+        if best.size:
+            edges = np.histogram_bin_edges(np.r_[best, observed] if np.isfinite(observed)
+                                           else best, bins=min(40, max(10, best.size // 8)))
+            step_histogram(ax, best, edges, color=PALETTE[0], alpha=0.7,
+                           label="best on a fair dataset")
+            median = float(np.median(best))
+            ax.axvline(median, color="#555555", lw=1.0, ls="--",
+                       label="median: half the fair datasets do better")
+        if np.isfinite(observed):
+            ax.axvline(observed, color=PALETTE[1], lw=1.8, label="the best here")
+        if percent:
+            ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.legend(loc="upper right", fontsize=7, frameon=False)
+        ax.set_xlabel(label)
+        ax.set_ylabel("fair datasets")
+        return to_svg(fig, prefix)
+
+
+def in_out_figure(inside: np.ndarray, outside: np.ndarray, chosen: np.ndarray, label: str,
+                  prefix: str, percent: bool) -> str:
+    """Each configuration's metric where the choice was made against where it was checked:
+    the regression to the mean of a search (the best where chosen fall back where checked).
+    """
+    keep = np.isfinite(inside) & np.isfinite(outside)
+    x, y, pick = inside[keep], outside[keep], chosen[keep]
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=SIZE)
+        if x.size:
+            ax.scatter(x[~pick], y[~pick], s=14, color=PALETTE[0], alpha=0.7,
+                       label="configuration", linewidths=0)
+            if pick.any():
+                ax.scatter(x[pick], y[pick], s=46, color=PALETTE[1], marker="D",
+                           label="chosen", linewidths=0)
+            low = float(min(x.min(), y.min()))
+            high = float(max(x.max(), y.max()))
+            ax.plot([low, high], [low, high], color="#777777", lw=0.8, ls="--",
+                    label="as good where checked")
+            if x.size > 2 and float(np.std(x)) > 0:
+                slope, intercept = np.polyfit(x, y, 1)
+                ax.plot([low, high], [intercept + slope * low, intercept + slope * high],
+                        color="black", lw=1.2, label=f"fitted line, slope {slope:.2f}")
+        if percent:
+            ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+            ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+        ax.set_xlabel(f"{label}, where chosen")
+        ax.set_ylabel(f"{label}, where checked")
+        ax.legend(loc="best", fontsize=7, frameon=False)
+        return to_svg(fig, prefix)

@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..io.parquet import HTML_GENERATOR, atomic_path, check_output_free
+from ..io.owner import claim_output
+from ..io.parquet import HTML_GENERATOR
 from ..metrics import SUMMARY_METRICS, format_metric
 from . import figures
 from .compare import UNPAIRED, compare
@@ -168,13 +169,13 @@ def render_report(runs: Runs, *, samples: int = 5,
 def write_report(runs: Runs, out: str | Path, *, force: bool = False,
                  samples: int = 5, progress: Progress | None = None,
                  sections: Sequence[str] = (), drawer: FigureDrawer | None = None) -> Path:
-    """Render the report of ``runs`` and write it to ``out`` atomically; returns the path."""
+    """Render the report of ``runs`` and write it to ``out``, which it owns while it
+    renders (``engine.io.owner.claim_output``); returns the path."""
     target = Path(out)
-    check_output_free(target, force)
-    text = render_report(runs, samples=samples, progress=progress, sections=sections,
-                         drawer=drawer)
-    with atomic_path(target) as temp:
-        temp.write_text(text, encoding="utf-8")
+    with claim_output(target, force=force, what="report") as claim:
+        text = render_report(runs, samples=samples, progress=progress, sections=sections,
+                             drawer=drawer)
+        claim.temp.write_text(text, encoding="utf-8")
     return target
 
 

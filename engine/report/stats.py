@@ -92,11 +92,23 @@ class Difference:
     high: float
     n: int
     paired: bool
+    se: float = math.nan
+    df: float = math.nan
 
     @property
     def significant(self) -> bool:
         """Whether the 95% interval excludes zero."""
         return bool(self.low > 0 or self.high < 0)
+
+    @property
+    def p_value(self) -> float:
+        """Two-sided p-value of "the difference is 0" by the same t as the interval (below
+        5% exactly where it is significant); NaN when unknown."""
+        if math.isnan(self.se) or math.isnan(self.df) or math.isnan(self.estimate):
+            return math.nan
+        if self.se == 0:
+            return 1.0 if self.estimate == 0 else 0.0
+        return 2.0 * (1.0 - t_cdf(abs(self.estimate) / self.se, self.df))
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray) -> Difference:
@@ -114,7 +126,7 @@ def paired_difference(a: np.ndarray, b: np.ndarray) -> Difference:
         return Difference(mean, math.nan, math.nan, n, True)
     se = float(diff.std(ddof=1)) / math.sqrt(n)
     half = t_quantile(0.5 + CONFIDENCE / 2, n - 1) * se
-    return Difference(mean, mean - half, mean + half, n, True)
+    return Difference(mean, mean - half, mean + half, n, True, se, n - 1)
 
 
 def welch_difference(a: np.ndarray, b: np.ndarray) -> Difference:
@@ -130,7 +142,7 @@ def welch_difference(a: np.ndarray, b: np.ndarray) -> Difference:
     va, vb = float(a.var(ddof=1)) / na, float(b.var(ddof=1)) / nb
     se = math.sqrt(va + vb)
     if se == 0:
-        return Difference(mean, mean, mean, min(na, nb), False)
+        return Difference(mean, mean, mean, min(na, nb), False, 0.0, math.inf)
     df = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
     half = t_quantile(0.5 + CONFIDENCE / 2, df) * se
-    return Difference(mean, mean - half, mean + half, min(na, nb), False)
+    return Difference(mean, mean - half, mean + half, min(na, nb), False, se, df)

@@ -1,0 +1,135 @@
+"""The best of N by chance: the same search over fair datasets of the observed shape.
+
+Fair dataset ``b`` is ``analyze``'s reference dataset ``b`` (``engine.analysis.reference``):
+one fairly shuffled shoe per observed shoe, under the same rules, dealt to the cut card
+where the observed shoe was, cut to its coups where it was stopped early. All N datasets
+play in one backtest, end to end (dataset b's shoes are b * shoes + 0 ... b * shoes +
+shoes - 1), and the sessions are tagged by dataset afterwards: no run per dataset. When
+every observed shoe is complete, the backtest deals the fair shoes itself from the seed
+(the same shoes, by the same generator, with no table in memory); otherwise the reference
+generator's table is played.
+
+Each dataset's "best" is the configuration whose metric is best over all its sessions,
+exactly as the observed search's best is picked; the distribution of those N bests is
+what chance alone gives a search of this size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..analysis.reference import BATCH_SHOES, reference_coups
+from ..coups import Coups
+from ..errors import BaccaratError
+from ..rules import TableRules
+from .metric import SearchMetric
+from .sessions import read_sessions
+
+#: The most session rows (configurations x sessions x datasets) one null holds in memory.
+MAX_NULL_ROWS = 60_000_000
+
+
+@dataclass(frozen=True)
+class NullResult:
+    """The best configuration's metric in each fair dataset, and which one it was."""
+
+    best: np.ndarray          # (datasets,)
+    best_config: np.ndarray   # (datasets,)
+    seed: int
+    complete: bool            # fair shoes dealt to the cut card (else cut to lengths)
+
+    @property
+    def datasets(self) -> int:
+        """N, the number of fair datasets."""
+        return int(self.best.size)
+
+    def p_value(self, observed: float, higher: bool) -> float:
+        """The share of fair datasets whose best is at least as good as ``observed``,
+        counting the observed search among them: (count + 1) / (N + 1)."""
+        if np.isnan(observed):
+            return 1.0
+        values = self.best[~np.isnan(self.best)]
+        at_least = (values >= observed) if higher else (values <= observed)
+        return (int(at_least.sum()) + 1) / (values.size + 1)
+
+    def quantile(self, q: float, higher: bool) -> float:
+        """The value the best reaches (or beats) in a share ``q`` of fair datasets."""
+        values = self.best[~np.isnan(self.best)]
+        if not values.size:
+            return float("nan")
+        return float(np.quantile(values, 1 - q if higher else q))
+
+
+def null_coups(lengths: np.ndarray, rules: TableRules, datasets: int,
+              seed: int) -> Coups | None:
+    """The fair datasets end to end as the reference generator cuts them, or None when
+    every observed shoe counts as dealt to the cut card (decided on the generator's first
+    batch, as ``analyze`` decides it): the fair datasets are then the generator's shoes as
+    ``generate`` deals them, and the backtest deals them itself from the seed."""
+    complete: np.ndarray | None = None
+    shoes = int(lengths.size)
+    per_batch = max(1, BATCH_SHOES // max(shoes, 1))
+    parts = []
+    for first in range(0, datasets, per_batch):
+        count = min(per_batch, datasets - first)
+        coups, _, complete = reference_coups(rules, lengths, first, count, seed, complete)
+        if bool(complete.all()):
+            return None
+        parts.append(coups)
+    joined = Coups.concat(parts)
+    joined.decks = rules.decks
+    return joined
+
+
+def check_null_shape(shoes: int, session_shoes: int, configs: int, datasets: int) -> None:
+    """Refuse a null whose fair datasets cannot be played end to end in one backtest:
+    sessions that would straddle two datasets, or more session rows than memory holds."""
+    if shoes % session_shoes:
+        raise BaccaratError(
+            f"--null: the dataset's {shoes:,} shoes are not whole sessions of "
+            f"{session_shoes} shoes, so fair datasets played end to end would share a "
+            f"session; use a --session-shoes that divides {shoes:,}")
+    rows = configs * (shoes // session_shoes) * datasets
+    if rows > MAX_NULL_ROWS:
+        raise BaccaratError(
+            f"--null {datasets}: {configs:,} configurations x "
+            f"{shoes // session_shoes:,} sessions x {datasets} datasets is {rows:,} "
+            f"session rows, more than {MAX_NULL_ROWS:,}; use fewer fair datasets or a "
+            f"--sample of the configurations")
+
+
+def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datasets: int,
+              seed: int, metric: SearchMetric, out: Path, run_options: dict[str, Any],
+              progress: Callable[[int, int], None] | None = None) -> NullResult:
+    """Play ``configs`` over ``datasets`` fair datasets shaped like ``lengths`` in one
+    backtest into the run folder ``out``, and take each dataset's best."""
+    from ..backtest import backtest
+
+    shoes = int(lengths.size)
+    session_shoes = int(run_options.get("session_shoes", 1))
+    check_null_shape(shoes, session_shoes, len(configs), datasets)
+    per_dataset = shoes // session_shoes
+    fair = null_coups(lengths, rules, datasets, seed)
+    if fair is None:
+        backtest(None, configs, shoes=shoes * datasets, seed=seed, rules=rules, ledger=False,
+                 out=out, force=True, progress=progress, **run_options)
+    else:
+        backtest(fair, configs, rules=rules, ledger=False, out=out, force=True,
+                 progress=progress, **run_options)
+    matrix = read_sessions(out, len(configs), metric.columns)
+    k = len(configs)
+    per_row = {name: values.reshape(k * datasets, per_dataset)
+               for name, values in matrix.columns.items()}
+    values = metric.values(per_row).reshape(k, datasets)
+    key = np.where(np.isnan(values), -np.inf, values if metric.higher else -values)
+    best_config = np.argmax(key, axis=0)
+    best = values[best_config, np.arange(datasets)]
+    return NullResult(best, best_config, seed, fair is None)
+
+
+__all__ = ["MAX_NULL_ROWS", "NullResult", "check_null_shape", "null_coups", "play_null"]

@@ -1,0 +1,382 @@
+"""``search()``: many configurations over the same shoes, chosen and checked honestly.
+
+1. The specs' space is expanded (or sampled, ``sample``/``seed``) into configurations.
+2. All of them play the dataset in one backtest (``run/``).
+3. The sessions are split (hold-out, walk-forward or cross-validation folds, in the
+   dataset's order); each fold picks the best configuration on its choosing sessions by
+   the metric and is judged on its evaluation sessions.
+4. Over all sessions, every configuration's p-value of "its realized edge beats its
+   expected edge" is adjusted for the number tried (Holm, Romano-Wolf), and the best
+   gets White's Reality Check and Hansen's SPA p-values.
+5. With ``null`` N, the same configurations play N fair datasets of the same shape in one
+   more backtest (``null/``): the distribution of the best metric by chance, and where the
+   observed best stands in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..coups import Coups
+from ..errors import BaccaratError
+from ..metrics import edge_verdict, ratio_interval
+from ..rules import TableRules
+from .adjust import DEFAULT_REPS, LEVEL, edge_tests, family_tests
+from .metric import BASE_COLUMNS, SearchMetric, parse_metric
+from .null import check_null_shape, play_null
+from .result import (
+    BEATS,
+    CHANCE,
+    COLUMNS,
+    NEVER_BET,
+    NULL_FOLDER,
+    RUN_FOLDER,
+    SEARCH_FILE,
+    SearchResult,
+    checked_sentence,
+    chosen_column,
+    family_sentence,
+    null_sentences,
+)
+from .sessions import SessionMatrix, read_sessions
+from .space import Space
+from .splits import Split, fold_split, holdout_split, id_ranges, name_ids
+
+#: The most configurations a search plays without ``--sample``.
+MAX_GRID = 100_000
+
+#: The session options of a search, passed to every backtest it plays.
+RUN_OPTIONS = ("bankroll", "session_shoes", "when_short", "stop_loss", "win_goal",
+               "max_coups", "workers")
+
+
+def search(
+    coups: Coups | str | Path,
+    strategies: Sequence[str],
+    *,
+    metric: str | None = None,
+    holdout: float | None = None,
+    folds: int | None = None,
+    walk_forward: bool = False,
+    sample: int | None = None,
+    seed: int = 0,
+    null: int = 0,
+    null_seed: int | None = None,
+    reps: int = DEFAULT_REPS,
+    rules: TableRules | None = None,
+    bankroll: float = 1000.0,
+    session_shoes: int = 1,
+    when_short: str = "stop",
+    stop_loss: float | None = None,
+    win_goal: float | None = None,
+    max_coups: int | None = None,
+    out: str | Path | None = None,
+    force: bool = False,
+    workers: int | None = 1,
+    command: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> SearchResult:
+    """Search the configurations ``strategies`` stand for over the shoes of ``coups``.
+
+    ``metric`` says what "best" means (default: realized edge minus expected edge);
+    ``holdout`` (default 0.5) is the share of the sessions, the last ones, held back from
+    the choice to check it on; ``folds`` K with ``walk_forward`` chooses on the sessions
+    before each of K folds instead (without ``walk_forward``: on the other folds).
+    ``sample`` K draws K configurations from the space with ``seed``. ``null`` N plays the
+    same configurations over N fair datasets of the same shape (seed ``null_seed``,
+    default ``seed``). ``reps`` bootstrap samples feed the step-down and the SPA. The
+    outputs go to the folder ``out`` (a temporary one when None): ``search.parquet``,
+    ``null.parquet``, and the run folders ``run/`` and ``null/``.
+    ``progress(stage, done, total)`` is told how the runs advance.
+    """
+    started = time.perf_counter()
+    chosen_metric = parse_metric(metric)
+    if folds is not None and holdout is not None:
+        raise BaccaratError("give --holdout or --folds, not both")
+    if walk_forward and folds is None:
+        raise BaccaratError("--walk-forward needs --folds K (the number of folds)")
+    if null < 0:
+        raise BaccaratError(f"--null {null}: expected a number of fair datasets, 0 or more")
+    if null == 1:
+        raise BaccaratError("--null 1: one fair dataset gives no distribution; use 0 (none) "
+                            "or at least 20")
+    if reps < 100:
+        raise BaccaratError(f"--reps {reps}: expected at least 100 bootstrap samples")
+    space = Space(list(strategies))
+    if sample is not None:
+        indices, configs = space.sample(sample, seed)
+    elif len(space) > MAX_GRID:
+        raise BaccaratError(f"the specs stand for {len(space):,} configurations, more than "
+                            f"{MAX_GRID:,} to play whole; draw some with --sample K "
+                            f"(and --seed S)")
+    else:
+        indices, configs = list(range(len(space))), list(space)
+    shoe_ids, lengths = dataset_shoes(coups)
+    sessions = -(-shoe_ids.size // max(session_shoes, 1))
+    split = (fold_split(sessions, folds, walk_forward) if folds is not None
+             else holdout_split(sessions, 0.5 if holdout is None else holdout))
+    if null:
+        check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
+    stack = contextlib.ExitStack()
+    temp = None
+    with stack:
+        if out is None:
+            import tempfile
+
+            temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
+            folder = Path(temp.name) / "search"
+            folder.mkdir()
+        else:
+            from ..io.owner import claim_output
+
+            folder = stack.enter_context(claim_output(
+                out, force=force, folder=True, ours=is_search_folder, what="search")).temp
+        options: dict[str, Any] = {
+            "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
+            "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
+            "workers": workers}
+
+        def stage(name: str) -> Callable[[int, int], None] | None:
+            if progress is None:
+                return None
+            return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
+
+        from ..backtest import backtest
+
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
+
+        def lap(name: str) -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            timings[name] = round(now - clock, 3)
+            clock = now
+
+        run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
+                       force=True, command=command, progress=stage("search"), **options)
+        matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
+                                                                  *chosen_metric.columns))
+        lap("play")
+        if matrix.sessions != sessions:
+            raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
+                                f"sessions played, {sessions} expected")
+        shoes_of = session_shoe_ids(shoe_ids, session_shoes)
+        table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
+        lap("choose")
+        family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
+                              matrix.columns["expected_net"], reps=reps, seed=seed)
+        lap("adjust")
+        table["z"] = family.tests.z
+        table["p_raw"] = family.tests.p
+        table["p_holm"] = family.holm
+        table["p_stepdown"] = family.stepdown
+        table["verdict"] = np.where(~np.isfinite(family.tests.statistic), NEVER_BET,
+                                    np.where(family.stepdown < LEVEL, BEATS, CHANCE))
+        table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
+        metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
+                      "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
+        best_all = chosen_metric.best(table["metric_all"].to_numpy())
+        beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
+            "p_stepdown")["spec"]]
+        stat = family.tests.statistic
+        best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
+        rules_used = TableRules(**run.info["rules"])
+        document: dict[str, Any] = {
+            "version": run.info["version"],
+            "command": command or "",
+            "dataset": {**run.info["dataset"], "sessions": sessions,
+                        "session_shoes": session_shoes},
+            "rules": run.info["rules"],
+            "policy": run.info["policy"],
+            "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
+                      "sample": sample, "seed": seed},
+            "metric": metric_doc,
+            "split": split_doc,
+            "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
+                       "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
+                       "reality_check": family.reality_check, "spa": family.spa},
+            "best": {"config": best_all, "spec": str(table["spec"][best_all]),
+                     "metric": float(table["metric_all"][best_all])},
+            "runs": {"observed": RUN_FOLDER},
+        }
+        shoes = int(shoe_ids.size)
+        sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
+                                     best_spec=str(table["spec"][best_edge]),
+                                     best_p=float(family.stepdown[best_edge]),
+                                     reality_check=family.reality_check, spa=family.spa)]
+        null_table = None
+        if null:
+            result = play_null(configs, lengths, rules_used, null,
+                               seed if null_seed is None else null_seed, chosen_metric,
+                               folder / NULL_FOLDER, options, progress=stage("fair datasets"))
+            lap("null")
+            observed = float(table["metric_all"][best_all])
+            null_doc = {"datasets": result.datasets, "seed": result.seed,
+                        "cut_to_lengths": not result.complete,
+                        "median": result.quantile(0.5, chosen_metric.higher),
+                        "one_in_20": result.quantile(0.05, chosen_metric.higher),
+                        "observed": observed, "p": result.p_value(observed, chosen_metric.higher),
+                        "as_good": int(round(result.p_value(observed, chosen_metric.higher)
+                                             * (result.datasets + 1))) - 1}
+            document["null"] = null_doc
+            document["runs"]["null"] = NULL_FOLDER
+            sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
+                                         null=null_doc, best_spec=str(table["spec"][best_all]),
+                                         observed=observed), *sentences]
+            null_table = pd.DataFrame({
+                "dataset": np.arange(result.datasets, dtype=np.int64),
+                "first_shoe": np.arange(result.datasets, dtype=np.int64) * shoes,
+                "best_config": result.best_config.astype(np.int64),
+                "best_spec": np.array([str(table["spec"][c]) for c in result.best_config],
+                                      dtype=object),
+                "best_metric": result.best})
+        sentences.append(checked_sentence(split_doc, metric_doc))
+        document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
+        document["sentences"] = sentences
+        searched = SearchResult(table[list(COLUMNS)], document, null_table)
+        document["timings"] = timings
+        document["seconds"] = round(time.perf_counter() - started, 3)
+        searched.write(folder)
+    searched.path = Path(out) if out is not None else None
+    if temp is not None:
+        searched._temp = temp  # type: ignore[attr-defined]  # lives as long as the result
+    return searched
+
+
+def is_search_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder a search wrote (its ``search.parquet`` says so), which
+    ``--force`` may replace."""
+    from ..io.parquet import read_metadata
+
+    file = path / SEARCH_FILE
+    if not path.is_dir() or not file.is_file():
+        return False
+    try:
+        return read_metadata(file).get("kind") == "search"
+    except Exception:  # unreadable: not ours to replace
+        return False
+
+
+def dataset_shoes(coups: Coups | str | Path) -> tuple[np.ndarray, np.ndarray]:
+    """The dataset's shoe ids in order and each shoe's number of coups (reads only the
+    shoe column of a file)."""
+    if isinstance(coups, Coups):
+        shoe = coups.shoe
+    else:
+        import pyarrow.dataset as ds
+
+        from ..io.parquet import check_complete, parquet_files
+
+        path = Path(coups)
+        if not path.exists():
+            raise FileNotFoundError(f"no coups file at {path}")
+        check_complete(path)
+        files = parquet_files(path)
+        if not files:
+            raise BaccaratError(f"{path} holds no Parquet files; expected a coups table")
+        try:
+            shoe = ds.dataset([str(f) for f in files], format="parquet").to_table(
+                columns=["shoe"]).column("shoe").to_numpy()
+        except Exception as exc:  # pyarrow's errors name the file and column
+            raise BaccaratError(f"{path}: no readable shoe column ({exc}); expected what "
+                                f"`baccarat generate` or `baccarat import` writes") from None
+    if not len(shoe):
+        raise BaccaratError("the dataset holds no coups")
+    starts = np.flatnonzero(np.r_[True, shoe[1:] != shoe[:-1]])
+    lengths = np.diff(np.r_[starts, len(shoe)]).astype(np.int64)
+    return np.asarray(shoe[starts], dtype=np.int64), lengths
+
+
+def session_shoe_ids(shoe_ids: np.ndarray, session_shoes: int) -> list[np.ndarray]:
+    """The shoe ids of each session (``session_shoes`` consecutive shoes)."""
+    return [shoe_ids[i:i + session_shoes] for i in range(0, shoe_ids.size, session_shoes)]
+
+
+def part_figures(columns: dict[str, np.ndarray], metric: SearchMetric) -> dict[str, Any]:
+    """One configuration's figures over some sessions (1 x sessions matrices): the metric,
+    the realized edge with its 95% interval, the expected edge, the verdict on it and the
+    one-sided p-value of "realized beats expected"."""
+    net, wagered = columns["net"][0], columns["wagered"][0]
+    edge, low, high = ratio_interval(net, wagered)
+    total = float(wagered.sum())
+    expected = float(columns["expected_net"][0].sum()) / total if total > 0 else math.nan
+    p = float(edge_tests(columns["net"], columns["wagered"], columns["expected_net"]).p[0])
+    return {"sessions": int(net.size), "metric": float(metric.values(columns)[0]),
+            "realized_edge": edge, "low": low, "high": high, "expected_edge": expected,
+            "edge_verdict": edge_verdict(low, high, expected), "p": p}
+
+
+def choose_and_check(matrix: SessionMatrix, metric: SearchMetric, split: Split,
+                     shoes_of: list[np.ndarray], configs: list[Any],
+                     ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Every configuration's metric where chosen, where checked and over all sessions,
+    with its rank where chosen; each fold's choice; the chosen configurations' figures
+    on the sessions they were checked on, concatenated in order."""
+    every = metric.values(matrix.columns)
+    folds_doc = []
+    inside = np.zeros((len(split.folds), matrix.configs))
+    picked: list[tuple[int, np.ndarray]] = []
+    for f, fold in enumerate(split.folds):
+        values = metric.values(matrix.take(fold.choose))
+        inside[f] = values
+        best = metric.best(values)
+        picked.append((best, fold.evaluate))
+        choose_ids = np.concatenate([shoes_of[i] for i in fold.choose])
+        evaluate_ids = (np.concatenate([shoes_of[i] for i in fold.evaluate])
+                        if fold.evaluate.size else np.empty(0, np.int64))
+        entry = {"name": fold.name, "config": best, "spec": configs[best].spec(),
+                 "metric_in": float(values[best]),
+                 "choose_shoes": id_ranges(choose_ids), "choose_text": name_ids(choose_ids),
+                 "evaluate_shoes": id_ranges(evaluate_ids),
+                 "evaluate_text": name_ids(evaluate_ids)}
+        if fold.evaluate.size:
+            one = {name: values_[best:best + 1, fold.evaluate]
+                   for name, values_ in matrix.columns.items()}
+            entry["metric_out"] = float(metric.values(one)[0])
+        folds_doc.append(entry)
+    evaluated = split.evaluated
+    outside = (metric.values(matrix.take(evaluated)) if evaluated.size
+               else np.full(matrix.configs, np.nan))
+    metric_in = inside.mean(axis=0) if len(split.folds) > 1 else inside[0]
+    table = pd.DataFrame({
+        "config": np.arange(matrix.configs, dtype=np.int64),
+        "strategy": [c.name for c in configs],
+        "spec": [c.spec() for c in configs],
+        "params": [json.dumps(c.params(), sort_keys=True) for c in configs],
+        "metric_in": metric_in,
+        "metric_out": outside,
+        "metric_all": every,
+        "rank": metric.ranks(metric_in),
+        "chosen": chosen_column(folds_doc, matrix.configs),
+    })
+    sums = {name: matrix.columns[name].sum(axis=1) for name in BASE_COLUMNS}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table.insert(7, "realized_edge", np.where(sums["wagered"] > 0, sums["net"] /
+                                                  np.where(sums["wagered"] > 0,
+                                                           sums["wagered"], 1), np.nan))
+        table.insert(8, "expected_edge", np.where(sums["wagered"] > 0, sums["expected_net"] /
+                                                  np.where(sums["wagered"] > 0,
+                                                           sums["wagered"], 1), np.nan))
+    doc: dict[str, Any] = {"scheme": split.scheme, "description": split.describe(),
+                           "holdout": split.holdout, "folds": folds_doc}
+    if evaluated.size:
+        composite = {name: np.concatenate([values[best, where] for best, where in picked])[
+            None, :] for name, values in matrix.columns.items()}
+        doc["out"] = part_figures(composite, metric)
+        if split.scheme == "hold-out":
+            best = picked[0][0]
+            doc["in"] = part_figures({name: values[best:best + 1, split.folds[0].choose]
+                                      for name, values in matrix.columns.items()}, metric)
+    return table, doc
+
+
+__all__ = ["MAX_GRID", "choose_and_check", "dataset_shoes", "search"]

@@ -1,0 +1,328 @@
+"""``baccarat search``: a planted edge found and held up, the fair null, the outputs, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from engine.analysis.reference import reference_coups
+from engine.backtest import backtest
+from engine.cli import app
+from engine.coups import Coups, coups_from_outcomes
+from engine.deal import generate_coups
+from engine.io.parquet import write_coups
+from engine.rules import TableRules
+from engine.search import SearchResult, search
+
+runner = CliRunner()
+
+#: Configurations that cannot beat their expected edge on shoes whose sides come up as
+#: often as fair shoes': a flat stake on either side, a Martingale, the chop follower.
+CANNOT_WIN = ["flat:side=[banker,player]", "martingale:max_doublings=[3,5]", "chop"]
+
+#: Fair shoes' share of Banker among decisions (8 decks): 0.458597 / (0.458597 + 0.446247).
+BANKER_SHARE = 0.458597422632763 / (0.458597422632763 + 0.44624660934359683)
+
+
+def streaky_fair_sides(shoes: int, coups: int, repeat: float, seed: int) -> Coups:
+    """Outcome-only shoes whose decisions repeat the last one with probability ``repeat``
+    while Banker still takes its fair share of them: a two-state chain with
+    P(B after B) = a, P(P after P) = b, stationary at BANKER_SHARE (pi): pi a + (1 - pi) b
+    = repeat and pi (1 - a) = (1 - pi)(1 - b). Ties come independently at their fair
+    rate. Following the last decision truly wins here; a flat stake on a side cannot."""
+    pi = BANKER_SHARE
+    a = (repeat - 1 + 2 * pi) / (2 * pi)
+    b = 1 - pi * (1 - a) / (1 - pi)
+    rng = np.random.default_rng(seed)
+    letters = []
+    for _ in range(shoes):
+        side = "B" if rng.random() < pi else "P"
+        shoe = []
+        for _ in range(coups):
+            if rng.random() < 0.095156:
+                shoe.append("T")
+                continue
+            stay = a if side == "B" else b
+            if rng.random() >= stay:
+                side = "P" if side == "B" else "B"
+            shoe.append(side)
+        letters.append("".join(shoe))
+    return coups_from_outcomes(letters)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> SearchResult:
+    coups = streaky_fair_sides(300, 70, 0.53, seed=5)
+    out = tmp_path_factory.mktemp("planted") / "search"
+    return search(coups, ["follow", *CANNOT_WIN], out=out, seed=1)
+
+
+def test_a_planted_edge_is_found_and_holds_up(planted: SearchResult) -> None:
+    table = planted.table.set_index("spec")
+    # follow's edge: it wins 53% of the decisions it bets, about +4.7% against -1.15%
+    assert table.loc["follow", "rank"] == 1
+    assert table.loc["follow", "chosen"] == "hold-out"
+    assert table.loc["follow", "metric_in"] > 0.03
+    assert table.loc["follow", "metric_out"] > 0.03
+    assert table.loc["follow", "p_stepdown"] < 0.01
+    assert table.loc["follow", "p_holm"] < 0.01
+    assert table.loc["follow", "verdict"] == "beats expected"
+    assert (table.drop("follow")["verdict"] == "chance").all()
+    assert planted.document["family"]["spa"] < 0.01
+    out = planted.document["split"]["out"]
+    assert out["p"] < 0.01 and out["edge_verdict"] == "outside"
+    assert out["sessions"] == 150
+    assert "it holds up there" in planted.document["sentences"][-1]
+    fold = planted.document["split"]["folds"][0]
+    assert fold["choose_shoes"] == [[0, 149]] and fold["evaluate_shoes"] == [[150, 299]]
+
+
+def test_the_table_is_stored_and_read_back(planted: SearchResult) -> None:
+    assert planted.path is not None
+    loaded = SearchResult.load(planted.path)
+    pd.testing.assert_frame_equal(loaded.table, planted.table)
+    assert loaded.document["sentences"] == planted.document["sentences"]
+    assert (planted.path / "run" / "run.json").is_file()  # the run folder it played
+    assert list(loaded.table.columns) == [
+        "config", "space_index", "strategy", "spec", "params", "metric_in", "metric_out",
+        "metric_all", "realized_edge", "expected_edge", "rank", "chosen", "z", "p_raw",
+        "p_holm", "p_stepdown", "verdict"]
+
+
+def test_the_figures_are_the_backtest_s(planted: SearchResult) -> None:
+    from engine.backtest import BacktestResult
+
+    assert planted.path is not None
+    run = BacktestResult.load(planted.path / "run").summary.set_index("spec")
+    table = planted.table.set_index("spec")
+    for spec in table.index:
+        assert table.loc[spec, "metric_all"] == pytest.approx(
+            run.loc[spec, "realized_edge"] - run.loc[spec, "expected_edge"], rel=1e-9)
+        assert table.loc[spec, "realized_edge"] == pytest.approx(run.loc[spec,
+                                                                         "realized_edge"])
+
+
+def test_walk_forward_chooses_only_on_earlier_shoes(tmp_path: Path) -> None:
+    coups = streaky_fair_sides(60, 40, 0.5, seed=2)
+    result = search(coups, ["follow", "chop", "flat:side=[banker,player]"], folds=3,
+                    walk_forward=True, out=tmp_path / "s", reps=200)
+    folds = result.document["split"]["folds"]
+    assert [f["choose_shoes"] for f in folds] == [[[0, 14]], [[0, 29]], [[0, 44]]]
+    assert [f["evaluate_shoes"] for f in folds] == [[[15, 29]], [[30, 44]], [[45, 59]]]
+    assert result.document["split"]["out"]["sessions"] == 45
+    # each fold's choice is the best on its own choosing shoes, recomputed from the run
+    from engine.backtest import read_run_table
+
+    sessions = read_run_table(tmp_path / "s" / "run", columns=[
+        "config", "session", "net", "wagered", "expected_net"]).to_pandas()
+    for fold in folds:
+        first, last = fold["choose_shoes"][0]
+        part = sessions[(sessions.session >= first) & (sessions.session <= last)]
+        sums = part.groupby("config")[["net", "wagered", "expected_net"]].sum()
+        edge = (sums.net - sums.expected_net) / sums.wagered
+        assert fold["config"] == int(edge.idxmax())
+
+
+def test_the_null_plays_analyze_s_fair_datasets(tmp_path: Path) -> None:
+    rules = TableRules()
+    observed = generate_coups(rules, 3, np.arange(12, dtype=np.int64))
+    specs = ["flat:side=[banker,player]", "follow"]
+    result = search(observed, specs, null=3, null_seed=8, out=tmp_path / "s", reps=200,
+                    holdout=0.0)
+    assert result.null is not None
+    lengths = np.bincount(observed.shoe)
+    for b in range(3):  # each fair dataset alone, from the reference generator
+        fair, _, complete = reference_coups(rules, lengths, b, 1, 8)
+        assert complete.all()
+        summary = backtest(fair, specs, ledger=False).summary
+        edges = (summary.realized_edge - summary.expected_edge).to_numpy()
+        assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
+        assert result.null["best_config"][b] == int(np.argmax(edges))
+
+
+def test_the_null_of_shoes_stopped_early_is_cut_to_their_lengths(tmp_path: Path) -> None:
+    rules = TableRules()
+    full = generate_coups(rules, 3, np.arange(6, dtype=np.int64))
+    keep = full.coup <= 20  # recorded shoes stopped after 20 coups
+    observed = full.take(keep)
+    result = search(observed, ["follow", "chop"], null=2, null_seed=4,
+                    out=tmp_path / "s", reps=200, holdout=0.0)
+    assert result.document["null"]["cut_to_lengths"]
+    lengths = np.full(6, 20)
+    for b in range(2):
+        fair, _, complete = reference_coups(rules, lengths, b, 1, 4)
+        assert not complete.any() and len(fair) == 120
+        summary = backtest(fair, ["follow", "chop"], ledger=False).summary
+        edges = (summary.realized_edge - summary.expected_edge).to_numpy()
+        assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
+
+
+def test_complete_reference_shoes_are_the_generator_s() -> None:
+    rules = TableRules()
+    lengths = np.bincount(generate_coups(rules, 1, np.arange(20, dtype=np.int64)).shoe)
+    fair, _, complete = reference_coups(rules, lengths, 2, 2, 6)
+    assert complete.all()
+    dealt = generate_coups(rules, 6, np.arange(40, 80, dtype=np.int64))
+    np.testing.assert_array_equal(fair.shoe, dealt.shoe)
+    np.testing.assert_array_equal(fair.cards, dealt.cards)
+    np.testing.assert_array_equal(fair.outcome, dealt.outcome)
+
+
+# --- The command ----------------------------------------------------------------------------
+
+
+def cli(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def flat(text: str) -> str:
+    for border in "│╭╮╰╯─┃━┏┓┗┛┡┩└┘┌┐├┤┼":
+        text = text.replace(border, " ")
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def shoes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("data") / "coups.parquet"
+    write_coups(generate_coups(TableRules(), 21, np.arange(80, dtype=np.int64)), path,
+                TableRules(), source="generated")
+    return path
+
+
+def test_the_command_leads_with_the_sentence_and_fits_80_columns(shoes: Path,
+                                                                  tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    result = runner.invoke(app, ["search", str(shoes), "-s", "streak:n=[1,2,3]", "-s",
+                                 "martingale:max_doublings=[3,4],side=[banker,player]",
+                                 "--null", "20", "--reps", "200", "--out", str(out)],
+                           env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("On 80 fair shoes, the best of 7 configurations beats its")
+    assert max(len(line) for line in lines[:-1]) <= 80
+    text = flat(result.output)
+    assert "7 configurations, best first by realized - expected edge" in text
+    assert "in: shoes 0-39 (chosen on), out: shoes 40-79 (held back)" in text
+    assert "Counting all 7 configurations tried, over all 80 shoes" in text
+    assert f"wrote {out / 'search.parquet'} and {out / 'null.parquet'}" in text
+    stored = pd.read_parquet(out / "search.parquet")
+    assert len(stored) == 7 and (out / "null" / "run.json").is_file()
+    assert len(pd.read_parquet(out / "null.parquet")) == 20
+
+
+def test_json_output_is_plain_json(shoes: Path, tmp_path: Path) -> None:
+    result = cli("search", str(shoes), "-s", "flat:side=[banker,player]", "--json",
+                 "--reps", "100", "--holdout", "0.25", "--out", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["space"]["tried"] == 2
+    assert document["split"]["folds"][0]["evaluate_shoes"] == [[60, 79]]
+    assert {row["spec"] for row in document["configurations"]} == {"flat",
+                                                                   "flat:side=player"}
+
+
+def test_a_sample_draws_from_the_space(shoes: Path, tmp_path: Path) -> None:
+    result = cli("search", str(shoes), "-s", "martingale:max_doublings=[1,2,3,4,5,6,7,8]",
+                 "-s", "paroli:target_wins=[1,2,3,4],side=[banker,player]", "--sample", "5",
+                 "--seed", "3", "--reps", "100", "--out", str(tmp_path / "s"), "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["space"]["size"] == 16 and document["space"]["tried"] == 5
+    indices = [row["space_index"] for row in document["configurations"]]
+    assert indices == sorted(indices) and len(set(indices)) == 5
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--metric", "profit"], "--metric 'profit': 'profit' is no metric"),
+    (["--holdout", "1.5"], "--holdout 1.5: the fraction of the shoes held back"),
+    (["--holdout", "0.3", "--folds", "3"], "give --holdout or --folds, not both"),
+    (["--walk-forward"], "--walk-forward needs --folds K"),
+    (["--folds", "50", "--walk-forward"], "--folds 50: 80 sessions cut into 51 blocks"),
+    (["--null", "1"], "--null 1: one fair dataset gives no distribution"),
+    (["--session-shoes", "3", "--null", "20"], "not whole sessions of 3 shoes"),
+])
+def test_bad_input_is_one_line(shoes: Path, tmp_path: Path, args: list[str],
+                               message: str) -> None:
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out",
+                 str(tmp_path / "s"), *args)
+    assert result.exit_code == 2, result.output
+    assert message in flat(result.output)
+    assert "Traceback" not in result.output
+
+
+def test_an_existing_folder_is_kept_unless_forced(shoes: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out),
+                 "--force")
+    assert result.exit_code == 2 and "is not an output baccarat wrote" in flat(
+        result.output)
+    assert (out / "notes.txt").read_text() == "mine"
+    (out / "notes.txt").unlink()
+    out.rmdir()
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out", str(out))
+    assert result.exit_code == 2 and "already exists; pass --force" in flat(result.output)
+    result = cli("search", str(shoes), "-s", "flat:side=player", "--reps", "100", "--out",
+                 str(out), "--force")  # a search's own folder is replaced with --force
+    assert result.exit_code == 0, result.output
+    assert SearchResult.load(out).table["spec"].tolist() == ["flat:side=player"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]  # no temporary left
+
+
+def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
+    # the bankroll is checked by the backtest, once the output is claimed
+    result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out",
+                 str(tmp_path / "s"), "--bankroll", "1")
+    assert result.exit_code == 2, result.output
+    assert "--bankroll 1 is below the table minimum" in flat(result.output)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:
+    result = cli("search", str(tmp_path / "none.parquet"), "-s", "flat", "--out",
+                 str(tmp_path / "s"))
+    assert result.exit_code == 2 and "no coups file at" in result.output
+    assert not (tmp_path / "s").exists()
+
+
+# --- The report's section -------------------------------------------------------------------
+
+
+def test_the_report_section_shows_the_null_and_the_regression(shoes: Path,
+                                                               tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    result = cli("search", str(shoes), "-s", "streak:n=[1,2,3]", "-s", "flat:side=[banker,"
+                 "player]", "--null", "20", "--reps", "100", "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "search.html"
+    result = cli("report", "--search", str(out), "--out", str(page))
+    assert result.exit_code == 0, result.output
+    assert f"wrote {page} (2 figures" in flat(result.output)
+    text = page.read_text()
+    stored = SearchResult.load(out)
+    assert "Searching without fooling yourself" in text
+    assert stored.document["sentences"][0].split(":")[0] in text
+    assert text.count("<svg") == 2  # the best of N by chance; where chosen vs checked
+    for spec in stored.table["spec"]:
+        assert f"<code>{spec}</code>" in text
+    # beside a run's report, after its own sections
+    result = cli("report", str(out / "run"), "--search", str(out), "--out",
+                 str(tmp_path / "both.html"))
+    assert result.exit_code == 0, result.output
+    both = (tmp_path / "both.html").read_text()
+    assert both.index('id="verdict"') < both.index('id="search"')
+
+
+def test_the_report_needs_runs_or_a_search(tmp_path: Path) -> None:
+    result = cli("report", "--out", str(tmp_path / "r.html"))
+    assert result.exit_code == 2 and "no run folder given" in result.output
+    result = cli("report", "--search", str(tmp_path), "--out", str(tmp_path / "r.html"))
+    assert result.exit_code == 2 and "holds no search.parquet" in flat(result.output)
