@@ -160,3 +160,21 @@ def test_a_plugin_is_followed_only_if_its_declaration_matches_its_play(tmp_path)
     text = words(bad.output)
     assert "its declared state does not match its play" in text
     assert "the declared state 0 stakes 10 on banker, the strategy staked 20 on banker" in text
+
+
+def test_the_report_draws_the_exact_distribution_and_risk_against_bankroll(tmp_path) -> None:
+    out = tmp_path / "risk.parquet"
+    made = run("-s", "martingale:max_doublings=[2,4]", "--coups", "6", "--bankroll", "200",
+               "--check", "300", "--out", str(out), "-q")
+    assert made.exit_code == 0, made.output
+    page = tmp_path / "risk.html"
+    report = runner.invoke(app, ["report", "--risk", str(out), "--out", str(page), "-q"])
+    assert report.exit_code == 0, report.output
+    text = page.read_text()
+    assert '<section id="risk"><h2>Exact risk</h2>' in text
+    # a distribution figure per configuration and one of risk against the bankroll
+    assert text.count("<svg") == 3
+    assert "martingale:max_doublings=2" in text and "risk of ruin" in text
+    bad = runner.invoke(app, ["report", "--risk", str(tmp_path / "none.parquet"), "--out",
+                              str(tmp_path / "x.html")])
+    assert bad.exit_code == 2 and "no such file" in bad.output

@@ -39,13 +39,21 @@ def test_risk_against_every_bankroll_matches_a_forward_chain_from_each(
                                                 abs=1e-13)
 
 
-def test_sessions_in_a_row_backward_and_forward_agree() -> None:
+@pytest.mark.parametrize(("table_max", "coups", "bankroll", "sessions"),
+                         [(300, 25, 200, 4), (100, 10, 100, 6)])
+def test_sessions_in_a_row_backward_and_forward_agree(table_max: float, coups: int,
+                                                      bankroll: float, sessions: int) -> None:
+    # (100, 10, 100): later sessions start richer than the first can reach, so they
+    # reach states of the progression the first session never does
     strategy = expand_spec("martingale")[0]
-    rules = TableRules(table_max=300)
-    forward = sessions_risk(strategy, rules, SessionPolicy(bankroll=200), 25, 4)
-    curve = risk_curve(strategy, rules, SessionPolicy(), 25, 200, sessions=4)
-    assert curve.ruin[-1] == pytest.approx(forward.ruin_by[-1], abs=1e-13)
-    assert curve.either[-1] == pytest.approx(forward.either_by[-1], abs=1e-13)
+    rules = TableRules(table_max=table_max)
+    forward = sessions_risk(strategy, rules, SessionPolicy(bankroll=bankroll), coups, sessions)
+    curve = risk_curve(strategy, rules, SessionPolicy(), coups, bankroll, sessions=sessions)
+    assert len(curve.ruin_by) == sessions
+    for m in range(1, sessions + 1):  # one backward pass gives every count of sessions
+        assert curve.ruin_by[m - 1][-1] == pytest.approx(forward.ruin_by[m - 1], abs=1e-13)
+        assert curve.either_by[m - 1][-1] == pytest.approx(forward.either_by[m - 1],
+                                                           abs=1e-13)
     assert forward.ruin_by == sorted(forward.ruin_by)
 
 

@@ -181,6 +181,7 @@ def strategies() -> None:
     """List the available strategies with their parameters, defaults and descriptions."""
     from rich.table import Table as RichTable
 
+    from strategies.finite_state import not_finite_reason
     from strategies.registry import available_strategies, describe
 
     table = RichTable(title="Strategies", header_style="bold", show_lines=True)
@@ -192,5 +193,8 @@ def strategies() -> None:
             f"{field}={info.default!r}" + (f"  {info.description}" if info.description else "")
             for field, info in cls.model_fields.items()
         )
-        table.add_row(name, describe(cls), params)
+        reason = not_finite_reason(cls)
+        exact = ("exact risk: yes (baccarat risk)" if reason is None
+                 else f"exact risk: no, {reason}")
+        table.add_row(name, f"{describe(cls)}\n{exact}", params)
     console.print(table)

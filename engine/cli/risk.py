@@ -163,17 +163,30 @@ def grid_table(job: RiskJob, results: list[ConfigRisk], width: int) -> list[Tabl
         columns.append((label, cells))
     if any(r.simulated is not None for r in results):
         columns.append(("check: intervals holding the exact figure",
-                        [_holding(r) for r in results]))
+                        [_holding(job, r) for r in results]))
     return block_tables(labels, columns, width, "Exact risk")
 
 
-def _holding(result: ConfigRisk) -> str:
+def _verdicts(job: RiskJob, result: ConfigRisk) -> list[bool]:
+    """Whether each shown figure's check interval holds the exact figure."""
+    if result.simulated is None or result.exact is None:
+        return []
+    out = []
+    for key, _, _ in FIGURES:
+        estimate = result.simulated.estimates.get(key)
+        if estimate is None or not _shown(job, key):
+            continue
+        verdict = estimate.holds(result.exact.figures[key])
+        if verdict is not None:
+            out.append(verdict)
+    return out
+
+
+def _holding(job: RiskJob, result: ConfigRisk) -> str:
     if result.simulated is None or result.exact is None:
         return "-"
-    verdicts = [e.holds(result.exact.figures[k]) for k, e in result.simulated.estimates.items()
-                if k in dict((f[0], f) for f in FIGURES)]
-    judged = [v for v in verdicts if v is not None]
-    return f"{sum(judged)} of {len(judged)}"
+    verdicts = _verdicts(job, result)
+    return f"{sum(verdicts)} of {len(verdicts)}"
 
 
 def _notes(job: RiskJob, result: ConfigRisk) -> list[str]:
@@ -229,12 +242,9 @@ def _check_line(job: RiskJob, results: list[ConfigRisk]) -> str | None:
     assert sim is not None
     held = total = 0
     for r in sims:
-        assert r.simulated is not None and r.exact is not None
-        for key, estimate in r.simulated.estimates.items():
-            verdict = estimate.holds(r.exact.figures[key])
-            if verdict is not None and any(key == f[0] for f in FIGURES) and _shown(job, key):
-                total += 1
-                held += bool(verdict)
+        verdicts = _verdicts(job, r)
+        total += len(verdicts)
+        held += sum(verdicts)
     return (f"check: {sim.sessions:,} sessions of {sim.shoes // max(sim.sessions, 1)} "
             f"generated shoe{'s' if sim.shoes > sim.sessions else ''} each (seed {sim.seed}); "
             f"{held} of {total} {job.level:.0%} intervals hold the exact figure (by chance "
@@ -326,7 +336,9 @@ def risk(
     its figures are exact for that model. The same figures from sessions of generated
     shoes of the real size (--check) measure what the finite shoe changes.
     """
-    from ..io.parquet import check_output_free
+    import contextlib
+
+    from ..io.owner import claim_output
     from ..replay import SessionPolicy
     from ..risk.job import RiskJob, run_risk, summary, write_risk
 
@@ -346,23 +358,25 @@ def risk(
     if bankroll < rules.table_min:
         raise BaccaratError(f"--bankroll {bankroll:g} is below the table minimum "
                             f"{rules.table_min:g}")
-    if out is not None:
-        check_output_free(out, force)
     policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
                            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
                            session_shoes=shoes or 1)
     job = RiskJob(list(strategy), rules, policy, coups, check, seed, level, sizing,
                   count_busts, sessions, curve=out is not None, workers=workers,
                   state_limit=state_limit)
-    with progress_bar("risk", 0, "steps", quiet or as_json) as progress:
-        task = progress.task_ids[0]
+    with contextlib.ExitStack() as stack:
+        # the output is ours before any work starts (refused at once if it is not free)
+        claim = (stack.enter_context(claim_output(out, force=force, what="risk file"))
+                 if out is not None else None)
+        with progress_bar("risk", 0, "steps", quiet or as_json) as progress:
+            task = progress.task_ids[0]
 
-        def step(what: str) -> None:
-            progress.update(task, description=f"risk: {what}"[:40], advance=1)
+            def step(what: str) -> None:
+                progress.update(task, description=f"risk: {what}"[:40], advance=1)
 
-        results = run_risk(job, step)
-    if out is not None:
-        write_risk(job, results, out)
+            results = run_risk(job, step)
+        if claim is not None:
+            write_risk(job, results, claim.temp)
     if as_json:
         typer.echo(json.dumps(summary(job, results), indent=2, default=_plain))
     elif not no_table:

@@ -24,7 +24,7 @@ sized by :mod:`engine.risk.sizing`'s bisection over forward chains.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -53,6 +53,9 @@ class RiskCurve:
     either: np.ndarray
     unit: Fraction
     sessions: int
+    #: the same within 1, 2, ..., ``sessions`` sessions (the last is ``ruin``/``either``)
+    ruin_by: list[np.ndarray] = field(default_factory=list)
+    either_by: list[np.ndarray] = field(default_factory=list)
 
 
 @njit(cache=True)
@@ -145,10 +148,16 @@ class _Tables:
         machine = chain.machine
         self.start = machine.start
         run._expand_unit_for(self.start)
-        # number every system state a session can reach in the horizon, following the
-        # highest bankroll each can hold (a state whose stakes that cannot cover goes no
-        # further), and fill its chain row: one chain state per system state
-        top = run.units(next(iter(run.start)))
+        self.explored = -1
+        self.explore(run.units(next(iter(run.start))))
+
+    def explore(self, top: int) -> None:
+        """Number every system state a session starting with at most ``top`` units can
+        reach in the horizon, following the highest bankroll each can hold (a state whose
+        stakes that cannot cover goes no further), and fill the chain rows: one chain
+        state per system state."""
+        run, chain = self.run, self.chain
+        self.explored = top
         frontier = {run.chain_state(self.start, None, None): top}
         ruin_at = math.ceil(run.table_min / run.unit)
         for _ in range(chain.horizon):
@@ -176,29 +185,54 @@ class _Tables:
         run._expand(np.arange(len(run.keys), dtype=np.int64))
         self.n = len(run.keys)
 
+    def reach(self, top: int, sessions: int, ruin_at: int) -> list[np.ndarray]:
+        """The highest bankroll of every chain state before each coup, session after
+        session (exploring further while a later session can start richer)."""
+        start_u = self.run.index[(self.start, None, None)]
+        horizon = self.chain.horizon
+        while True:
+            cs, tr = self.run.cs, self.run.tr
+            reach = []
+            session_top = top
+            for _ in range(sessions):
+                out = np.empty((horizon + 1, self.n), np.int64)
+                _reach_max(start_u, session_top, ruin_at, horizon, self.n, cs.stake,
+                           cs.t_off, cs.t_n, tr.delta, tr.target, out)
+                reach.append(out)
+                session_top = max(int(out.max()), session_top)
+            if session_top <= self.explored:
+                break
+            unit = self.run.unit
+            self.explore(session_top)
+            if self.run.unit != unit:  # the grid was refined: the caller starts over
+                return []
+        for out in reach:  # every state a session can hold has its row
+            held = (out[:horizon] >= ruin_at).any(axis=0)
+            if not cs.built[: self.n][held].all():  # pragma: no cover - a bug if so
+                raise AssertionError("the backward pass reached a state it did not build")
+        return reach
+
     def curve(self, up_to: Fraction, sessions: int) -> RiskCurve:
         run, chain = self.run, self.chain
-        unit = run.unit
-        ruin_at = math.ceil(run.table_min / unit)
-        top = math.floor(up_to / unit)
         horizon = chain.horizon
-        cs, tr = run.cs, run.tr
         start_u = run.index[(self.start, None, None)]
         hazard = np.zeros(horizon + 2)
         if chain.shoes is not None:
             h = hazards(session_lengths(chain.rules, chain.shoes))
             hazard[: min(h.size, hazard.size)] = h[: hazard.size]
-        # the highest bankroll of every session, session after session
-        reach = []
-        session_top = top
-        for _ in range(sessions):
-            out = np.empty((horizon + 1, self.n), np.int64)
-            _reach_max(start_u, session_top, ruin_at, horizon, self.n, cs.stake, cs.t_off,
-                       cs.t_n, tr.delta, tr.target, out)
-            reach.append(out)
-            session_top = max(int(out.max()), session_top)
+        reach: list[np.ndarray] = []
+        while not reach:
+            unit = run.unit
+            ruin_at = math.ceil(run.table_min / unit)
+            top = math.floor(up_to / unit)
+            reach = self.reach(top, sessions, ruin_at)
+        cs, tr = run.cs, run.tr
+        session_top = max(int(out.max()) for out in reach)
+        session_top = max(session_top, top)
         end_ruin = np.zeros(session_top + 1)
         end_either = np.zeros(session_top + 1)
+        ruin_by: list[np.ndarray] = []
+        either_by: list[np.ndarray] = []
         for m in range(sessions - 1, -1, -1):
             out = reach[m]
             width = int(out.max()) + 1
@@ -228,10 +262,13 @@ class _Tables:
             end_ruin[ruin_at: first + 1] = span
             end_either[ruin_at: first + 1] = next_e[next_off[start_u]:
                                                     next_off[start_u] + first - ruin_at + 1]
+            # the sessions are alike: what is left to play from here is the risk within
+            # that many sessions, from every bankroll up to the one asked
+            ruin_by.append(end_ruin[ruin_at: top + 1].copy())
+            either_by.append(end_either[ruin_at: top + 1].copy())
         bankrolls = np.arange(ruin_at, top + 1)
         return RiskCurve(np.array([float(b * unit) for b in bankrolls.tolist()]),
-                         end_ruin[ruin_at: top + 1].copy(), end_either[ruin_at: top + 1].copy(),
-                         unit, sessions)
+                         ruin_by[-1], either_by[-1], unit, sessions, ruin_by, either_by)
 
 
 def _fit(values: np.ndarray, width: int) -> np.ndarray:

@@ -172,11 +172,23 @@ def _reach(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_n,
     return top
 
 
+@njit(cache=True, inline="always")
+def _kadd(final, reason, j, q):  # pragma: no cover - compiled
+    """``final[reason, j] += q``, compensated (Kahan): a cell that ends up holding most of
+    the mass (the ruined bankrolls) takes thousands of tiny additions a coup, each of
+    which plain float addition would round against the large total."""
+    total = final[0, reason, j]
+    y = q - final[1, reason, j]
+    t = total + y
+    final[1, reason, j] = (t - total) - y
+    final[0, reason, j] = t
+
+
 @njit(cache=True)
 def _ended(src, first, n, p, final, reason, j0):  # pragma: no cover - compiled
     """``final[reason, j0 + k] += p * src[first + k]`` for k < n."""
     for k in range(n):
-        final[reason, j0 + k] += p * src[first + k]
+        _kadd(final, reason, j0 + k, p * src[first + k])
 
 
 @njit(cache=True)
@@ -206,7 +218,7 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
         for i in range(a, bust_hi + 1):
             m = buf[base + i - a]
             entered[u] += m
-            final[BUSTED, i] += m
+            _kadd(final, BUSTED, i, m)
         if reduce:
             for i in range(max(a, bust_hi + 1), short_hi + 1):
                 m = buf[base + i - a]
@@ -224,18 +236,18 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
                         continue
                     v = t_target[e]
                     if j < ruin_at:
-                        final[RUIN, j] += q
+                        _kadd(final, RUIN, j, q)
                     elif j <= loss_at[u]:
-                        final[STOP_LOSS, j] += q
+                        _kadd(final, STOP_LOSS, j, q)
                     elif j >= goal_at[u]:
-                        final[WIN_GOAL, j] += q
+                        _kadd(final, WIN_GOAL, j, q)
                     elif last:
-                        final[MAX_COUPS, j] += q
+                        _kadd(final, MAX_COUPS, j, q)
                     elif v < 0:
-                        final[END, j] += q
+                        _kadd(final, END, j, q)
                     else:
                         if end_hazard > 0.0:
-                            final[END, j] += q * end_hazard
+                            _kadd(final, END, j, q * end_hazard)
                             q = q * stay
                         new_buf[new_off[v] + j - new_lo[v]] += q
         fa = max(a, x)
@@ -437,7 +449,8 @@ class _Run:
         self.kind_stake = np.zeros((64, len(BET_KINDS)))
         self.kind_share = np.zeros((64, len(BET_KINDS)))
         self.tr = _Edges()
-        self.final = np.zeros((N_REASONS, 64))
+        # the end of every session, by reason and bankroll: sums, and their compensations
+        self.final = np.zeros((2, N_REASONS, 64))
         # the mass: per chain state a window of bankrolls, end to end in one buffer
         self.off = np.zeros(64, np.int64)
         self.lo = np.zeros(64, np.int64)
@@ -584,12 +597,7 @@ class _Run:
         cs.state[u] = s
         cs.stake[u] = units
         cs.hits[u] = row.limit_hits
-        if self.kind_stake.shape[0] < cs.hits.shape[0]:
-            for name in ("kind_stake", "kind_share"):
-                old = getattr(self, name)
-                grown = np.zeros((cs.hits.shape[0], len(BET_KINDS)))
-                grown[: old.shape[0]] = old
-                setattr(self, name, grown)
+        self._kind_rows(u + 1)
         self.kind_stake[u] = kind_stake
         self.kind_share[u] = kind_share
         cs.rfloor[u] = rfloor
@@ -724,7 +732,7 @@ class _Run:
         for u in self._live():
             c = int(self.cnt[u])
             self._widen(int(self.lo[u]) + c)
-            self.final[END, self.lo[u]: self.lo[u] + c] += self.buf[self.off[u]: self.off[u] + c]
+            _ended(self.buf, int(self.off[u]), c, 1.0, self.final, END, int(self.lo[u]))
             self.cnt[u] = 0
 
     def _expand_unit_for(self, s: int) -> None:
@@ -749,9 +757,9 @@ class _Run:
         self.buf = np.concatenate(parts) if parts else np.zeros(0)
 
     def _widen(self, width: int) -> None:
-        if width > self.final.shape[1]:
-            out = np.zeros((N_REASONS, max(width, int(self.final.shape[1] * 1.5))))
-            out[:, : self.final.shape[1]] = self.final
+        if width > self.final.shape[2]:
+            out = np.zeros((2, N_REASONS, max(width, int(self.final.shape[2] * 1.5))))
+            out[:, :, : self.final.shape[2]] = self.final
             self.final = out
 
     def _coup(self, live: np.ndarray, last: bool, end_hazard: float) -> None:
@@ -766,7 +774,9 @@ class _Run:
         top = _reach(live, self.off, self.lo, self.cnt, self.buf, cs.stake, cs.rfloor,
                      cs.loss_at, cs.goal_at, cs.t_off, cs.t_n, tr.delta, tr.num, tr.den,
                      tr.target, ruin_at, last, self.reduce, tlo, thi)
-        self._widen(top + 1)
+        # a session that busts keeps its bankroll: the highest held must fit too
+        held_top = int((self.lo[live] + self.cnt[live]).max()) if live.size else 0
+        self._widen(max(top + 1, held_top))
         reached = thi >= 0
         new_cnt = np.where(reached, thi - tlo + 1, 0).astype(np.int64)
         cells = int(new_cnt.sum())
@@ -800,10 +810,22 @@ class _Run:
         self.cnt = cnt
         self.buf = new_buf
 
+    def _kind_rows(self, n: int) -> None:
+        """Room for ``n`` chain states in the per-kind stake tables."""
+        if self.kind_stake.shape[0] >= n:
+            return
+        rows = max(n, 2 * self.kind_stake.shape[0])
+        for name in ("kind_stake", "kind_share"):
+            old = getattr(self, name)
+            grown = np.zeros((rows, len(BET_KINDS)))
+            grown[: old.shape[0]] = old
+            setattr(self, name, grown)
+
     def _account(self, played: np.ndarray, reduced_mass: np.ndarray,
                  reduced_money: np.ndarray, entered: np.ndarray) -> None:
         """Add one coup's expected coups played, amounts staked and limit hits."""
         n = played.size
+        self._kind_rows(n)
         self.coups_played += float(played.sum())
         self.hits += float(entered @ self.cs.hits[:n])
         self.wagered += (played - reduced_mass) @ self.kind_stake[:n]
@@ -812,7 +834,8 @@ class _Run:
 
     def _result(self) -> ChainResult:
         wagered = {kind: float(self.wagered[KIND_INDEX[kind]]) for kind in self.kinds}
-        return ChainResult(self.unit, self.final, self.coups_played, wagered, self.hits,
+        final = self.final[0] - self.final[1]  # the sums with what they rounded away
+        return ChainResult(self.unit, final, self.coups_played, wagered, self.hits,
                            len(self.machine.rows), self.most_cells, self.mode)
 
 

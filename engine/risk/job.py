@@ -106,8 +106,7 @@ def run_risk(job: RiskJob, progress: Callable[[str], None] | None = None) -> lis
             continue
         if job.sessions > 1:
             say(f"{job.sessions} sessions {result.spec}")
-            result.over_sessions = sessions_risk(result.strategy, job.rules, job.policy,
-                                                 job.coups, job.sessions)
+            result.over_sessions = _over_sessions(job, result)
         if job.size is not None:
             say(f"sizing {result.spec}")
             result.sizing = _size(job, result)
@@ -148,6 +147,19 @@ def _simulate(job: RiskJob, results: list[ConfigRisk], sessions: int) -> None:
     for config, result in enumerate(results):
         rows = frame[frame["config"] == config]
         result.simulated = estimates(rows, sessions * shoes_per, job.seed, job.level)
+
+
+def _over_sessions(job: RiskJob, result: ConfigRisk) -> SessionsRisk:
+    """Ruin (and ruin or a bust) by each of the sessions in a row: one backward pass per
+    count of sessions when the chain allows it, else the sessions played forward."""
+    try:
+        curve = risk_curve(result.strategy, job.rules, job.policy, job.coups,
+                           job.policy.bankroll, job.sessions)
+        ruin = [float(r[-1]) for r in curve.ruin_by]
+        either = [float(e[-1]) for e in curve.either_by]
+        return SessionsRisk(job.sessions, ruin, either, {}, ruin[-1])
+    except NotBackward:
+        return sessions_risk(result.strategy, job.rules, job.policy, job.coups, job.sessions)
 
 
 def _size(job: RiskJob, result: ConfigRisk) -> Sizing:
@@ -316,10 +328,15 @@ def _simulated_shares(r: ConfigRisk, nets: np.ndarray) -> np.ndarray:
 
 
 def write_risk(job: RiskJob, results: list[ConfigRisk], path: str | Path) -> Path:
-    """Write ``risk.parquet``: the distributions, the rest in the file's metadata."""
-    from ..io.parquet import write_table_atomic
+    """Write ``risk.parquet`` at ``path`` (a file the caller owns: the command's claimed
+    temporary): the distributions, the rest in the file's metadata."""
+    import pyarrow.parquet as pq
 
-    return write_table_atomic(distribution_table(results), path, summary(job, results))
+    from ..io.parquet import COMPRESSION, with_metadata
+
+    table = with_metadata(distribution_table(results), summary(job, results))
+    pq.write_table(table, path, compression=COMPRESSION)
+    return Path(path)
 
 
 __all__ = ["ConfigRisk", "RiskJob", "configurations", "distribution_table", "run_risk",

@@ -69,7 +69,8 @@ def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
     """Risk over ``sessions`` sessions in a row, each from the bankroll the last one left.
 
     A session that busts passes on what it kept; each session's stop rules count from its
-    own start.
+    own start. Played forward, session after session: the bankroll after them comes too
+    (:func:`engine.risk.backward.risk_curve` gives the risks alone, quicker).
     """
     if sessions < 1:
         raise RiskError(f"--sessions {sessions}: expected at least 1")
@@ -96,6 +97,13 @@ def measured_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
     """The risk a sizing compares with its target, at ``policy.bankroll``."""
     if measure not in MEASURES:
         raise RiskError(f"risk measure {measure!r}: expected one of {', '.join(MEASURES)}")
+    from .backward import NotBackward, risk_curve
+
+    try:  # every session from one backward pass when the chain allows it
+        curve = risk_curve(strategy, rules, policy, coups, policy.bankroll, sessions)
+        return float((curve.ruin if measure == "ruin" else curve.either)[-1])
+    except NotBackward:
+        pass
     if sessions > 1:
         found = sessions_risk(strategy, rules, policy, coups, sessions)
         return found.ruin_by[-1] if measure == "ruin" else found.either_by[-1]
