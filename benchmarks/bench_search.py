@@ -5,8 +5,8 @@
   D'Alembert, Paroli, Labouchere, Oscar's Grind and 1-3-2-6 on both sides, flat Banker
   and Player) over 300 fair shoes with ``--null 200`` (target: under 30 s);
 - ``sample``: 1,000 configurations drawn from a space of 1,580 (the staking systems over
-  20 base stakes and their parameters, streak, follow, chop) over 10,000 shoes with a 50/50
-  hold-out (target: under 60 s).
+  20 base stakes, 10 to 200, and their parameters, streak, follow, chop) over 10,000
+  shoes with a 50/50 hold-out (target: under 60 s).
 
 Each run is the whole ``search()`` call into a fresh folder (the dataset generated once,
 before timing); the median of ``--repeat`` runs is printed with the machine's load.
@@ -32,7 +32,7 @@ GRID = ["streak:n=[1,2,3,4,5,6,7,8]", "follow", "chop",
         "labouchere:side=[banker,player]", "oscars_grind:side=[banker,player]",
         "one_three_two_six:side=[banker,player]", "flat:side=[banker,player]"]
 
-_BASES = "[" + ",".join(str(5 * i) for i in range(1, 21)) + "]"
+_BASES = "[" + ",".join(str(10 * i) for i in range(1, 21)) + "]"
 SPACE = [f"martingale:base={_BASES},max_doublings=[1,2,3,4,5,6,7,8,9,10,11,12],"
          f"side=[banker,player]",
          f"grand_martingale:base={_BASES},max_doublings=[1,2,3,4,5,6],side=[banker,player]",
@@ -59,6 +59,15 @@ def _dataset(folder: Path, shoes: int, seed: int) -> Path:
     return path
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (the pool's workers)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("case", choices=("grid", "sample"))
@@ -81,14 +90,15 @@ def main() -> None:
             run = dict(strategies=SPACE, sample=1000, seed=1)
         for i in range(args.repeat):
             load = os.getloadavg()[0]
+            cpu = _cpu()
             started = time.perf_counter()
             result = search(data, out=folder / f"s{i}", workers=args.workers,
                             **run)  # type: ignore[arg-type]
             took = time.perf_counter() - started
             times.append(took)
             stages = ", ".join(f"{k} {v:.1f}s" for k, v in result.document["timings"].items())
-            print(f"run {i + 1}: {took:.1f}s ({stages}); load before {load:.1f}",
-                  flush=True)
+            print(f"run {i + 1}: {took:.1f}s wall, {_cpu() - cpu:.1f}s CPU with the "
+                  f"workers ({stages}); load before {load:.1f}", flush=True)
     tried = result.document["space"]["tried"]
     print(f"{args.case}: {tried} configurations over {result.document['dataset']['shoes']:,} "
           f"shoes: median {statistics.median(times):.1f}s of {len(times)} runs "

@@ -25,6 +25,7 @@ hold the same rows.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import importlib.util
@@ -35,8 +36,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,8 @@ from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
 from .fused import FusedChunk, fused_plan, run_coups, run_generated
-from .io.owner import claim_output
+from .io.datasets import DatasetChanged, PartPrint, dataset_prints
+from .io.owner import claim_output, pinned
 from .io.parquet import (
     METADATA_KEY,
     IncompleteOutputError,
@@ -67,6 +69,7 @@ from .io.parquet import (
     parquet_files,
     part_name,
     part_record,
+    read_metadata,
     read_part_info,
     read_plan,
     row_groups,
@@ -76,7 +79,7 @@ from .io.parquet import (
     write_table_atomic,
 )
 from .ledger import ledger_table, sessions_table
-from .metrics import SUMMARY_METRICS, summarize, weighted_house_edge
+from .metrics import SUMMARY_METRICS, summarize_stats, weighted_house_edge
 from .parallel import (
     Backend,
     Chunk,
@@ -85,9 +88,11 @@ from .parallel import (
     inject_fault,
     plan_chunks,
     resolve_workers,
+    worker_stray_threads,
 )
 from .replay import EXPECTED_MODES, SessionPolicy, replay
 from .rules import TableRules
+from .session_stats import INPUTS, batches_of, session_stats
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -101,10 +106,6 @@ RUN_FILE = "run.json"
 #: replay keeps per-configuration (sessions x coups) grids, ~3 kB per configuration-shoe.
 DEFAULT_CHUNK_SHOES = 20_000
 CHUNK_CONFIG_SHOES = 150_000
-
-#: The session columns the summary metrics read (others are read only if a metric needs them).
-SUMMARY_INPUTS = ("net", "start_bankroll", "wagered", "ruined", "max_drawdown", "coups",
-                  "limit_hits", "expected_net", "busted")
 
 #: Every stake kind has its column in every part, so all parts of a run share one schema.
 KINDS = list(BET_KINDS)
@@ -123,6 +124,8 @@ class Dataset:
     fingerprint: str = ""
     description: str = ""
     groups: list[RowGroup] | None = None
+    prints: list[PartPrint] = field(default_factory=list)  # its files, as planned
+    origin: str | None = None  # the user's dataset a temporary copy was made from
 
     def plan(self, shoes_per_chunk: int) -> tuple[list[Chunk], list[tuple[int, int] | None]]:
         """The chunks of ``shoes_per_chunk`` whole shoes, with their row ranges (not for
@@ -148,8 +151,14 @@ class Dataset:
 
 
 def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int | None,
-                 rules: TableRules) -> Dataset:
-    """Resolve the dataset arguments of ``backtest`` into a ``Dataset`` (nothing loaded)."""
+                 rules: TableRules,
+                 reading: contextlib.ExitStack | None = None) -> Dataset:
+    """Resolve the dataset arguments of ``backtest`` into a ``Dataset`` (nothing loaded).
+
+    A stored dataset is pinned (a shared lock, ``engine.io.owner.pinned``) for as long as
+    ``reading`` lasts, then each of its files is recorded (``PartPrint``): what the run's
+    chunks check before they read it.
+    """
     if coups is not None and shoes is not None:
         raise BaccaratError("give either a coups dataset or --shoes/--seed, not both")
     if isinstance(coups, Coups):
@@ -159,10 +168,16 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
         path = Path(coups)
         if not path.exists():
             raise FileNotFoundError(f"no coups file at {path}")
+        if reading is not None:
+            reading.enter_context(pinned(path))
         check_complete(path)
-        _check_coups_schema(path)
-        return Dataset(path=path, fingerprint=_fingerprint_file(path), description=str(path),
-                       groups=row_groups(path))
+        files = _check_coups_schema(path)
+        prints, fingerprint = dataset_prints(files)
+        origin = read_metadata(path).get("copy_of")
+        description = str(path) if origin is None else \
+            f"{origin} (without its shoes holding flagged coups)"
+        return Dataset(path=path, fingerprint=fingerprint, description=description,
+                       groups=row_groups(path), prints=prints, origin=origin)
     if shoes is None:
         raise BaccaratError("no dataset: give --coups FILE, or --shoes N (and --seed S)")
     if shoes < 1:
@@ -174,7 +189,8 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
                    description=f"{shoes} generated shoes, seed {seed}")
 
 
-def _check_coups_schema(path: Path) -> None:
+def _check_coups_schema(path: Path) -> list[Path]:
+    """The Parquet files of the dataset at ``path``, each checked to hold a coups table."""
     files = parquet_files(path)
     if not files:
         raise BaccaratError(f"{path} holds no Parquet files; expected a coups table")
@@ -188,6 +204,7 @@ def _check_coups_schema(path: Path) -> None:
             raise BaccaratError(f"{file}: not a coups table: no column {', '.join(missing)}; "
                                 f"expected what `baccarat generate` or `baccarat import` "
                                 f"writes")
+    return files
 
 
 def _sha(data: bytes) -> str:
@@ -198,15 +215,6 @@ def _fingerprint_coups(coups: Coups) -> str:
     digest = hashlib.sha256()
     for column in (coups.shoe, coups.outcome, coups.cards):
         digest.update(np.ascontiguousarray(column).tobytes())
-    return digest.hexdigest()[:16]
-
-
-def _fingerprint_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    for file in parquet_files(path):
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
     return digest.hexdigest()[:16]
 
 
@@ -412,6 +420,7 @@ class _Task:
     rows: tuple[int, int] | None = None
     groups: tuple[RowGroup, ...] = ()
     coups: Coups | None = None
+    prints: tuple[PartPrint, ...] = ()   # the files it reads, as the run planned them
 
     def describe(self) -> str:
         """The chunk, for messages."""
@@ -474,6 +483,9 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
                             {**job.metadata, "kind": "sessions"}, part_info=stats,
                             row_group_rows=per_group * sessions, run_id=run_id))
     result = {**stats, "parts": [(str(p), part_record(p)) for p in parts]}
+    threads = worker_stray_threads()
+    if threads:  # a strategy's threads that would keep this worker alive
+        result["threads"] = threads
     if job.keep_summary:
         result[_SUMMARY_COLUMNS] = [_summary_columns(table, staked) for table in tables]
     return result
@@ -487,7 +499,7 @@ def _summary_columns(table: pa.Table, staked: Sequence[str]) -> dict[str, np.nda
     """The columns of one configuration's sessions table that the summary reads (the
     amounts of the bet kinds staked, the others being zeros), as the numpy arrays it
     reads back from the part."""
-    names = [*(c for c in SUMMARY_INPUTS if c in table.column_names),
+    names = [*(c for c in INPUTS if c in table.column_names),
              *(f"wagered_{kind}" for kind in staked)]
     return {name: table.column(name).to_numpy() for name in names}
 
@@ -530,7 +542,8 @@ def _chunk_coups(task: _Task) -> Coups:
         from .io.parquet import read_coups_rows
 
         assert task.rows is not None
-        coups = read_coups_rows(job.path, task.rows[0], task.rows[1], list(task.groups))
+        coups = read_coups_rows(job.path, task.rows[0], task.rows[1], list(task.groups),
+                                task.prints)
     else:
         assert job.seed is not None
         coups = generate_coups(job.rules, job.seed, np.arange(
@@ -650,53 +663,60 @@ def backtest(
         config_rules = tuple(r for r in rule_sets for _ in configs)
         configs = [_fresh(c) for _ in rule_sets for c in configs]
     rules = rules or TableRules()
-    dataset = dataset_from(coups, shoes, seed, rules)
-    stored = _stored_rules(dataset)
-    if stored:
-        rules = _dataset_rules(stored, rules, dataset.description)
-        if config_rules is not None:
-            config_rules = tuple(_dataset_rules(stored, r, dataset.description)
-                                 for r in config_rules)
-    policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
-                           stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
-                           session_shoes=session_shoes)
-    _check_policy(policy, config_rules or (rules,))
-    if workers is not None and workers < 1:
-        raise BaccaratError(f"--workers must be at least 1, got {workers}")
-    if resume and out is None:
-        raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
-    if chunk_shoes is None and resume and out is not None:
-        interrupted = read_plan(out) if Path(out).is_dir() else None
-        chunk_shoes = (interrupted or {}).get("chunk_shoes")
-    per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
-    chunks, rows = dataset.plan(per_chunk)
-    if not chunks:
-        raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
-    if session_shoes > dataset.n_shoes:
-        raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
-                            f"{dataset.n_shoes:,} shoes; expected 1 to {dataset.n_shoes:,}")
-    workers = resolve_workers(workers, dataset.n_shoes, scheduler)
-    if expected not in EXPECTED_MODES:
-        raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
-    info = _run_info(configs, rules, dataset, policy, command, config_rules)
-    info["expected"] = expected
-    plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
-            "chunk_shoes": per_chunk, "chunks": len(chunks)}
+    with contextlib.ExitStack() as reading:  # the dataset pinned for the run's life
+        dataset = dataset_from(coups, shoes, seed, rules, reading)
+        stored = _stored_rules(dataset)
+        if stored:
+            rules = _dataset_rules(stored, rules, dataset.description)
+            if config_rules is not None:
+                config_rules = tuple(_dataset_rules(stored, r, dataset.description)
+                                     for r in config_rules)
+        policy = SessionPolicy(
+            bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
+            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
+            session_shoes=session_shoes)
+        _check_policy(policy, config_rules or (rules,))
+        if workers is not None and workers < 1:
+            raise BaccaratError(f"--workers must be at least 1, got {workers}")
+        if resume and out is None:
+            raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
+        if chunk_shoes is None and resume and out is not None:
+            interrupted = read_plan(out) if Path(out).is_dir() else None
+            chunk_shoes = (interrupted or {}).get("chunk_shoes")
+        per_chunk = chunk_size(chunk_shoes, len(configs), session_shoes)
+        chunks, rows = dataset.plan(per_chunk)
+        if not chunks:
+            raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
+        if session_shoes > dataset.n_shoes:
+            raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
+                                f"{dataset.n_shoes:,} shoes; expected 1 to "
+                                f"{dataset.n_shoes:,}")
+        workers = resolve_workers(workers, dataset.n_shoes, scheduler)
+        if expected not in EXPECTED_MODES:
+            raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
+        info = _run_info(configs, rules, dataset, policy, command, config_rules)
+        info["expected"] = expected
+        plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
+                "chunk_shoes": per_chunk, "chunks": len(chunks),
+                **({"dataset_parts": [p.record(dataset.path) for p in dataset.prints]}
+                   if dataset.path is not None else {})}
 
-    temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
-    folder = Path(temp.name) / "run" if temp is not None else Path(out)  # type: ignore[arg-type]
-    with Backend(workers, scheduler, **(backend_options or {})) as backend:
-        backend.connect()  # a scheduler out of reach stops the run before anything is made
-        with owned_output(folder, plan, force=force, resume=resume,
-                          complete=RUN_FILE) as output:
-            if output.state == "complete":
-                return BacktestResult.load(folder)
-            summary = _play(output, backend, info, dataset, configs, rules, policy, chunks,
-                            rows, per_chunk, progress, on_start, fault=fault_spec(),
-                            config_rules=config_rules, ledger=bool(ledger),
-                            expected=expected, saved=out is not None)
-    return BacktestResult(summary, info, Path(out) if out is not None else None,
-                          folder=folder, temp=temp)
+        temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
+        folder = Path(temp.name) / "run" if temp is not None \
+            else Path(out)  # type: ignore[arg-type]
+        with Backend(workers, scheduler, **(backend_options or {})) as backend:
+            backend.connect()  # a scheduler out of reach stops it before anything is made
+            with owned_output(folder, plan, force=force, resume=resume, complete=RUN_FILE,
+                              resumable=temp is None) as output:
+                if output.state == "complete":
+                    return BacktestResult.load(folder)
+                summary = _play(output, backend, info, dataset, configs, rules, policy,
+                                chunks, rows, per_chunk, progress, on_start,
+                                fault=fault_spec(), config_rules=config_rules,
+                                ledger=bool(ledger), expected=expected,
+                                saved=out is not None)
+        return BacktestResult(summary, info, Path(out) if out is not None else None,
+                              folder=folder, temp=temp)
 
 
 def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Dataset,
@@ -753,6 +773,12 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
         backend.run(_run_chunk, tasks, record)
     except ChunkFailed:
         raise
+    except DatasetChanged as exc:
+        finished = len(stats)
+        kept = (f"{folder} keeps its {finished} finished chunk{'s' * (finished != 1)}: put "
+                f"the dataset back as it was and run the same command with --resume (or "
+                f"start over with --force)" if finished and saved else "nothing was kept")
+        raise DatasetChanged(f"{exc}; {kept}") from None
     except BaccaratError as exc:
         if state == "new":  # bad input: leave nothing behind
             shutil.rmtree(folder, ignore_errors=True)
@@ -763,12 +789,13 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
             raise StrategyFault(f"{exc}; {kept}", exc.detail) from None
         raise
     staked = {kind for s in stats.values() for kind in s.get("staked", KINDS)}
+    threads = sorted({name for s in stats.values() for name in s.pop("threads", ())})
+    if threads:  # the workers were stopped all the same; the command says so
+        info["stray_threads"] = threads
     sessions = sum(s["sessions"] for s in stats.values())
     in_memory = _kept_columns(columns, len(configs)) if keep and len(columns) == len(chunks) \
         else None
-    if in_memory is not None or (sessions > SUMMARY_WORKER_ROWS and not scheduler):
-        # From the columns kept, or (one configuration's columns being big) read here, one
-        # configuration after the other, once the workers (and their memory) are gone.
+    if in_memory is not None:  # from the columns kept: the workers are not needed
         backend.release()
         summarizer = None
     else:
@@ -793,8 +820,9 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
 
 
 #: The most session rows (configurations x sessions) whose summary columns a run keeps in
-#: memory (about 80 bytes each) to compute the summary without reading the parts back.
-MEMORY_SUMMARY_ROWS = 2_000_000
+#: memory (about 80 bytes each: 20 MB at most) to compute the summary without reading the
+#: parts back; a bigger run reads them back, in batches.
+MEMORY_SUMMARY_ROWS = 250_000
 
 
 def _kept_columns(kept: dict[int, list[dict[str, np.ndarray]]],
@@ -819,7 +847,9 @@ def _task(job: _Job, chunk: Chunk, rows: tuple[int, int] | None, dataset: Datase
         return _Task(job, chunk, rows, coups=dataset.coups.take(slice(*rows)))
     groups = tuple(replace(g, file=str(Path(g.file).absolute())) for g in dataset.groups or ()
                    if g.start < rows[1] and g.start + g.rows > rows[0])
-    return _Task(job, chunk, rows, groups)
+    files = {g.file for g in groups}
+    return _Task(job, chunk, rows, groups, prints=tuple(p for p in dataset.prints
+                                                        if p.file in files))
 
 
 def _verified_chunks(output: Output, ledger: bool) -> set[int]:
@@ -877,8 +907,6 @@ def _dataset_shuffle(dataset: Dataset) -> dict[str, Any] | None:
     from before the shuffle models, and recorded shoes, say nothing: None).
     """
     if dataset.path is not None:
-        from .io.parquet import read_metadata
-
         stored = read_metadata(dataset.path)
         if stored.get("shuffle"):
             return dict(stored["shuffle"])
@@ -889,8 +917,6 @@ def _dataset_shuffle(dataset: Dataset) -> dict[str, Any] | None:
 def _stored_rules(dataset: Dataset) -> dict[str, Any]:
     """The shoe rules a stored dataset records (its metadata; a table its deck count)."""
     if dataset.path is not None:
-        from .io.parquet import read_metadata
-
         return dict(read_metadata(dataset.path).get("rules") or {})
     if dataset.coups is not None and dataset.coups.decks:
         return {"decks": int(dataset.coups.decks)}
@@ -944,10 +970,11 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     """One row per configuration with every summary metric, from the session parts.
 
     Only the columns the metrics read, for a group of configurations at a time (at most
-    ``SUMMARY_BATCH_ROWS`` session rows; one configuration, one column of amounts at a time,
-    for bigger runs): memory holds a few columns of some sessions, never the ledger. The
-    groups run on ``backend`` (in this process by default). A configuration's sessions are
-    always taken in session order, so the figures are the same whatever the chunking.
+    ``SUMMARY_BATCH_ROWS`` session rows); a bigger configuration alone, its sessions
+    streamed from the parts batch by batch, a few passes (``engine.session_stats``): memory
+    does not grow with the sessions, and never holds the ledger. The groups run on
+    ``backend`` (in this process by default). Every figure is exact (sums included), so
+    it is the same whatever the chunking and the batches.
     ``sessions`` (per configuration) and ``staked`` (the bet kinds any session staked on)
     spare reading them from the parts when the caller knows them. ``config_rules`` gives
     each configuration's rules when they differ (house edges and labels follow them).
@@ -960,7 +987,7 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     # (its own, just played) is summarized without opening the parts as a dataset.
     names = set(pq.read_schema(files[0]).names)
     dataset = _parts(path) if staked is None or sessions is None else None
-    inputs = tuple(c for c in SUMMARY_INPUTS if c in names)
+    inputs = tuple(c for c in INPUTS if c in names)
     if staked is None:
         assert dataset is not None
         unused = _never_staked(dataset, [f"wagered_{kind}" for kind in BET_KINDS])
@@ -998,13 +1025,6 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
 
 #: The most session rows the summary reads in one scan (several configurations at a time).
 SUMMARY_BATCH_ROWS = 200_000
-
-#: Above this many sessions per configuration (~60 bytes each, plus the metrics' working
-#: copies) the summary runs in the main process, one configuration at a time, after the
-#: local workers have stopped: several such configurations at once on the workers would
-#: take gigabytes.
-SUMMARY_WORKER_ROWS = 3_000_000
-
 
 def _never_staked(dataset: ds.Dataset, columns: list[str]) -> set[str]:
     """The ``columns`` whose row-group statistics show 0 in every session (footers only)."""
@@ -1047,79 +1067,59 @@ def _read_sessions(task: _SummaryTask, columns: list[str] | None) -> pa.Table:
                                               filter=_config_is(*task.configs))
 
 
-def _read_config(task: _SummaryTask, columns: list[str]) -> dict[str, np.ndarray]:
-    """Columns of the task's one configuration as numpy arrays, filled batch by batch:
-    memory holds the arrays and one batch, not a table and its copy."""
-    dataset = _parts(Path(task.folder))
-    wanted = list(dict.fromkeys([*columns, "session"]))
-    types = {name: dataset.schema.field(name).type.to_pandas_dtype() for name in wanted}
-    out = {name: np.empty(task.sessions, dtype=types[name]) for name in wanted}
-    scanner = dataset.scanner(columns=wanted, filter=_config_is(task.configs[0]),
-                              use_threads=False, batch_readahead=1,
-                              fragment_readahead=1)  # one part after the other, in order
-    at = 0
-    for batch in scanner.to_batches():
-        rows = batch.num_rows
-        if at + rows > task.sessions:
-            raise BaccaratError(f"{task.folder}: more sessions of configuration "
-                                f"{task.configs[0]} than the run recorded")
-        for name in wanted:
-            out[name][at:at + rows] = batch.column(name).to_numpy(zero_copy_only=False)
-        at += rows
-    if at != task.sessions:
-        raise BaccaratError(f"{task.folder}: {at} sessions of configuration "
-                            f"{task.configs[0]}, the run recorded {task.sessions}")
-    session = out.pop("session") if "session" not in columns else out["session"]
-    if session.size > 1 and not bool(np.all(session[1:] > session[:-1])):
-        order = np.argsort(session, kind="stable")  # never expected: read in session order
-        out = {name: values[order] for name, values in out.items()}
-    return out
+def _read_config(task: _SummaryTask, columns: list[str]) -> Iterator[dict[str, np.ndarray]]:
+    """Batches of ``columns`` of the task's one configuration, part after part, reading
+    only the row groups that hold it: memory holds one batch."""
+    config = task.configs[0]
+    for file in _part_files(Path(task.folder)):
+        handle = pq.ParquetFile(file)
+        position = handle.schema_arrow.get_field_index("config")
+        groups = [i for i in range(handle.metadata.num_row_groups)
+                  if _may_hold(handle.metadata.row_group(i).column(position), config)]
+        if not groups:
+            continue
+        for batch in handle.iter_batches(batch_size=1 << 16, row_groups=groups,
+                                         columns=[*columns, "config"], use_threads=False):
+            mine = batch.column("config").to_numpy() == config
+            if mine.any():
+                yield {name: batch.column(name).to_numpy(zero_copy_only=False)[mine]
+                       for name in columns}
+
+
+def _may_hold(column: pq.ColumnChunkMetaData, config: int) -> bool:
+    """Whether a row group's ``config`` column may hold ``config`` (its statistics)."""
+    stats = column.statistics
+    if stats is None or not stats.has_min_max:
+        return True
+    return bool(stats.min <= config <= stats.max)
 
 
 def _summarize_configs(task: _SummaryTask) -> list[dict[str, Any]]:
     """The summary rows of the task's configurations."""
-    inputs = list(task.inputs)
-    parts: dict[int, pd.DataFrame | None] = {task.configs[0]: None}
+    amounts = [column for _, column in task.amounts]
+    sources: dict[int, Callable[[list[str]], Iterable[dict[str, np.ndarray]]]]
     if task.columns is not None:
-        parts = {k: pd.DataFrame(task.columns[k], copy=False) for k in task.configs}
+        sources = {k: batches_of(task.columns[k]) for k in task.configs}
     elif len(task.configs) > 1:
-        table = _read_sessions(task, ["config", *inputs, *(c for _, c in task.amounts)])
+        table = _read_sessions(task, ["config", *task.inputs, *amounts])
         config_column = table.column("config").to_numpy()
-        table = table.take(np.argsort(config_column, kind="stable"))  # sessions stay in order
-        bounds = np.searchsorted(np.sort(config_column), [*task.configs,
-                                                          task.configs[-1] + 1])
-        frame = table.to_pandas()
-        parts = {k: frame.iloc[int(lo):int(hi)].reset_index(drop=True)
-                 for k, lo, hi in zip(task.configs, bounds[:-1], bounds[1:], strict=True)}
+        sources = {}
+        for k in task.configs:
+            mine = table.filter(pa.array(config_column == k))
+            sources[k] = batches_of({name: mine.column(name).to_numpy(zero_copy_only=False)
+                                     for name in (*task.inputs, *amounts)})
+        del table
+    else:
+        sources = {task.configs[0]: lambda names: _read_config(task, names)}
     rows = []
     for k, (name, spec, params), rules, edges in zip(task.configs, task.labels, task.rules,
                                                      task.edges, strict=True):
-        part = parts[k]
-        wagered = {}
-        for kind, column in task.amounts:
-            amounts = (part[column].to_numpy() if part is not None else
-                       _read_config(task, [column])[column])
-            total = float(np.sum(np.ascontiguousarray(amounts)))
-            if total > 0:
-                wagered[kind] = total
-            del amounts
+        stats = session_stats(sources.pop(k), task.sessions, amounts)
+        wagered = {kind: total for kind, total in stats.wagered_by.items() if total > 0}
         edge = weighted_house_edge(wagered, dict(edges))
-        try:
-            frame = part[inputs] if part is not None else _config_frame(task, inputs)
-            values = summarize(frame, edge)
-        except KeyError:  # a metric reads a column not in SUMMARY_INPUTS: read them all
-            values = summarize(_frame(task, None), edge)
         rows.append({"config": k, "strategy": name, "spec": spec, "params": params,
-                     "rules": rules.label(), **values})
+                     "rules": rules.label(), **summarize_stats(stats, edge)})
     return rows
-
-
-def _config_frame(task: _SummaryTask, columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame(_read_config(task, columns), copy=False)
-
-
-def _frame(task: _SummaryTask, columns: list[str] | None) -> pd.DataFrame:
-    return _read_sessions(task, columns).to_pandas(split_blocks=True, self_destruct=True)
 
 
 def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
@@ -1134,7 +1134,7 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
                      "rules": r.label(),
                      **({"table_rules": r.model_dump()} if config_rules is not None else {})}
                     for i, (s, r) in enumerate(zip(configs, each, strict=True))],
-        "dataset": {"path": str(dataset.path) if dataset.path else None,
+        "dataset": {"path": dataset.origin or (str(dataset.path) if dataset.path else None),
                     "fingerprint": dataset.fingerprint, "description": dataset.description,
                     "seed": dataset.seed, "shoes": dataset.n_shoes,
                     "shuffle": _dataset_shuffle(dataset)},

@@ -158,8 +158,19 @@ def deal_classes(rules: TableRules, seed: int,
     counts = np.empty(ids.size, dtype=np.int64)
     total = _deal_classes(_value_template(rules.decks), np.uint64(seed), ids,
                           _BURN_CODES[rules.burn], rules.burn_count, rules.cut_card,
-                          rules.extra_coup_after_cut, _coup_table(), classes, counts)
+                          rules.extra_coup_after_cut, _coup_table(), classes, counts,
+                          *_deal_work(52 * rules.decks))
     return classes[:total], counts
+
+
+def _deal_work(n: int) -> tuple[np.ndarray, ...]:
+    """``_deal_classes``'s working space for shoes of ``n`` cards: the shoes dealt side by
+    side, the shuffle's scratch, the classes held back, the engine's dealer's buffers for
+    a shoe's last coups, and the values 0-9 as their own codes."""
+    return (np.empty((_LANES, n), dtype=np.int8), np.empty(n, dtype=np.uint64),
+            np.empty((_LANES, n // 4 + 1), dtype=np.int16), np.empty((2, 6), dtype=np.int8),
+            np.empty(2, dtype=np.int8), np.empty(2, dtype=np.int8), np.empty(2, dtype=np.int8),
+            np.arange(10, dtype=np.int8))
 
 
 def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: SessionPolicy,
@@ -214,7 +225,8 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np
         classes, starts, width, systems, columns, params, n_given, _POW2, _FIB,
         _ONE_THREE_TWO_SIX, payouts, table_min, table_max, policy.when_short == "reduce",
         float(policy.bankroll), broke_below, loss_at, goal_at, max_coups, floats, ints, path,
-        staked)
+        staked, np.zeros(width), np.zeros(width), np.zeros(n_params + width + 2, dtype=np.int64),
+        np.empty((4, _SUM_DEPTH), dtype=np.int64), np.empty(_SUM_DEPTH))
     if problem:
         return None
     session_ids = first_session + np.arange(n_sessions, dtype=np.int64)
@@ -251,9 +263,10 @@ def _main_bet_payouts(rules: TableRules) -> np.ndarray:
     return np.ascontiguousarray(table)  # cached: callers copy it (np.stack), never write it
 
 
-@njit(cache=True)
+@njit(cache=True, native=True)
 def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end, extra_coup,
-                  coups, out_classes, out_counts):  # pragma: no cover - compiled
+                  coups, out_classes, out_counts, cards, scratch, held, tail_cards, tail_pt,
+                  tail_bt, tail_outcome, values):  # pragma: no cover - compiled
     """Shuffle, burn and deal each shoe, keeping only the class of each coup as the main
     bets see it (``_main_bet_class``); returns the coups dealt.
 
@@ -266,15 +279,12 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     dependent loads that leaves the processor idle unless other shoes' chains run beside
     it (one shoe at a time costs three times as much per coup, two shoes one and a half
     times). The other shoes' classes wait in small buffers until the first one's are
-    written; the shoes left over (fewer than four) are dealt one at a time.
+    written; the shoes left over (fewer than four) are dealt one at a time. The arrays
+    from ``cards`` on are its working space (``_deal_work``): it allocates nothing, and so
+    runs as native code (``engine.native``).
     """
     n = template.shape[0]
-    cards = np.empty((_LANES, n), dtype=np.int8)
-    scratch = np.empty(n, dtype=np.uint64)
-    held = np.empty((_LANES, n // 4 + 1), dtype=np.int16)
-    tail = _Tail(np.empty((2, 6), dtype=np.int8), np.empty(2, dtype=np.int8),
-                 np.empty(2, dtype=np.int8), np.empty(2, dtype=np.int8),
-                 np.arange(10).astype(np.int8))
+    tail = _Tail(tail_cards, tail_pt, tail_bt, tail_outcome, values)
     cut = n - cut_from_end if cut_from_end >= 0 else n + 1
     extra_coups = 1 if extra_coup else 0
     k = 0
@@ -314,7 +324,8 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
         kd = _deal_rest(d, pd, n, cut, ed, coups, tail, hd, kd)
         out_counts[s] = k - start
         for lane, (buffer, dealt) in enumerate(((hb, kb), (hc, kc), (hd, kd))):
-            out_classes[k:k + dealt] = buffer[:dealt]
+            for j in range(dealt):
+                out_classes[k + j] = buffer[j]
             out_counts[s + 1 + lane] = dealt
             k += dealt
     for s in range(whole, n_shoes):  # the shoes left over, one at a time
@@ -465,22 +476,29 @@ def _block_sum(a, lo, n):  # pragma: no cover - compiled
     return res
 
 
+def _numpy_sum(a: np.ndarray, n: int) -> float:
+    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64
+    (``_pairwise_sum`` with its working space)."""
+    return float(_pairwise_sum(a, n, np.empty((4, _SUM_DEPTH), dtype=np.int64),
+                               np.empty(_SUM_DEPTH)))
+
+
+#: The deepest split ``_pairwise_sum`` walks (a row of 128 * 2**63 values).
+_SUM_DEPTH = 64
+
+
 @njit(cache=True)
-def _numpy_sum(a, n):  # pragma: no cover - compiled
+def _pairwise_sum(a, n, stack, left):  # pragma: no cover - compiled
     """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64.
 
     numpy sums blocks of at most 128 values (``_block_sum``) and, above that, splits the
     row in two halves (the first a multiple of 8 long) and adds their sums. The split is
-    walked here with an explicit stack rather than recursion.
+    walked here with an explicit stack rather than recursion: ``stack`` (4 x
+    ``_SUM_DEPTH`` integers) and ``left`` (``_SUM_DEPTH`` floats) are its space.
     """
     if n <= 128:
         return 0.0 + _block_sum(a, 0, n)
-    depth = 64
-    los = np.empty(depth, dtype=np.int64)
-    ns = np.empty(depth, dtype=np.int64)
-    halves = np.empty(depth, dtype=np.int64)
-    stage = np.zeros(depth, dtype=np.int64)
-    left = np.empty(depth)
+    los, ns, halves, stage = stack[0], stack[1], stack[2], stack[3]
     top = 0
     los[0] = 0
     ns[0] = n
@@ -519,11 +537,11 @@ def _numpy_sum(a, n):  # pragma: no cover - compiled
         stage[top] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, native=True)
 def _settle_sessions(classes, starts, width, systems, columns, params, n_given, pow2, fib,
                      one_three_two_six, payouts, table_min, table_max, reduce, start,
                      broke_below, loss_at, goal_at, max_coups, floats, ints, path,
-                     staked):  # pragma: no cover - compiled
+                     staked, nets, stakes, line, stack, left):  # pragma: no cover - compiled
     """Play every configuration over every session; 0, or _REFUSED when a stake is refused.
 
     Per session and step, in the replay's order: the system's stake, the checks and the
@@ -531,12 +549,11 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
     the payout table, the bankroll, the path metrics, the system's move on a win or a loss,
     and the stop rules. A session that stops plays no more coups; the replay's grids hold
     zeros there, which the sums below take into account by adding over the grid width.
+    ``nets`` and ``stakes`` (``width`` zeros), ``line`` (Labouchere's) and the sums'
+    ``stack`` and ``left`` are its working space: it allocates nothing (native code).
     """
     n_configs = systems.shape[0]
     n_sessions = starts.shape[0] - 1
-    nets = np.zeros(width)
-    stakes = np.zeros(width)
-    line = np.zeros(params.shape[1] + width + 2, dtype=np.int64)
     for c in range(n_configs):
         system = systems[c]
         column = columns[c]
@@ -710,8 +727,8 @@ def _settle_sessions(classes, starts, width, systems, columns, params, n_given, 
                 elif max_coups >= 0 and coup >= max_coups:
                     stop = 4
                     break
-            floats[c, 0, s] = _numpy_sum(nets, width)
-            floats[c, 1, s] = _numpy_sum(stakes, width)
+            floats[c, 0, s] = _pairwise_sum(nets, width, stack, left)
+            floats[c, 1, s] = _pairwise_sum(stakes, width, stack, left)
             top = 0.0
             for t in range(played):
                 top = max(top, stakes[t])

@@ -30,12 +30,19 @@ DEFINED: list[Kernel] = []
 
 
 class Kernel:
-    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call."""
+    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call.
+
+    With the option ``native=True`` it runs as machine code loaded without numba once it
+    has been built (``engine.native``), where its arguments allow; otherwise, or with
+    ``BACCARAT_NATIVE=0``, through numba.
+    """
 
     def __init__(self, func: Callable[..., Any], signatures: tuple[Any, ...],
                  options: dict[str, Any]) -> None:
         self.py_func = func
         self._signatures = signatures
+        self.native = bool(options.pop("native", False))
+        self._native: dict[tuple[str, ...], Any] = {}  # argument types -> loaded code
         self._options = options
         self._dispatcher: Any = None
         self._binding = False
@@ -61,6 +68,14 @@ class Kernel:
         return self._dispatcher
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.native and not kwargs:
+            from . import native
+
+            if native.enabled():
+                try:
+                    return native.call(self, args)
+                except native.NotNative:
+                    pass
         dispatcher = self._dispatcher if self._dispatcher is not None else self.compiled()
         return dispatcher(*args, **kwargs)
 
@@ -110,8 +125,12 @@ def is_loaded(kernel: Any) -> bool:
 def is_reached(kernel: Kernel) -> bool:
     """Whether ``kernel`` has been called in this process, or bound into a kernel that was
     (a callee compiled into its caller, or loaded with it from the cache, has no
-    specialisation of its own but was reached all the same)."""
-    return kernel._dispatcher is not None
+    specialisation of its own but was reached all the same); so was a kernel whose code
+    was loaded as native code, its own or a caller's (``engine.native``)."""
+    from .native import loaded
+
+    return kernel._dispatcher is not None or \
+        f"{kernel.__module__}.{kernel.__qualname__}" in loaded
 
 
 def njit(*args: Any, **options: Any) -> Any:

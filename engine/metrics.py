@@ -17,6 +17,7 @@ import pandas as pd
 
 from .jit import njit
 from .replay import BUSTED, STOP_REASONS, ConfigLedger
+from .session_stats import INPUTS, SessionStats, batches_of, session_stats
 
 Z95 = 1.959963984540054
 
@@ -198,37 +199,14 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def ratio_interval(net: np.ndarray, wagered: np.ndarray,
-                   z: float = Z95) -> tuple[float, float, float]:
-    """Total net / total wagered with a 95% interval, sessions as independent units.
-
-    The standard error is the linearised (delta-method) one of a ratio estimator.
-    """
-    total = float(wagered.sum())
-    if total <= 0:
-        return (math.nan, math.nan, math.nan)
-    ratio = float(net.sum()) / total
-    n = net.size
-    if n < 2:
-        return (ratio, math.nan, math.nan)
-    residual = net - ratio * wagered
-    se = math.sqrt(float((residual**2).sum()) * n / (n - 1)) / total
-    return (ratio, ratio - z * se, ratio + z * se)
-
-
 @dataclass(frozen=True)
 class SummaryMetric(Metric):
-    """An aggregate over a configuration's sessions."""
+    """An aggregate over a configuration's sessions, computed from their ``SessionStats``
+    (``engine/session_stats.py``: exact sums, spreads, quantiles and tail, read in passes
+    so that memory does not grow with the sessions). A new metric that needs something
+    the stats do not hold adds it there."""
 
-    compute: Callable[[pd.DataFrame], Any] | None = None
-
-
-def _quantile(q: float) -> Callable[[pd.DataFrame], float]:
-    return lambda s: float(np.quantile(s["net"], q))
-
-
-def _var95(s: pd.DataFrame) -> float:
-    return float(-np.quantile(s["net"], 0.05))
+    compute: Callable[[SessionStats], Any] | None = None
 
 
 def tail_mean(values: np.ndarray, fraction: float) -> float:
@@ -238,6 +216,8 @@ def tail_mean(values: np.ndarray, fraction: float) -> float:
     that is not a whole number, the share of the next one that completes it. Ties are
     counted as many times as they occur, so a tail never takes more sessions than its share
     (an average of everything at or below the quantile would, when values tie there).
+    (The summary's CVaR is this with ``fraction`` 0.05, computed exactly by
+    ``session_stats`` without holding the values.)
     """
     x = np.sort(np.asarray(values, dtype=np.float64))
     size = fraction * x.size
@@ -250,44 +230,52 @@ def tail_mean(values: np.ndarray, fraction: float) -> float:
     return total / size
 
 
-def _cvar95(s: pd.DataFrame) -> float:
-    return -tail_mean(s["net"].to_numpy(), 0.05)
-
-
-def _std(values: pd.Series) -> float:
-    return float(values.std(ddof=1)) if len(values) > 1 else math.nan
-
-
-def _sharpe(s: pd.DataFrame) -> float:
-    returns = s["net"] / s["start_bankroll"]
-    sd = _std(returns)
-    return float(returns.mean() / sd) if sd and sd > 0 else math.nan
-
-
-def _sqn(s: pd.DataFrame) -> float:
-    sd = _std(s["net"])
-    if not sd or sd <= 0:
-        return math.nan
-    return float(math.sqrt(min(len(s), 100)) * s["net"].mean() / sd)
-
-
-def _rate(column: str, part: int) -> Callable[[pd.DataFrame], float]:
+def _rate(column: str, part: int) -> Callable[[SessionStats], float]:
     """The share of sessions with ``column`` true (part 0), or its Wilson bounds (1, 2)."""
-    def compute(s: pd.DataFrame) -> float:
-        count = int(s[column].sum())
+    def compute(s: SessionStats) -> float:
+        count = s.counts[column]
         if part == 0:
-            return count / len(s)
-        return wilson_interval(count, len(s))[part - 1]
+            return count / s.n
+        return wilson_interval(count, s.n)[part - 1]
     return compute
 
 
-def _edge(part: int) -> Callable[[pd.DataFrame], float]:
-    return lambda s: ratio_interval(s["net"].to_numpy(), s["wagered"].to_numpy())[part]
+def ratio_interval(net: np.ndarray, wagered: np.ndarray,
+                   z: float = Z95) -> tuple[float, float, float]:
+    """Total net / total wagered with a 95% interval, sessions as independent units.
+
+    The standard error is the linearised (delta-method) one of a ratio estimator.
+    """
+    total = float(wagered.sum())
+    ratio = float(net.sum()) / total if total > 0 else math.nan
+    residual = float(((net - ratio * wagered) ** 2).sum()) if total > 0 else math.nan
+    return _ratio_bounds(net.size, float(net.sum()), total, residual, z)
 
 
-def _expected_edge(s: pd.DataFrame) -> float:
-    wagered = float(s["wagered"].sum())
-    return float(s["expected_net"].sum()) / wagered if wagered > 0 else math.nan
+def edge_interval(s: SessionStats, z: float = Z95) -> tuple[float, float, float]:
+    """``ratio_interval`` of a configuration's sessions, from their stats."""
+    return _ratio_bounds(s.n, s.sums["net"], s.sums["wagered"], s.residual_squares, z)
+
+
+def _ratio_bounds(n: int, total_net: float, total_wagered: float, residual_squares: float,
+                  z: float) -> tuple[float, float, float]:
+    """The ratio, and its bounds from the sum of squared residuals (net - ratio * wagered)
+    of ``n`` sessions."""
+    if total_wagered <= 0:
+        return (math.nan, math.nan, math.nan)
+    ratio = total_net / total_wagered
+    if n < 2:
+        return (ratio, math.nan, math.nan)
+    se = math.sqrt(residual_squares * n / (n - 1)) / total_wagered
+    return (ratio, ratio - z * se, ratio + z * se)
+
+
+def _edge(part: int) -> Callable[[SessionStats], float]:
+    return lambda s: edge_interval(s)[part]
+
+
+def _expected_edge(s: SessionStats) -> float:
+    return s.ratio("expected_net", "wagered")
 
 
 #: The verdict's words: the realized edge's 95% interval holds the expected edge, or not.
@@ -301,26 +289,29 @@ def edge_verdict(low: float, high: float, expected: float) -> str:
     return INSIDE if low <= expected <= high else OUTSIDE
 
 
-def _verdict(s: pd.DataFrame) -> str:
-    _, low, high = ratio_interval(s["net"].to_numpy(), s["wagered"].to_numpy())
+def _verdict(s: SessionStats) -> str:
+    _, low, high = edge_interval(s)
     return edge_verdict(low, high, _expected_edge(s))
 
 
+def _over_spread(numerator: float, spread: float) -> float:
+    return numerator / spread if spread and spread > 0 else math.nan
+
+
 SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
-    SummaryMetric("sessions", "Sessions", "count", "{:,.0f}", compute=len),
-    SummaryMetric("mean_net", "Mean net", "units", compute=lambda s: float(s["net"].mean())),
+    SummaryMetric("sessions", "Sessions", "count", "{:,.0f}", compute=lambda s: s.n),
+    SummaryMetric("mean_net", "Mean net", "units", compute=lambda s: s.means["net"]),
     SummaryMetric("expected_net", "Expected net", "units", "{:,.2f}",
                   "mean over sessions of the exact expected net of the stakes placed",
-                  compute=lambda s: float(s["expected_net"].mean())),
-    SummaryMetric("median_net", "Median net", "units",
-                  compute=lambda s: float(s["net"].median())),
-    SummaryMetric("std_net", "Std dev of net", "units", compute=lambda s: _std(s["net"])),
-    SummaryMetric("p05_net", "5% net", "units", compute=_quantile(0.05)),
-    SummaryMetric("p25_net", "25% net", "units", compute=_quantile(0.25)),
-    SummaryMetric("p75_net", "75% net", "units", compute=_quantile(0.75)),
-    SummaryMetric("p95_net", "95% net", "units", compute=_quantile(0.95)),
+                  compute=lambda s: s.means["expected_net"]),
+    SummaryMetric("median_net", "Median net", "units", compute=lambda s: s.median),
+    SummaryMetric("std_net", "Std dev of net", "units", compute=lambda s: s.stds["net"]),
+    SummaryMetric("p05_net", "5% net", "units", compute=lambda s: s.quantiles[0.05]),
+    SummaryMetric("p25_net", "25% net", "units", compute=lambda s: s.quantiles[0.25]),
+    SummaryMetric("p75_net", "75% net", "units", compute=lambda s: s.quantiles[0.75]),
+    SummaryMetric("p95_net", "95% net", "units", compute=lambda s: s.quantiles[0.95]),
     SummaryMetric("prob_profit", "P(ahead)", "fraction", "{:.2%}",
-                  compute=lambda s: float((s["net"] > 0).mean())),
+                  compute=lambda s: s.positive / s.n),
     SummaryMetric("risk_of_ruin", "Risk of ruin", "fraction", "{:.2%}",
                   "share of sessions whose bankroll fell below the table minimum",
                   compute=_rate("ruined", 0)),
@@ -353,24 +344,35 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
                   "expected edge + full-shoe house edge: what choosing when to bet gains "
                   "(0 for a strategy that ignores the cards)"),
     SummaryMetric("mean_wagered", "Mean wagered", "units",
-                  compute=lambda s: float(s["wagered"].mean())),
+                  compute=lambda s: s.means["wagered"]),
     SummaryMetric("mean_max_drawdown", "Mean max drawdown", "units",
-                  compute=lambda s: float(s["max_drawdown"].mean())),
+                  compute=lambda s: s.means["max_drawdown"]),
     SummaryMetric("worst_max_drawdown", "Worst drawdown", "units",
-                  compute=lambda s: float(s["max_drawdown"].max())),
-    SummaryMetric("var_95", "VaR 95%", "units", compute=_var95),
-    SummaryMetric("cvar_95", "Expected shortfall 95%", "units", compute=_cvar95),
-    SummaryMetric("sharpe", "Sharpe (mean/std return)", "", "{:+.3f}", compute=_sharpe),
-    SummaryMetric("sqn", "SQN", "", "{:+.2f}", compute=_sqn),
+                  compute=lambda s: s.maxima["max_drawdown"]),
+    SummaryMetric("var_95", "VaR 95%", "units", compute=lambda s: -s.quantiles[0.05]),
+    SummaryMetric("cvar_95", "Expected shortfall 95%", "units",
+                  compute=lambda s: -s.tail_mean),
+    SummaryMetric("sharpe", "Sharpe (mean/std return)", "", "{:+.3f}",
+                  compute=lambda s: _over_spread(s.means["return"], s.stds["return"])),
+    SummaryMetric("sqn", "SQN", "", "{:+.2f}",
+                  compute=lambda s: _over_spread(math.sqrt(min(s.n, 100)) * s.means["net"],
+                                                 s.stds["net"])),
     SummaryMetric("mean_coups", "Mean coups played", "coups", "{:,.1f}",
-                  compute=lambda s: float(s["coups"].mean())),
+                  compute=lambda s: s.means["coups"]),
     SummaryMetric("limit_hits", "Limit hits", "count", "{:,.0f}",
-                  compute=lambda s: float(s["limit_hits"].sum())),
+                  compute=lambda s: float(s.sums["limit_hits"])),
 )
 
 
 def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, Any]:
-    """Every summary metric of one configuration's sessions."""
+    """Every summary metric of one configuration's sessions (a frame of the columns
+    ``engine.session_stats.INPUTS``)."""
+    columns = {name: sessions[name].to_numpy() for name in INPUTS}
+    return summarize_stats(session_stats(batches_of(columns), len(sessions)), house_edge)
+
+
+def summarize_stats(stats: SessionStats, house_edge: float) -> dict[str, Any]:
+    """Every summary metric of one configuration, from its sessions' ``SessionStats``."""
     values: dict[str, Any] = {}
     for metric in SUMMARY_METRICS:
         if metric.name == "house_edge":
@@ -379,13 +381,13 @@ def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, Any]:
             gain = values["expected_edge"] + house_edge
             # Priced by the full shoe, the two agree up to rounding in the sums: that is 0.
             values[metric.name] = 0.0 if abs(gain) < 1e-12 else gain
-        elif metric.name == "edge_verdict" and len(sessions) == 0:
+        elif metric.name == "edge_verdict" and stats.n == 0:
             values[metric.name] = ""
-        elif len(sessions) == 0:
+        elif stats.n == 0:
             values[metric.name] = 0.0 if metric.name == "sessions" else math.nan
         else:
             assert metric.compute is not None
-            values[metric.name] = metric.compute(sessions)
+            values[metric.name] = metric.compute(stats)
     return values
 
 

@@ -29,12 +29,10 @@ This module also holds the chunked ``generate`` job (``generate_dataset``).
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import errno
 import json
 import multiprocessing
 import os
-import select
 import signal
 import threading
 import time
@@ -50,6 +48,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from . import __version__
+from .children import describe, die_with, stray_threads
 from .errors import BaccaratError
 from .rules import TableRules
 
@@ -120,6 +119,10 @@ def cap_workers(workers: int) -> tuple[int, str | None]:
                    f"(--scheduler runs chunks on a Dask cluster's workers instead)")
 
 
+#: Seconds a pool's worker has to end once its tasks are done before it is stopped (one
+#: that a strategy's stray thread keeps alive).
+WORKER_EXIT_SECONDS = 2.0
+
 #: Seconds to wait for a Dask scheduler to answer, and for a cluster without workers to get
 #: one back, before the run stops.
 CONNECT_TIMEOUT = 5.0
@@ -168,50 +171,25 @@ def inject_fault(index: int, spec: str | None) -> None:
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
-_PR_SET_PDEATHSIG = 1
-
-
 def _init_worker(main_pid: int) -> None:
-    """Make a pool worker die with its run, and leave Ctrl-C to the main process.
-
-    The kernel kills the worker when its parent (the fork server) dies; a watchdog thread
-    kills it when the main process ``main_pid`` is gone (the fork server may outlive it).
-    """
+    """Make a pool worker die with its run (``engine.children.die_with``), and leave Ctrl-C
+    to the main process."""
+    global IN_POOL_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
-    if os.getppid() != parent:  # the parent died before the signal was asked for
-        os._exit(1)
-    threading.Thread(target=_watch, args=(main_pid,), name="baccarat-watchdog",
-                     daemon=True).start()
+    die_with(main_pid)
+    IN_POOL_WORKER = True
 
 
-def _watch(pid: int) -> None:
-    """Kill this process as soon as process ``pid`` ends."""
-    try:
-        handle = os.pidfd_open(pid)
-    except (OSError, AttributeError):  # gone already, or no pidfd (old kernel): poll
-        handle = None
-    if handle is not None:
-        select.select([handle], [], [])  # readable when the process has ended
-    else:
-        while _alive(pid):
-            time.sleep(0.5)
-    os.kill(os.getpid(), signal.SIGKILL)
+#: Whether this process is a worker of a local pool (set by its initializer).
+IN_POOL_WORKER = False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def worker_stray_threads() -> list[str]:
+    """In a pool's worker, the threads a task left running that would keep the worker
+    alive (named for the command's warning); [] anywhere else."""
+    if not IN_POOL_WORKER:
+        return []
+    return sorted(set(describe(thread) for thread in stray_threads()))
 
 
 class Backend:
@@ -310,15 +288,36 @@ class Backend:
                                    initializer=_init_worker, initargs=(os.getpid(),))
 
     def _close_pool(self, wait: bool, kill: bool = False) -> None:
-        if self._pool is not None:
-            if kill:  # the pool keeps its processes in a private dict: no public way
-                for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+        if self._pool is None:
+            return
+        # The pool keeps its processes and its manager thread private: no public way.
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        manager = getattr(self._pool, "_executor_manager_thread", None)
+        if kill:
+            for process in processes:
+                process.kill()
+        elif wait:
+            # A worker ends once its tasks are done, unless a strategy left a thread
+            # running in it (not a daemon): Python then waits for that thread for ever,
+            # and so would the pool. So the tasks running are waited for, then each
+            # worker has a grace period to end before it is stopped.
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            pending = getattr(self._pool, "_pending_work_items", None) or {}
+            while pending and any(process.is_alive() for process in processes):
+                time.sleep(0.01)
+            deadline = time.monotonic() + WORKER_EXIT_SECONDS
+            for process in processes:
+                process.join(max(0.0, deadline - time.monotonic()))
+            for process in processes:
+                if process.is_alive():
                     process.kill()
-            # Killed workers end at once, so wait for the pool's manager thread then too:
-            # left running, it can meet interpreter exit with its wake-up pipe closed and
-            # print a traceback (a race in Python's concurrent.futures before 3.12).
-            self._pool.shutdown(wait=wait or kill, cancel_futures=True)
-            self._pool = None
+        # Killed workers end at once, so wait for the pool's manager thread then too:
+        # left running, it can meet interpreter exit with its wake-up pipe closed and
+        # print a traceback (a race in Python's concurrent.futures before 3.12).
+        self._pool.shutdown(wait=wait or kill, cancel_futures=True)
+        if manager is not None and (wait or kill):  # the first shutdown let go of it
+            manager.join()
+        self._pool = None
 
     def _run_pool(self, func: Callable[[T], R], tasks: Sequence[T],
                   on_done: Callable[[T, R], None]) -> None:

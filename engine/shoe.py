@@ -38,16 +38,23 @@ def shoe_stream_state(seed: np.uint64, shoe_id: np.uint64) -> np.uint64:
 @njit(cache=True, inline="always")
 def _next_bounded(state: np.ndarray, bound: np.uint64) -> np.uint64:
     """An unbiased integer in [0, bound) (Lemire's method on 32 bits); advances ``state[0]``."""
+    value, state[0] = _bounded_draw(state[0], bound)
+    return value
+
+
+@njit(cache=True, inline="always")
+def _bounded_draw(state: np.uint64, bound: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """(an unbiased integer in [0, bound), the stream's next state) from ``state``."""
     while True:
-        state[0] += _GOLDEN
-        word = _mix64(state[0]) >> _S32
+        state += _GOLDEN
+        word = _mix64(state) >> _S32
         product = word * bound
         low = product & _LOW32
         if low >= bound:
-            return product >> _S32
+            return product >> _S32, state
         threshold = (np.uint64(0x100000000) - bound) % bound
         if low >= threshold:
-            return product >> _S32
+            return product >> _S32, state
 
 
 @njit(cache=True)
@@ -98,10 +105,9 @@ def _shuffle_in_turn(template: np.ndarray, out: np.ndarray, start: np.uint64):
     n = template.shape[0]
     for i in range(n):
         out[i] = template[i]
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = start
+    state = start
     for i in range(n - 1, 0, -1):
-        j = _next_bounded(state, np.uint64(i + 1))
+        j, state = _bounded_draw(state, np.uint64(i + 1))
         tmp = out[i]
         out[i] = out[j]
         out[j] = tmp

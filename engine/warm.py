@@ -58,8 +58,12 @@ def inlined(kernel: Kernel) -> bool:
     return kernel._options.get("inline") == "always"
 
 
-def cached(kernel: Kernel) -> bool:
-    """Whether numba's cache holds machine code for ``kernel`` valid for its source now."""
+def cached(kernel: Kernel, native: frozenset[str] = frozenset()) -> bool:
+    """Whether numba's cache holds machine code for ``kernel`` valid for its source now, or
+    ``kernel`` is among ``native``: kernels whose code a native kernel holds, built for the
+    present sources (``engine.native.covered``: a first run loads it without numba)."""
+    if name_of(kernel) in native:
+        return True
     from numba.core.caching import FunctionCache
 
     try:
@@ -272,7 +276,7 @@ def warm(processes: int | None = None,
     processes = max(1, processes or os.cpu_count() or 1)
     compile_bytecode()
     found = kernels()
-    before = {name_of(k) for k in found if not inlined(k) and cached(k)}
+    before = {name_of(k) for k in found if not inlined(k) and cached(k, _native(found))}
     failed: list[str] = []
     if any(not inlined(k) and name_of(k) not in before | FIRST_USE.keys() for k in found):
         for phase in PHASES:
@@ -281,6 +285,7 @@ def warm(processes: int | None = None,
             failed += _run_phase(phase, processes)
     report = WarmReport(found=[name_of(k) for k in found], processes=processes,
                         failed=failed)
+    native = _native(found)
     for kernel in found:
         name = name_of(kernel)
         if inlined(kernel):
@@ -290,7 +295,7 @@ def warm(processes: int | None = None,
             kernel.compiled()  # explicit signatures: numba compiles them as it decorates
         if name in before:
             report.already.append(name)
-        elif cached(kernel):
+        elif cached(kernel, native):
             report.compiled.append(name)
         elif name in FIRST_USE:
             report.first_use.append(name)
@@ -298,6 +303,13 @@ def warm(processes: int | None = None,
             report.missing.append(name)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _native(found: list[Kernel]) -> frozenset[str]:
+    """The kernels whose code the native kernels among ``found`` hold, built now."""
+    from .native import covered
+
+    return frozenset(covered(found))
 
 
 # The demo's helper: the replay's kernels on the second core of a fresh install.
@@ -316,7 +328,12 @@ def start(specs: Sequence[str]) -> subprocess.Popen[bytes] | None:
         return None
     return subprocess.Popen([sys.executable, "-m", "engine.warm", *specs],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL,
+                            env={**os.environ, _PARENT: str(os.getpid())})
+
+
+#: The environment variable naming the command a helper dies with.
+_PARENT = "BACCARAT_HELPER_OF"
 
 
 def finish(helper: subprocess.Popen[bytes] | None, failed: bool = False) -> None:
@@ -337,6 +354,10 @@ def _compile(specs: Sequence[str]) -> None:
 
 
 def _main(argv: Sequence[str]) -> Any:
+    if os.environ.get(_PARENT, "").isdigit():  # a command's helper dies with the command
+        from .children import die_with
+
+        die_with(int(os.environ[_PARENT]))
     if argv[:1] == ["--exercise"]:
         return EXERCISES[argv[1]]()
     return _compile(argv)

@@ -284,9 +284,11 @@ def test_no_reader_writes_beside_the_users_file(tmp_path: Path) -> None:
     coups = dealt(12)
     source = tmp_path / "source"
     source.mkdir()
-    path = _database(source / "wal.db", coups, LETTERS[coups.outcome])
-    with sqlite3.connect(path) as db:
+    with sqlite3.connect(source / "wal.db") as db:  # a scraper's database in WAL mode
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE games (shoe_id INT, winner TEXT)")
+        db.executemany("INSERT INTO games VALUES (1, ?)", [(w,) for w in NAMES[coups.outcome]])
+    db.close()
     from engine.io.importers import writers
 
     writers.write_xlsx(coups, source / "book.xlsx", "hands", coup=True)
@@ -295,6 +297,7 @@ def test_no_reader_writes_beside_the_users_file(tmp_path: Path) -> None:
     writers.write_json(coups, source / "c.json")
     write(source / "s.txt", "S1: " + "".join(LETTERS[coups.outcome]) + "\n")
     write(source / "m.log", f"[10:00:00] {json.dumps(GAME_STATE)}\n")
+    writers.write_sequences(writers.dealing_order(coups), source / "seq.txt", labels=["S1"])
     before = _snapshot(source)
     for name in before:
         result = runner.invoke(app, ["import", str(source / name), "--out",
@@ -359,3 +362,115 @@ def test_the_content_samples_hold_their_dealt_shoes() -> None:
             np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
     one = import_files([DATA / "game-state.json"])
     np.testing.assert_array_equal(one.cards, shoes(930).cards[:1])
+
+
+# ------------------------------------------------------------------ JSON in bounded memory
+
+def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the whole-document size set to nothing and blocks of 97 bytes, every JSON shape
+    is read a batch of elements at a time, cut across blocks anywhere (inside strings with
+    brackets and escaped quotes too), to the same coups and places as read whole."""
+    from engine.io.importers import jsonstream
+
+    odd = write(tmp_path / "odd.jsonl", "\n".join(json.dumps(
+        {"shoe": 'S"1] \\', "note": "[{", "winner": w}) for w in "BPPTB") + "\n")
+    bad = write(tmp_path / "bad.json", json.dumps(
+        {"meta": {"v": 2}, "data": {"rounds": [{"round": 1, "winner": "B"},
+                                                {"round": 2, "winner": "Dragon"}]}}, indent=1))
+    files = [DATA / "history.json", DATA / "coups.json", DATA / "export-diagnostics.json",
+             DATA / "bot-shoes.json", odd]
+    whole = [import_files([f]) for f in files]
+    with pytest.raises(ImportDataError) as err:
+        import_files([bad])
+    monkeypatch.setattr(jsonstream, "WHOLE_BYTES", 0)
+    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", 97)
+    monkeypatch.setattr(jsonstream, "SAMPLE_BYTES", 700)
+    monkeypatch.setattr(jsonstream, "BATCH_ELEMENTS", 3)
+    batches = list(jsonstream.json_blocks(DATA / "history.json"))
+    assert len(batches) == 28 and max(len(b) for b in batches) == 3  # 82 coups, 3 at a time
+    for path, want in zip(files, whole, strict=True):
+        got = import_files([path])
+        np.testing.assert_array_equal(got.cards, want.cards, err_msg=str(path))
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=str(path))
+        assert list(got.label) == list(want.label), path
+    with pytest.raises(ImportDataError) as streamed:
+        import_files([bad])
+    assert str(streamed.value) == str(err.value) and "bad.json:11: unknown outcome" in str(
+        err.value)
+
+
+def test_a_csv_of_bare_carriage_returns(tmp_path: Path) -> None:
+    """Old spreadsheet exports end lines with a bare carriage return: read line by line
+    like any other (it was a traceback)."""
+    path = tmp_path / "mac.csv"
+    path.write_bytes(b"shoe,winner\rS1,B\rS1,P\rS2,T\r")
+    got = import_files([path])
+    assert list(got.outcome) == [BANKER, PLAYER, TIE] and len(got.shoe_ids()) == 2
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"shoe,winner\rS1,B\rS1,Dragon\r")
+    with pytest.raises(ImportDataError, match=r"bad\.csv:3: unknown outcome 'Dragon'"):
+        import_files([bad])
+
+
+def _brackets_by_hand(text: bytes) -> list[tuple[int, bool, int]]:
+    """The brackets outside strings, walking the text a byte at a time."""
+    found, depth, inside, escaped = [], 0, False, False
+    for i, byte in enumerate(text):
+        char = chr(byte)
+        if inside:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                inside = False
+        elif char == '"':
+            inside = True
+        elif char in "[{":
+            depth += 1
+            found.append((i, True, depth))
+        elif char in "]}":
+            depth -= 1
+            found.append((i, False, depth))
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=st.recursive(st.text(alphabet='ab"\\[]{}\n ', max_size=6),
+                          lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text(alphabet='k"\\]{', max_size=3), inner,
+                                            max_size=3), max_leaves=12),
+       cuts=st.lists(st.integers(1, 9), min_size=1, max_size=8))
+def test_the_bracket_scan_agrees_with_a_byte_by_byte_walk(value: object,
+                                                         cuts: list[int]) -> None:
+    """Strings full of brackets, quotes and backslashes, cut into blocks anywhere."""
+    from engine.io.importers.jsonstream import _Scan, scan_block
+
+    text = json.dumps([value, {"x": value}], indent=1).encode()
+    state, got, at = _Scan(), [], 0
+    for size in [*cuts, len(text)]:
+        block = text[at:at + size]
+        at += len(block)
+        found = scan_block(block, state)
+        got += list(zip(found.position.tolist(), found.opening.tolist(),
+                        found.depth.tolist(), strict=True))
+    assert got == _brackets_by_hand(text)
+    assert state.lines == text.count(b"\n") + 1
+
+
+def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 7 rows give the same coups, labels and row numbers as one block."""
+    from engine.io.importers import sheets
+
+    names = ["scorecard.xlsx", "scraper.sqlite", "two-outcome-columns.sqlite"]
+    whole = [import_files([DATA / name]) for name in names]
+    blocks = list(sheets.sqlite_blocks(DATA / "scraper.sqlite", rows=7))
+    assert len(blocks) > 2 and max(len(b) for b in blocks) == 7
+    monkeypatch.setattr(sheets, "BLOCK_ROWS", 7)
+    for name, want in zip(names, whole, strict=True):
+        got = import_files([DATA / name])
+        np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
+        assert list(got.label) == list(want.label), name

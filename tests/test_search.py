@@ -115,6 +115,11 @@ def test_walk_forward_chooses_only_on_earlier_shoes(tmp_path: Path) -> None:
     assert [f["choose_shoes"] for f in folds] == [[[0, 14]], [[0, 29]], [[0, 44]]]
     assert [f["evaluate_shoes"] for f in folds] == [[[15, 29]], [[30, 44]], [[45, 59]]]
     assert result.document["split"]["out"]["sessions"] == 45
+    from engine.search.result import fold_lines
+
+    lines = fold_lines(result.document["split"], result.document["metric"])
+    assert lines[0].startswith("Fold 1: chosen on shoes 0-14, ")
+    assert "; checked on shoes 15-29: " in lines[0] and len(lines) == 3
     # each fold's choice is the best on its own choosing shoes, recomputed from the run
     from engine.backtest import read_run_table
 
@@ -209,7 +214,8 @@ def test_the_command_leads_with_the_sentence_and_fits_80_columns(shoes: Path,
     assert "7 configurations, best first by realized - expected edge" in text
     assert "in: shoes 0-39 (chosen on), out: shoes 40-79 (held back)" in text
     assert "Counting all 7 configurations tried, over all 80 shoes" in text
-    assert f"wrote {out / 'search.parquet'} and {out / 'null.parquet'}" in text
+    assert f"wrote {out} (search.parquet, null.parquet; the run folders run/ and null/)" \
+        in text
     stored = pd.read_parquet(out / "search.parquet")
     assert len(stored) == 7 and (out / "null" / "run.json").is_file()
     assert len(pd.read_parquet(out / "null.parquet")) == 20
@@ -284,6 +290,17 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "--bankroll 1 is below the table minimum" in flat(result.output)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_stake_names_the_folder_given(shoes: Path, tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    result = cli("search", str(shoes), "-s", "flat:base=5", "--reps", "100", "--out",
+                 str(out))
+    assert result.exit_code == 2, result.output
+    text = flat(result.output)
+    assert "stake 5 on banker is below the table minimum 10" in text
+    assert f"nothing was left at {out / 'run'}" in text and ".tmp" not in text
+    assert not out.exists()
 
 
 def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import sys
 import types
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
@@ -248,13 +249,30 @@ class OneLineErrors(TyperGroup):
                                 **extra)
         except click_errors.NoArgsIsHelpError as exc:
             exc.show()  # no arguments: the help text, as asked for by no_args_is_help
-            sys.exit(0)
+            _leave(0)
         except click_errors.ClickException as exc:
-            sys.exit(_one_line(exc))
+            _leave(_one_line(exc))
         except typer.Abort:
             print("error: aborted", file=sys.stderr)
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
+            _leave(1)
+        _leave(code if isinstance(code, int) else 0)
+
+
+def _leave(code: int) -> None:
+    """Exit with ``code``; without waiting for threads a plugin left running (not daemons,
+    which Python would wait for, for ever), each named in a warning."""
+    from ..children import describe_all, stray_threads
+
+    strays = stray_threads()
+    if not strays:
+        sys.exit(code)
+    names = describe_all(strays)
+    print(f"warning: left without waiting for {len(strays)} thread"
+          f"{'s' if len(strays) != 1 else ''} still running (started by a strategy?): "
+          f"{names}", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _one_line(exc: click_errors.ClickException) -> int:

@@ -171,6 +171,9 @@ def backtest(
         title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
         for table in summary_tables(result.summary, console.width, f"Backtest: {title}"):
             console.print(table)
+    for thread in result.info.get("stray_threads", ()):
+        print_labelled("warning", f"a strategy left a thread running in a worker process: "
+                       f"{thread}; the worker was stopped when its work was done", "yellow")
     counts = result.info["counts"]
     done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")

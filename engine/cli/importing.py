@@ -70,8 +70,8 @@ def import_command(
         "--column", metavar="FIELD=SOURCE", help=_COLUMN_HELP)] = None,
     words: Annotated[list[str] | None, typer.Option(
         "--words", metavar="SIDE=WORD,...",
-        help="a platform's own outcome words, e.g. --words banker=装,状 player=现 tie=合 "
-             "(repeatable)")] = None,
+        help="a platform's own outcome words: banker=WORD,... player=WORD,... "
+             "tie=WORD,... (as in --words banker=装,状 player=现 tie=合)")] = None,
     records: Annotated[str | None, typer.Option(
         "--records", metavar="PATH",
         help="dotted path of the list of coups in a JSON document or message "

@@ -111,6 +111,10 @@ def print_search(result: SearchResult, top: int, no_table: bool) -> None:
                       "configuration alone; Holm, step-down (Romano-Wolf): the same, "
                       "counting every configuration tried. beats: step-down p below "
                       "5%. *: chosen.", highlight=False)
+    from ..search.result import fold_lines
+
+    for line in fold_lines(result.document["split"], result.document["metric"]):
+        console.print(line, highlight=False)
     for sentence in sentences[len(lead):]:
         console.print(sentence, highlight=False)
 
@@ -210,11 +214,9 @@ def search(
             workers=local_workers(workers, None),
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
             progress=advance)
-    written = [str(out / "search.parquet")]
-    if null:
-        written.append(str(out / "null.parquet"))
-    message = (f"wrote {' and '.join(written)} with the run folders "
-               f"{', '.join(str(out / r) for r in result.document['runs'].values())} in "
+    files = "search.parquet, null.parquet" if null else "search.parquet"
+    runs = " and ".join(f"{name}/" for name in result.document["runs"].values())
+    message = (f"wrote {out} ({files}; the run folder{'s' if null else ''} {runs}) in "
                f"{time.perf_counter() - started:.1f}s")
     if as_json:
         typer.echo(json.dumps(result.to_json(), indent=2))

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from ..coups import Coups
 from ..errors import BaccaratError, DiskFullError, Interrupted, is_disk_full
 from ..rules import TableRules
+from .datasets import PartPrint, opened_as_planned
 from .owner import (  # the lock's names, also where run-folder code always found them
     FolderLock as FolderLock,
 )
@@ -547,7 +548,7 @@ class _FolderClaim:
 @contextmanager
 def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume: bool,
                  complete: str, ignore: tuple[str, ...] = ("command", ),
-                 shown: str | None = None) -> Iterator[Output]:
+                 resumable: bool = True) -> Iterator[Output]:
     """Own the output folder of a chunked job for the block (see ``open_output``).
 
     The folder's name is locked (``engine.io.owner.OutputLock``) before anything is looked
@@ -555,7 +556,7 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
     replaced with ``force``) and no part was finished, the folder is removed; a folder it
     did not make is left as it was; otherwise it is left resumable. An interruption
     (``KeyboardInterrupt``) or a full disk is re-raised with a message saying which, and
-    what was kept (naming the folder as ``shown``, by default its path).
+    what was kept. A folder that is not ``resumable`` (a temporary one) is removed.
     """
     folder = Path(path)
     claim = _FolderClaim(folder)
@@ -571,8 +572,10 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
     try:
         yield Output(folder, state, claim.lock.run_id)
     except (KeyboardInterrupt, DiskFullError) as exc:
+        if not resumable:
+            shutil.rmtree(folder, ignore_errors=True)
         kept = claim.undo()
-        what = _what_was_kept(folder, kept, shown)
+        what = _what_was_kept(folder, kept) if resumable else "nothing was kept"
         if isinstance(exc, DiskFullError):
             raise DiskFullError(f"{exc}; {what}") from None
         raise Interrupted(f"interrupted: {what}") from None
@@ -694,9 +697,8 @@ def _claim_resume(folder: Path, plan: dict[str, Any], complete: str,
             and before.get("path") and before.get("path") == now.get("path"):
         raise BaccaratError(
             f"cannot resume {folder}: its dataset {now['path']} is no longer the one the "
-            f"run planned (it holds other coups: fingerprint {before.get('fingerprint')} "
-            f"then, {now.get('fingerprint')} now); put the dataset back as it was and "
-            f"resume, or start over with --force")
+            f"run planned ({_parts_changed(stored, plan)}); put the dataset back as it was "
+            f"and resume, or start over with --force")
     if differ:
         raise BaccaratError(
             f"cannot resume {folder}: it was started with different "
@@ -704,6 +706,23 @@ def _claim_resume(folder: Path, plan: dict[str, Any], complete: str,
             f"start over with --force")
     remove_temporaries(folder)
     return "resume"
+
+
+def _parts_changed(stored: dict[str, Any], plan: dict[str, Any]) -> str:
+    """Which file of a plan's dataset is not what it was, in a few words."""
+    then = {p.get("part"): p for p in stored.get("dataset_parts") or [] if isinstance(p, dict)}
+    now = {p.get("part"): p for p in plan.get("dataset_parts") or [] if isinstance(p, dict)}
+    for name in sorted(set(then) | set(now), key=str):
+        a, b = then.get(name), now.get(name)
+        if a == b:
+            continue
+        if a is None or b is None:
+            return f"{name} {'appeared' if a is None else 'is gone'}"
+        if a.get("bytes") != b.get("bytes"):
+            return f"{name}: {a.get('bytes'):,} bytes then, {b.get('bytes'):,} now"
+        return f"{name} holds other bytes (same size)"
+    return (f"it holds other coups: fingerprint {stored['dataset'].get('fingerprint')} "
+            f"then, {plan['dataset'].get('fingerprint')} now")
 
 
 def _start(folder: Path, plan: dict[str, Any]) -> None:
@@ -733,8 +752,8 @@ def _abandon(folder: Path, fresh: bool) -> bool:
     return True
 
 
-def _what_was_kept(folder: Path, kept: bool, shown: str | None = None) -> str:
-    name = shown or str(folder)
+def _what_was_kept(folder: Path, kept: bool) -> str:
+    name = str(folder)
     if not kept:
         return f"no chunk had finished, {name} was removed"
     if (folder / PLAN_FILE).exists() and _has_parts(folder):
@@ -874,31 +893,51 @@ def shoe_chunk_rows(path: str | Path, shoes_per_chunk: int,
 
 
 def read_coups_rows(path: str | Path, start: int, stop: int,
-                    groups: list[RowGroup] | None = None) -> Coups:
-    """The coups at rows ``start:stop`` of a dataset, reading only the row groups they span."""
+                    groups: list[RowGroup] | None = None,
+                    prints: Sequence[PartPrint] = ()) -> Coups:
+    """The coups at rows ``start:stop`` of a dataset, reading only the row groups they span.
+
+    With ``prints`` (the dataset's files as a run planned them), each file is checked
+    before and after it is read (``engine.io.datasets.opened_as_planned``): a file that
+    changed raises ``DatasetChanged`` rather than give coups of another dataset.
+    """
     groups = row_groups(path) if groups is None else groups
-    pieces = []
-    for group in groups:
-        lo, hi = max(start, group.start), min(stop, group.start + group.rows)
-        if lo >= hi:
-            continue
-        pieces.append(_read_group(group).slice(lo - group.start, hi - lo))
-    if not pieces:
+    planned = {p.file: p for p in prints}
+    wanted = [(group, max(start, group.start), min(stop, group.start + group.rows))
+              for group in groups]
+    wanted = [(group, lo, hi) for group, lo, hi in wanted if lo < hi]
+    if not wanted:
         raise ValueError(f"rows {start}:{stop} are not in {path}")
+    pieces = []
+    for file in dict.fromkeys(group.file for group, _, _ in wanted):
+        mine = [(group, lo, hi) for group, lo, hi in wanted if group.file == file]
+        if file in planned:
+            with opened_as_planned(planned[file]) as handle:
+                for group, lo, hi in mine:
+                    table = _read_group(group, handle, planned[file].sha256)
+                    pieces.append(table.slice(lo - group.start, hi - lo))
+        else:
+            for group, lo, hi in mine:
+                pieces.append(_read_group(group).slice(lo - group.start, hi - lo))
     table = pa.concat_tables(pieces, promote_options="default").unify_dictionaries()
     return Coups.from_arrow(table)
 
 
-_last_group: list[tuple[tuple[str, int, int, int], pa.Table]] = []
+_last_group: list[tuple[tuple[Any, ...], pa.Table]] = []
 
 
-def _read_group(group: RowGroup) -> pa.Table:
-    """Row group ``group``, keeping the last one read: consecutive chunks of a dataset share
-    the row group their boundary falls in, which is then decoded once, not twice."""
-    stat = os.stat(group.file)
-    key = (group.file, group.index, stat.st_mtime_ns, stat.st_size)
+def _read_group(group: RowGroup, handle: pq.ParquetFile | None = None,
+                checksum: str = "") -> pa.Table:
+    """Row group ``group`` (from the open ``handle`` of its file, whose bytes have
+    ``checksum``, when given), keeping the last one read: consecutive chunks of a dataset
+    share the row group their boundary falls in, which is then decoded once, not twice."""
+    if checksum:
+        key: tuple[Any, ...] = (group.file, group.index, checksum)
+    else:
+        stat = os.stat(group.file)
+        key = (group.file, group.index, stat.st_mtime_ns, stat.st_size)
     if _last_group and _last_group[0][0] == key:
         return _last_group[0][1]
-    table = pq.ParquetFile(group.file).read_row_group(group.index)
+    table = (handle or pq.ParquetFile(group.file)).read_row_group(group.index)
     _last_group[:] = [(key, table)]
     return table

@@ -9,9 +9,11 @@ are prefixed, the SVG hash salt is fixed), so the page comes out byte for byte t
 when every figure is drawn in the process itself, which is what happens with one core, or
 ``workers=0``, or when the environment variable ``BACCARAT_REPORT_WORKERS`` says 0.
 
-The workers are forked from this process once it has loaded matplotlib, so they start
-with it loaded (a worker that imported it afresh would spend longer starting than drawing
-on a machine of two cores, as measured: see ``benchmarks/README.md``). A process with
+The workers die with the command that started them, however it ends
+(``engine.children.die_with``). They are forked from this process once it has loaded
+matplotlib, so they start with it loaded (a worker that imported it afresh would spend
+longer starting than drawing on a machine of two cores, as measured: see
+``benchmarks/README.md``). A process with
 other Python threads running (a notebook's kernel, a Dask client) is not forked, since a
 lock one of them holds would stay held in the copy: such a process draws its figures
 itself, as does a platform without ``fork``.
@@ -59,6 +61,17 @@ def _ready() -> None:
     from . import figures  # noqa: F401
 
 
+def _start_worker(main_pid: int) -> None:
+    """A figure worker dies with the command that started it, whatever ends the command
+    (``kill -9`` included), and leaves Ctrl-C to it."""
+    import signal
+
+    from ..children import die_with
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with(main_pid)
+
+
 class FigureDrawer:
     """Draws figures in worker processes (or here, with no workers) and fills them in.
 
@@ -76,7 +89,8 @@ class FigureDrawer:
             _ready()  # the forked workers start with matplotlib loaded
             try:
                 self._pool = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("fork"))
+                    self.workers, mp_context=multiprocessing.get_context("fork"),
+                    initializer=_start_worker, initargs=(os.getpid(),))
                 for _ in range(self.workers):  # start every worker now, not at the first figure
                     self._pool.submit(_ready)
             except OSError:  # no processes to be had here (a sandbox): draw in this one

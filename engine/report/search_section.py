@@ -50,6 +50,11 @@ def search_section(folder: str | Path, drawer: FigureDrawer | None = None) -> st
              f"<p><strong>{_e(' '.join(sentences[:lead]))}</strong></p>"]
     rest = sentences[lead:]
     parts += [f"<p>{_e(s)}</p>" for s in rest]
+    from ..search.result import fold_lines
+
+    folds = fold_lines(document["split"], metric)
+    if folds:
+        parts.append("<ul>" + "".join(f"<li>{_e(line)}</li>" for line in folds) + "</ul>")
     dataset = document.get("dataset", {})
     space = document.get("space", {})
     parts.append(

@@ -189,11 +189,25 @@ def checked_sentence(split: dict[str, Any], metric: dict[str, Any]) -> str:
                 f"(realized edge {out['realized_edge']:+.2%}, expected "
                 f"{out['expected_edge']:+.2%}, {held} its 95% interval); {verdict}.")
     chosen = sorted({f["spec"] for f in split["folds"]})
-    return (f"{split['description'].capitalize()}: each fold chosen on the shoes before "
-            f"it ({len(chosen)} different choice{'s' if len(chosen) > 1 else ''}); on the "
+    where = ("the shoes before it" if split["scheme"] == "walk-forward"
+             else "the other folds' shoes")
+    return (f"{split['description'].capitalize()}: each fold chosen on {where} "
+            f"({len(chosen)} different choice{'s' if len(chosen) > 1 else ''}); on the "
             f"{out['sessions']:,} sessions evaluated: {percent_points(out['metric'], fmt)} "
             f"(realized edge {out['realized_edge']:+.2%}, expected "
             f"{out['expected_edge']:+.2%}); {verdict}.")
+
+
+def fold_lines(split: dict[str, Any], metric: dict[str, Any]) -> list[str]:
+    """One line per fold of a walk-forward or cross-validation: the shoes it chose on,
+    its choice and metric there, the shoes it was checked on and its metric there."""
+    if split["scheme"] not in ("walk-forward", "cross-validation"):
+        return []
+    fmt = metric["fmt"]
+    return [f"{fold['name'].capitalize()}: chosen on shoes {fold['choose_text']}, "
+            f"{fold['spec']} at {percent_points(fold['metric_in'], fmt)}; checked on "
+            f"shoes {fold['evaluate_text']}: {percent_points(fold['metric_out'], fmt)}."
+            for fold in split["folds"]]
 
 
 def chosen_column(folds: list[dict[str, Any]], configs: int) -> np.ndarray:
@@ -205,5 +219,5 @@ def chosen_column(folds: list[dict[str, Any]], configs: int) -> np.ndarray:
 
 
 __all__ = ["BEATS", "CHANCE", "NEVER_BET", "NULL_FILE", "NULL_FOLDER", "RUN_FOLDER",
-           "SEARCH_FILE", "SearchResult", "checked_sentence", "family_sentence",
+           "SEARCH_FILE", "SearchResult", "checked_sentence", "family_sentence", "fold_lines",
            "null_sentences"]

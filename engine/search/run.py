@@ -16,10 +16,11 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,8 @@ def search(
         check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
     stack = contextlib.ExitStack()
     temp = None
-    with stack:
+    folder = Path(out) if out is not None else Path()
+    with stack, _named_as(out, lambda: folder):
         if out is None:
             import tempfile
 
@@ -143,7 +145,7 @@ def search(
         options: dict[str, Any] = {
             "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
             "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
-            "workers": workers}
+            "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules())}
 
         def stage(name: str) -> Callable[[int, int], None] | None:
             if progress is None:
@@ -252,6 +254,21 @@ def search(
     return searched
 
 
+@contextlib.contextmanager
+def _named_as(out: str | Path | None, temporary: Callable[[], Path]) -> Iterator[None]:
+    """Errors raised while the search writes under its temporary folder name the folder
+    the user gave (``out``), as every other message does."""
+    try:
+        yield
+    except BaccaratError as exc:
+        where = str(temporary())
+        if out is None or where in ("", ".") or where not in str(exc):
+            raise
+        renamed = copy.copy(exc)
+        renamed.args = (str(exc).replace(where, str(out)), *exc.args[1:])
+        raise renamed from None
+
+
 def is_search_folder(path: Path) -> bool:
     """Whether ``path`` is a folder a search wrote (its ``search.parquet`` says so), which
     ``--force`` may replace."""
@@ -264,6 +281,26 @@ def is_search_folder(path: Path) -> bool:
         return read_metadata(file).get("kind") == "search"
     except Exception:  # unreadable: not ours to replace
         return False
+
+
+#: The most configuration-shoes a chunk settles on the fused path (each keeps a session
+#: row of some 35 columns, about 300 bytes: some 300 MB per chunk at most).
+FUSED_CONFIG_SHOES = 1_000_000
+
+
+def chunk_shoes(configs: list[Any], rules: TableRules) -> int:
+    """Shoes per chunk for a search: the backtest's bound on the replay's grids counted
+    over the configurations the replay plays (the fused path keeps no grid), and a bound on
+    the sessions tables of all. Fewer, bigger chunks mean fewer replay steps, each over
+    more sessions: a 1,000-configuration search of which 150 replay runs in chunks of
+    1,000 shoes instead of 150."""
+    from ..backtest import CHUNK_CONFIG_SHOES, DEFAULT_CHUNK_SHOES
+    from ..fused import fused_plan
+
+    plan = fused_plan(configs, rules, None, ledger=False, expected="auto")
+    replayed = len(configs) - (len(plan.configs) if plan is not None else 0)
+    return max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(replayed, 1),
+                      FUSED_CONFIG_SHOES // max(len(configs), 1)))
 
 
 def dataset_shoes(coups: Coups | str | Path) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,10 @@
 """The space of configurations a search tries: the grids its specs expand to, indexed lazily.
 
 A search takes several SPECs; each stands for a grid (one configuration per combination of
-its list values, in the order ``strategies.registry.expand_spec`` gives). The space is the
-specs' grids one after the other. It is counted without building a configuration, and
+its list values, in the order ``strategies.registry.expand_spec`` gives), counted and
+indexed by the registry's ``spec_space`` where it has one (the grammar of lists, ranges and
+composed parts is the registry's), else here over its lists. The space is the specs' grids
+one after the other. It is counted without building a configuration, and
 configuration ``i`` is built on its own, so ``--sample K --seed S`` draws K configurations
 from a space of billions without materialising it.
 """
@@ -14,7 +16,7 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -36,6 +38,9 @@ class SpecGrid:
 
     def __len__(self) -> int:
         return math.prod(len(v) for v in self.values)
+
+    def __getitem__(self, index: int) -> Strategy:
+        return self.at(index)
 
     def at(self, index: int) -> Strategy:
         """Configuration ``index`` of the grid, in ``itertools.product`` order (last key
@@ -72,13 +77,30 @@ def spec_grid(spec: str) -> SpecGrid:
     return grid
 
 
+class Grid(Protocol):
+    """One SPEC's configurations: counted, and each built on its own."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> Strategy: ...
+
+
+def grid_of(spec: str) -> Grid:
+    """The registry's space of ``spec`` (``strategies.registry.spec_space``: lists,
+    ranges, composed parts) where the registry has one, else :func:`spec_grid`'s."""
+    from strategies import registry
+
+    space = getattr(registry, "spec_space", None)
+    return space(spec) if space is not None else spec_grid(spec)  # type: ignore[no-any-return]
+
+
 class Space:
     """Every configuration the specs stand for, counted and indexed without building them."""
 
     def __init__(self, specs: Sequence[str]) -> None:
         if not specs:
             raise BaccaratError("no strategy given: pass at least one --strategy SPEC")
-        self.grids = [spec_grid(spec) for spec in specs]
+        self.grids: list[Grid] = [grid_of(spec) for spec in specs]
         self._ends = list(itertools.accumulate(len(g) for g in self.grids))
 
     def __len__(self) -> int:
@@ -88,12 +110,12 @@ class Space:
         if not 0 <= index < len(self):
             raise IndexError(index)
         g = bisect.bisect_right(self._ends, index)
-        return self.grids[g].at(index - (self._ends[g - 1] if g else 0))
+        return self.grids[g][index - (self._ends[g - 1] if g else 0)]
 
     def __iter__(self) -> Iterator[Strategy]:
         for grid in self.grids:
             for i in range(len(grid)):
-                yield grid.at(i)
+                yield grid[i]
 
     def sample(self, count: int, seed: int) -> tuple[list[int], list[Strategy]]:
         """``count`` distinct configurations drawn at random (uniformly, without
@@ -114,4 +136,4 @@ class Space:
         return indices, [self[i] for i in indices]
 
 
-__all__ = ["Space", "SpecGrid", "spec_grid"]
+__all__ = ["Grid", "Space", "SpecGrid", "grid_of", "spec_grid"]

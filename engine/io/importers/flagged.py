@@ -41,7 +41,8 @@ def without_shoes(path: str | Path, shoes: np.ndarray, folder: str | Path) -> Pa
     parts in ``folder``; returns the dataset's path."""
     out = Path(folder) / "coups"
     out.mkdir(parents=True, exist_ok=True)
-    metadata = {**read_metadata(path), "left_out_shoes": int(shoes.size)}
+    metadata = {**read_metadata(path), "left_out_shoes": int(shoes.size),
+                "copy_of": str(path)}
     drop = pa.array(shoes, type=pa.int64())
 
     def kept(file: Path) -> Iterator[pa.Table]:

@@ -19,6 +19,7 @@ from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
 from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
+from .jsonstream import json_blocks
 from .layout import plan_table, table_records
 from .plan import Plan
 from .readers import ReadOptions, get_reader
@@ -102,6 +103,8 @@ def iter_records(paths: list[Path], formats: list[str],
             blocks: Iterator[RawTable] | None = csv_blocks(path)
         elif formats[i] == "parquet":
             blocks = parquet_blocks(path)
+        elif formats[i] == "json":
+            blocks = json_blocks(path, options.records)
         elif formats[i] == "xlsx":
             blocks = xlsx_blocks(path, options.sheet)
         elif formats[i] == "sqlite":

@@ -372,13 +372,13 @@ def _shoe_label(holder: dict[str, Any]) -> str | None:
                  and not isinstance(v, list | dict)), None)
 
 
-def _shoe_rows(source: Source, text: str, values: list[Any], chosen: Candidate) -> RawTable:
+def _shoe_rows(source: Source, brackets: np.ndarray, values: list[Any],
+               chosen: Candidate) -> RawTable:
     """A list of shoes, each a list of outcomes or cards: one row per shoe, its values
     joined by spaces (a scorecard string or a card sequence, told by the content)."""
     wanted = {id(items) for items in chosen.lists}
     positions, _ = _ordinals(values, wanted)
-    brackets = opening_lines(text)
-    name = chosen.path or "shoes"
+    name = "shoes"  # one column of whole shoes (its content tells outcomes from cards)
     rows = [" ".join(scalar_text(v) or "" for v in items if not isinstance(v, dict | list))
             for items in chosen.lists]
     lines = [int(brackets[positions[id(items)]]) for items in chosen.lists]
@@ -392,6 +392,27 @@ def read_json(source: Source, text: str, records: str | None = None) -> RawTable
     if not text.strip():
         raise ImportDataError(f"{source.path}: empty file")
     values = decode(source, text)
+    return values_table(source, values, opening_lines(text), records, text=text)
+
+
+@dataclass
+class Groups:
+    """The shoe objects (or lists) met so far: their labels and lines, shared by every
+    batch of one file so their numbers run on."""
+
+    labels: list[str | None] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    #: the number of the one shoe object outside a streamed list (None: not met yet)
+    outer: int | None = None
+
+
+def values_table(source: Source, values: list[Any], brackets: np.ndarray,
+                 records: str | None = None, *, text: str | None = None,
+                 groups: Groups | None = None, outer_label: str | None = None) -> RawTable:
+    """The coup records of decoded JSON ``values`` as a table; ``brackets`` holds the line
+    of each container in pre-order (``opening_lines``). ``groups`` (when given) numbers
+    shoe objects on from earlier batches; ``outer_label`` labels records whose list sits
+    in an object of the document outside the batch."""
     if not any(isinstance(v, dict | list) for v in values):
         raise ImportDataError(f"{source.path}: expected an object (a coup or a shoe), "
                               f"found {json.dumps(values[0])[:40]}")
@@ -407,39 +428,39 @@ def read_json(source: Source, text: str, records: str | None = None) -> RawTable
                               f"objects, shoe objects holding them, or lists of shoes)")
     chosen = choose(source, found, records)
     if chosen.shoes and not any(isinstance(r, dict) for items in chosen.lists for r in items):
-        return _shoe_rows(source, text, values, chosen)
+        return _shoe_rows(source, brackets, values, chosen)
     wanted = {id(r) for items in chosen.lists for r in items}
     wanted |= {id(h) for h in chosen.holders if h is not None}
     positions, count = _ordinals(values, wanted)
-    brackets = opening_lines(text)
     if count != brackets.size:  # the decoder dropped a repeated key's value
-        decode(source, text, unique_keys=True)  # names it
+        if text is not None:
+            decode(source, text, unique_keys=True)  # names it
         raise ImportDataError(f"{source.path}: cannot place the records on their lines")
     flat_records: list[dict[str, str | None]] = []
     lines: list[int] = []
-    groups: list[int] = []
-    group_labels: list[str | None] = []
-    group_lines: list[int] = []
+    group_of: list[int] = []
+    groups = groups if groups is not None else Groups()
     for items, holder, grouped in zip(chosen.lists, chosen.holders, chosen.grouped,
                                       strict=True):
         group = -1
         items = [r for r in items if isinstance(r, dict)]
-        if holder is not None:
-            label = _shoe_label(holder) if isinstance(holder, dict) else None
-            if grouped or label is not None:
-                group_labels.append(label)
-                group_lines.append(int(brackets[positions[id(holder)]]))
-                group = len(group_labels) - 1
+        label = outer_label if holder is None else (
+            _shoe_label(holder) if isinstance(holder, dict) else None)
+        if holder is not None and (grouped or label is not None) or label is not None:
+            groups.labels.append(label)
+            groups.lines.append(int(brackets[positions[id(holder)]]) if holder is not None
+                                else 1)
+            group = len(groups.labels) - 1
         for record in items:
             flat_records.append(flatten(record))
             lines.append(int(brackets[positions[id(record)]]))
-            groups.append(group)
+            group_of.append(group)
     names: dict[str, None] = {}
     for record in flat_records:
         names.update(dict.fromkeys(record))
     columns = {name: np.array([record.get(name) for record in flat_records], dtype=object)
                for name in names}
-    group_array = np.asarray(groups, dtype=np.int64)
+    group_array = np.asarray(group_of, dtype=np.int64)
     return RawTable(source=source, columns=columns, lines=np.asarray(lines, np.int64),
                     group=group_array if (group_array >= 0).any() else None,
-                    group_labels=group_labels, group_lines=group_lines)
+                    group_labels=groups.labels, group_lines=groups.lines)

@@ -25,8 +25,22 @@ def _decode(path: Path, number: int, raw: bytes) -> str:
             f"line); pass --format if it is another format") from None
 
 
+def line_break(path: Path) -> bytes:
+    """The file's line break: ``\\n`` (with or without ``\\r`` before it), or a bare
+    ``\\r`` (old Mac spreadsheets export those) when its head has carriage returns only."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError as exc:
+        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+    return b"\r" if b"\r" in head and b"\n" not in head else b"\n"
+
+
 def iter_lines(path: Path, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
     """(line number, text without its line break) of every line of ``path``."""
+    if line_break(path) == b"\r":
+        yield from numbered_lines(path, limit)
+        return
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -59,6 +73,7 @@ def iter_line_blocks(path: Path, limit: int = MAX_LINE_BYTES,
     """(number of the first line, lines) of ``path`` a block of whole lines at a time: the
     fast way through big files (no line break kept, UTF-8, BOM allowed)."""
     size = block_bytes or BLOCK_BYTES
+    newline = line_break(path)
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -71,14 +86,14 @@ def iter_line_blocks(path: Path, limit: int = MAX_LINE_BYTES,
             if not data:
                 break
             data = rest + data
-            cut = data.rfind(b"\n")
+            cut = data.rfind(newline)
             if cut < 0:
                 if len(data) > limit:
                     _too_long(path, first, limit)
                 rest = data
                 continue
             rest = data[cut + 1:]
-            lines = data[:cut].split(b"\n")
+            lines = data[:cut].split(newline)
             _check_lengths(path, first, lines, limit)
             yield first, _decode_lines(path, first, lines)
             first += len(lines)

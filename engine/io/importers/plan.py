@@ -21,6 +21,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ def _normal(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+@lru_cache(maxsize=4096)
 def unrelated(column: str) -> bool:
     """Whether a dotted name sits inside an object that holds no coup (diagnostics...)."""
     parts = column.split(".")
@@ -509,15 +511,35 @@ class _Planner:
                 combos.append(merged)
             if len(combos) > MAX_COMBINATIONS:
                 break
+        prior = [(-self._named(c), -len(c), -self._name_score(c),
+                  tuple(self.order.get(c[r], 0) for r in sorted(c))) for c in combos]
+        ranked = sorted(range(len(combos)), key=lambda i: (prior[i], i))
+        scores: dict[int, tuple[int, int]] = {}
+
+        def score(i: int) -> tuple[int, int]:
+            if i not in scores:
+                roles = {**self.fixed, **combos[i]}
+                scores[i] = self._score(roles) if len(combos) > 1 else (0, 0)
+            return scores[i]
+
+        def holds(i: int) -> bool:
+            invalid, checked = score(i)
+            return invalid <= max(2, HOLDS * checked)
+
+        # names first: when the best-named assignment holds, only its ties (and the next
+        # one, for the report) need the rules; otherwise every assignment is checked
+        top = ranked[0]
+        if holds(top):
+            pool = [i for i in ranked if prior[i][:3] == prior[top][:3]]
+            pool += [i for i in ranked if i not in pool][:1]
+        else:
+            pool = ranked
         scored = []
-        for index, combo in enumerate(combos):
-            roles = {**self.fixed, **combo}
-            invalid, checked = self._score(roles) if len(combos) > 1 else (0, 0)
-            holds = invalid <= max(2, HOLDS * checked)
-            order = tuple(self.order.get(combo[r], 0) for r in sorted(combo))
-            scored.append(((-self._named(combo), not holds, -len(combo),
-                            -self._name_score(combo), invalid, order, index),
-                           combo, invalid, checked))
+        for i in pool:
+            invalid, checked = score(i)
+            named, explained, name_score, order = prior[i]
+            scored.append(((named, not holds(i), explained, name_score, invalid, order, i),
+                           combos[i], invalid, checked))
         scored.sort(key=lambda item: item[0])
         key, best, invalid, checked = scored[0]
         tied = [item for item in scored[1:] if item[0][:5] == key[:5]]
@@ -530,8 +552,7 @@ class _Planner:
         runner_up = next((item for item in scored[1:] if len(item[1]) == len(best)
                           and item[1] != best and item[2] > invalid), None)
         if checked and len(scored) > 1:
-            rules = (f"the drawing rules, totals and winners hold on {checked - invalid:,} of "
-                     f"{checked:,} sampled coups")
+            rules = f"{checked - invalid:,} of {checked:,} sampled coups hold"
             if runner_up is not None:
                 rules += (f"; the next best assignment breaks {runner_up[2]:,}")
             self.why["rules"] = rules
@@ -586,7 +607,9 @@ class _Planner:
             if counting:
                 roles["coup"] = counting[0]
                 used.add(counting[0])
-        if "shoe" not in roles and "label" not in roles:
+        # a shoe key by content only where no coup numbers split the shoes: a column that
+        # merely runs in blocks (a dealer's id) must not gather rows across restarts
+        if "shoe" not in roles and "label" not in roles and "coup" not in roles:
             keys = [c for c in self.free if c not in used and self._key_like(c)]
             if keys:
                 best = max(keys, key=lambda c: (self.sample.profiles[c].distinct,
@@ -595,11 +618,12 @@ class _Planner:
                 self.why["shoe"] = "content: values in blocks of rows, as a shoe key's are"
 
     def _key_like(self, column: str) -> bool:
+        """Whether a column looks like a shoe key: filled on every row, each value in one
+        run of rows, ids with a digit (``shoe-3``, ``41``), not times."""
         p = self.sample.profiles[column]
-        return (p.runs and p.filled == self.sample.rows and any(ch.isdigit()
-                for e in p.examples for ch in e)
-                and not p.all("timestamp") and not p.all("decimal") or
-                p.runs and p.all("number") and p.filled == self.sample.rows)
+        with_digit = any(ch.isdigit() for e in p.examples for ch in e)
+        return (p.runs and p.filled == self.sample.rows and with_digit
+                and not p.all("timestamp") and not (p.all("decimal") and not p.all("number")))
 
     def _reason(self, role: str, column: str, extra: str = "") -> str:
         if role in self.fixed:

@@ -47,12 +47,20 @@ def _concat(a: RawTable | None, b: RawTable) -> RawTable:
         left = a.columns.get(name, np.full(len(a), None, dtype=object))
         right = b.columns.get(name, np.full(len(b), None, dtype=object))
         columns[name] = np.concatenate([left, right])
-    return RawTable(source=b.source, columns=columns, lines=np.concatenate([a.lines, b.lines]))
+    group = None
+    if a.group is not None or b.group is not None:  # shoe objects, numbered file-wide
+        group = np.concatenate([a.group if a.group is not None else np.full(len(a), -1),
+                                b.group if b.group is not None else np.full(len(b), -1)])
+    return RawTable(source=b.source, columns=columns, lines=np.concatenate([a.lines, b.lines]),
+                    group=group, group_labels=b.group_labels or a.group_labels,
+                    group_lines=b.group_lines or a.group_lines)
 
 
 def _take(table: RawTable, rows: np.ndarray | slice) -> RawTable:
     return RawTable(source=table.source, columns={k: v[rows] for k, v in table.columns.items()},
-                    lines=table.lines[rows])
+                    lines=table.lines[rows],
+                    group=None if table.group is None else table.group[rows],
+                    group_labels=table.group_labels, group_lines=table.group_lines)
 
 
 class ShoeHolder:

@@ -1,0 +1,143 @@
+"""Every child dies with its command, and a command returns when its work is done.
+
+Real processes, real signals: ``baccarat report`` and ``baccarat demo`` in child processes
+of their own session, killed with ``kill -9`` while their figure workers draw; a plugin
+that starts a thread it never ends, with one worker and with two, finished and
+interrupted with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from holders import ROOT, finish, spawn, wait_until
+
+from engine.backtest import backtest
+
+LEAKY = '''
+import threading
+import time
+
+import numpy as np
+
+from strategies.base import Strategy, Table, Wager
+
+
+def poll() -> None:
+    while True:
+        time.sleep(0.05)
+
+
+class Leaky(Strategy):
+    """Flat on Banker, with a thread it starts and never ends (not a daemon)."""
+
+    name = "leaky"
+
+    def start(self, table: Table) -> None:
+        threading.Thread(target=poll, name="leaky-poller").start()
+
+    def wager(self, table: Table) -> Wager:
+        return Wager.on(banker=np.full(table.n, 10.0))
+'''
+
+
+def live(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def session_members(sid: int) -> set[int]:
+    """Live processes of session ``sid`` (a command started its own), whoever their parent
+    is now (orphans move to init)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                found.add(int(entry.name))
+    return found
+
+
+def gone_within(pids: set[int], seconds: float) -> set[int]:
+    deadline = time.monotonic() + seconds
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if live(pid)}
+    return alive
+
+
+@pytest.fixture(scope="module")
+def five(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of five configurations: some twenty figures to draw."""
+    out = tmp_path_factory.mktemp("five") / "run"
+    backtest(None, ["flat", "martingale", "fibonacci", "paroli", "follow"], shoes=300, seed=4,
+             out=out, ledger=False)
+    return out
+
+
+@pytest.mark.parametrize("command", ["report", "demo"])
+def test_kill_9_of_a_command_drawing_figures_leaves_no_worker(five: Path, tmp_path: Path,
+                                                              command: str):
+    args = (["report", str(five), "--out", str(tmp_path / "r.html"), "-q"]
+            if command == "report" else
+            ["demo", "--shoes", "300", "--out", str(tmp_path / "demo"), "-q", "--no-table"])
+    child = spawn(*args, env={"BACCARAT_REPORT_WORKERS": "2"})
+    # Its figure workers: two processes of its session besides itself, forked from it.
+    wait_until(lambda: len(session_members(child.pid) - {child.pid}) >= 2 and any(
+        int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == child.pid
+        for pid in session_members(child.pid) - {child.pid}), "figure workers", child=child,
+        timeout=120)
+    members = session_members(child.pid) - {child.pid}
+    os.kill(child.pid, signal.SIGKILL)  # the command only, not its group
+    child.communicate()
+    assert not gone_within(members | session_members(child.pid), 5), \
+        "processes of the killed command are still running"
+
+
+def test_a_plugins_stray_thread_does_not_keep_the_command_running(tmp_path: Path):
+    plugin = tmp_path / "leaky_strategy.py"
+    plugin.write_text(LEAKY)
+    for workers in ("1", "2"):
+        child = spawn("backtest", "-s", f"{plugin}:Leaky", "--shoes", "20", "--chunk", "10",
+                      "--workers", workers, "--out", str(tmp_path / f"run{workers}"), "-q",
+                      "--no-table")
+        code, text = finish(child, timeout=90)
+        assert code == 0, (workers, text)
+        assert "leaky-poller" in text and "warning:" in text, (workers, text)
+        assert "Traceback" not in text
+        assert not gone_within(session_members(child.pid), 5), workers
+
+
+def test_ctrl_c_stops_a_run_whose_plugin_left_threads_with_two_workers(tmp_path: Path):
+    plugin = tmp_path / "leaky_slow.py"
+    plugin.write_text(LEAKY.replace(
+        "        return Wager.on(banker=np.full(table.n, 10.0))",
+        "        time.sleep(0.01)\n        return Wager.on(banker=np.full(table.n, 10.0))"))
+    out = tmp_path / "run"
+    code = "from engine.cli import app; app(prog_name='baccarat')"
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Leaky", "--shoes", "60",
+         "--chunk", "2", "--workers", "2", "--out", str(out), "-q", "--no-table"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: list((out / "sessions.parquet").glob("part-*.parquet")),
+               "a chunk done", child=child, timeout=120)
+    os.kill(child.pid, signal.SIGINT)
+    status, text = finish(child, timeout=10)
+    assert status == 130, text
+    assert "interrupted" in text and "Traceback" not in text
+    assert not gone_within(session_members(child.pid), 5)

@@ -1,0 +1,250 @@
+"""Nothing mixed when files change underneath: a dataset a run reads is pinned, checked
+before every chunk, and the parts a run keeps are trusted only when they check out.
+
+Real processes and real signals: a backtest in a child process playing a deliberately slow
+strategy, while the test replaces its dataset with our writers (refused, naming the
+reader) or with ``cp`` (which takes no lock: the run stops, resumable, never a mix); the
+same on a real Dask LocalCluster; parts truncated before ``--resume``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from holders import finish, lock_holders, one_line, spawn, wait_until
+from same_files import assert_same_files
+from typer.testing import CliRunner
+
+from engine.backtest import LEDGER_FILE, SESSIONS_FILE, BacktestResult, backtest
+from engine.cli import app
+from engine.io.datasets import DatasetChanged
+from engine.io.parquet import PART_LOG, PLAN_FILE, accept_part, part_record
+from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from strategies.base import Strategy, Table, Wager
+
+DELAY_ENV = "SLOW_STRATEGY_SECONDS_PER_COUP"
+SLOW = f'''
+import os
+import time
+import numpy as np
+from strategies.base import Strategy, Table, Wager
+
+
+class Slow(Strategy):
+    """Flat on Banker, slowed down where {DELAY_ENV} says so."""
+
+    name = "slow"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(float(os.environ.get("{DELAY_ENV}", "0")))
+        return Wager.on(banker=np.full(table.n, 10.0))
+'''
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two datasets of the same shape (12 shoes in 3 parts), other seeds; the slow plugin;
+    the uninterrupted run over the first."""
+    folder = tmp_path_factory.mktemp("datasets")
+    for name, seed in (("a", 1), ("b", 2)):
+        generate_dataset(folder / name, shoes=12, seed=seed, chunk_shoes=4)
+    plugin = folder / "slow_strategy.py"
+    plugin.write_text(SLOW)
+    whole = folder / "whole"
+    result = cli("backtest", "-s", f"{plugin}:Slow", "--coups", str(folder / "a"), "--chunk",
+                 "2", "--workers", "1", "--out", str(whole), "-q", "--no-table")
+    assert result.exit_code == 0, result.output
+    return {"a": folder / "a", "b": folder / "b", "plugin": plugin, "whole": whole}
+
+
+def slow_run(datasets: dict[str, Path], coups: Path, out: Path, workers: int = 1,
+             delay: float = 0.003) -> subprocess.Popen[str]:
+    return spawn("backtest", "-s", f"{datasets['plugin']}:Slow", "--coups", str(coups),
+                 "--chunk", "2", "--workers", str(workers), "--out", str(out), "-q",
+                 "--no-table", env={DELAY_ENV: str(delay)})
+
+
+def assert_same_rows(a: Path, b: Path) -> None:
+    """The two run folders hold the same parts with the same rows (their metadata names
+    their own dataset's path)."""
+    parts_a = sorted(p.relative_to(a) for p in a.rglob("part-*.parquet"))
+    assert parts_a == sorted(p.relative_to(b) for p in b.rglob("part-*.parquet"))
+    for part in parts_a:
+        assert pq.read_table(a / part).equals(pq.read_table(b / part)), part
+
+
+def copy_of(source: Path, folder: Path) -> Path:
+    target = folder / source.name
+    shutil.copytree(source, target)
+    return target
+
+
+def test_a_writer_is_refused_while_a_run_reads_the_dataset(datasets, tmp_path: Path):
+    coups = copy_of(datasets["a"], tmp_path)
+    child = slow_run(datasets, coups, tmp_path / "run")
+    wait_until(lambda: child.pid in lock_holders(coups), "dataset pinned", child=child)
+    generate = cli("generate", "--shoes", "12", "--seed", "2", "--out", str(coups),
+                   "--force", "-q")
+    assert generate.exit_code == 2
+    assert f"being read by another run (pid {child.pid})" in one_line(generate.output)
+    imported = cli("import", str(datasets["b"]), "--out", str(coups), "--force", "-q")
+    assert imported.exit_code == 2
+    assert f"being read by another run (pid {child.pid})" in one_line(imported.output)
+    code, text = finish(child)
+    assert code == 0, text
+    assert_same_rows(datasets["whole"], tmp_path / "run")  # only the dataset it planned
+
+
+def test_a_reader_is_refused_while_a_writer_writes_the_dataset(tmp_path: Path):
+    coups = tmp_path / "coups"
+    child = spawn("generate", "--shoes", "100000", "--chunk", "10000", "--workers", "1",
+                  "--out", str(coups), "-q")
+    wait_until(lambda: child.pid in lock_holders(coups) and coups.is_dir(),
+               "generate writing", child=child)
+    result = cli("backtest", "-s", "flat", "--coups", str(coups), "--out",
+                 str(tmp_path / "run"), "-q")
+    assert result.exit_code == 2
+    assert f"being written by another run (pid {child.pid})" in one_line(result.output)
+    assert not (tmp_path / "run").exists()
+    os.killpg(child.pid, signal.SIGKILL)  # its own outcome is not what this test is about
+    child.communicate()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_dataset_rewritten_by_cp_mid_run_stops_it_resumable_never_mixed(
+        datasets, tmp_path: Path, workers: int):
+    coups = copy_of(datasets["a"], tmp_path)
+    kept = tmp_path / "part-00002.parquet.saved"
+    shutil.copy2(coups / "part-00002.parquet", kept)
+    out = tmp_path / "run"
+    child = slow_run(datasets, coups, out, workers=workers)
+    wait_until(lambda: list((out / SESSIONS_FILE).glob("part-*.parquet")), "a chunk done",
+               child=child)
+    # cp takes no lock: the part the last chunks read is rewritten in place under the run.
+    subprocess.run(["cp", str(datasets["b"] / "part-00002.parquet"),
+                    str(coups / "part-00002.parquet")], check=True)
+    code, text = finish(child)
+    assert code == 2, text
+    line = one_line(text)
+    assert "part-00002.parquet changed while the run was reading the dataset" in line
+    assert "--resume" in line and len(text.strip().splitlines()) == 1
+    assert (out / PLAN_FILE).exists()  # resumable: its finished chunks are kept
+    for part in (out / SESSIONS_FILE).glob("part-*.parquet"):  # none from the other coups
+        assert pq.read_metadata(part).num_rows > 0
+    assert not list((out / SESSIONS_FILE).glob("part-0000[45].parquet"))
+
+    refused = cli("backtest", "-s", f"{datasets['plugin']}:Slow", "--coups", str(coups),
+                  "--chunk", "2", "--workers", "1", "--out", str(out), "--resume", "-q")
+    assert refused.exit_code == 2
+    assert "no longer the one the run planned" in one_line(refused.output)
+    assert "part-00002.parquet" in refused.output
+
+    shutil.copy2(kept, coups / "part-00002.parquet")  # put back: the resume finishes it
+    resumed = cli("backtest", "-s", f"{datasets['plugin']}:Slow", "--coups", str(coups),
+                  "--chunk", "2", "--workers", "1", "--out", str(out), "--resume", "-q",
+                  "--no-table")
+    assert resumed.exit_code == 0, resumed.output
+    assert_same_rows(datasets["whole"], out)
+
+
+class Slowish(Strategy):
+    """Flat on Banker, 3 ms a coup: a chunk of two shoes takes about half a second."""
+
+    name = "slowish"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(0.003)
+        import numpy as np
+
+        return Wager.on(banker=np.full(table.n, 10.0))
+
+
+def test_a_dask_worker_reading_a_changed_part_fails_the_run_cleanly(datasets, tmp_path: Path):
+    distributed = pytest.importorskip("distributed")
+    coups = copy_of(datasets["a"], tmp_path)
+    out = tmp_path / "run"
+
+    def rewrite_when_a_chunk_is_done() -> None:
+        deadline = time.monotonic() + 60
+        while not list((out / SESSIONS_FILE).glob("part-*.parquet")):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.005)
+        subprocess.run(["cp", str(datasets["b"] / "part-00002.parquet"),
+                        str(coups / "part-00002.parquet")], check=True)
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        threading.Thread(target=rewrite_when_a_chunk_is_done, daemon=True).start()
+        with pytest.raises(DatasetChanged, match=r"part-00002.parquet changed.*--resume"):
+            backtest(coups, [Slowish()], chunk_shoes=2, out=out,
+                     scheduler=cluster.scheduler_address)
+    assert (out / PLAN_FILE).exists() and not list((out / SESSIONS_FILE).glob(
+        "part-0000[45].parquet"))
+
+
+def test_resume_replays_a_truncated_part_and_gives_the_uninterrupted_files(tmp_path: Path,
+                                                                           monkeypatch):
+    whole, out = tmp_path / "whole", tmp_path / "run"
+    args = dict(strategies=["flat", "martingale"], shoes=60, seed=3, chunk_shoes=10)
+    backtest(out=whole, **args)
+    monkeypatch.setenv(FAULT_ENV, "4:raise")
+    with pytest.raises(ChunkFailed):
+        backtest(out=out, **args)
+    monkeypatch.delenv(FAULT_ENV)
+    for part in (out / SESSIONS_FILE / "part-00001.parquet",
+                 out / LEDGER_FILE / "part-00002.parquet"):  # half of each, as a crash leaves
+        part.write_bytes(part.read_bytes()[:part.stat().st_size // 2])
+    result = cli("backtest", "-s", "flat", "-s", "martingale", "--shoes", "60", "--seed", "3",
+                 "--chunk", "10", "--out", str(out), "--resume", "-q", "--no-table")
+    assert result.exit_code == 0, result.output
+    assert_same_files(whole, out)
+    assert BacktestResult.load(out).info["chunks"]["resumed"] == 2  # chunks 0 and 3
+    assert not (out / PART_LOG).exists()
+
+
+def test_a_part_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path,
+                                                                  monkeypatch):
+    """The order of what reaches the disk: the part's bytes, its log line, the rename,
+    then the folder's entry (so after a power loss a part under its final name is whole)."""
+    import engine.io.owner as owner
+    import engine.io.parquet as parquet
+
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append("fsync " + Path(os.readlink(f"/proc/self/fd/{fd}")).name)
+        real_fsync(fd)
+
+    def replace(source, target) -> None:
+        events.append(f"rename {Path(target).name}")
+        real_replace(source, target)
+
+    monkeypatch.setattr(owner.os, "fsync", fsync)
+    monkeypatch.setattr(parquet.os, "replace", replace)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    staged = parquet.write_part([pq.read_table(Path(__file__).resolve().parents[1] / "data"
+                                               / "generated-8deck-200.parquet")],
+                                folder, 7, {"kind": "coups"}, run_id="abc")
+    log = parquet.PartLog(folder)
+    record = part_record(staged)
+    events.append("written")
+    accept_part(staged, "abc", record, log)
+    assert events[0] == f"fsync {staged.name}" and events[1] == "written"
+    assert events[2:] == [f"fsync {parquet.PART_LOG}", "rename part-00007.parquet",
+                          "fsync parts"]
+    assert log.records()["part-00007.parquet"] == record
