@@ -474,3 +474,23 @@ def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
         np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
         np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
         assert list(got.label) == list(want.label), name
+
+
+@pytest.mark.parametrize("values, words", [
+    (["B", "P", "t", "Banker"], "outcomes"),
+    (["0", "9", "5", "5"], "totals 0-9"),
+    (["AS", "10h", "K", "0"], "single cards"),
+    (["A-5", "K 4 9", "2C,3D"], "lists of 2-3 cards"),
+    (["3,0,8,5,9", "A K 2 3"], "lists of 4-5 cards"),
+    (["PBBPT", "莊閒和", "B,P"], "scorecard strings (up to 5 outcomes)"),
+    (["1", "2", "3", "14"], "coup numbers"),
+    (["r-1", "r-2", "r-3"], "ids (one per row)"),
+    (["S1", "S1", "S2", "S2"], "ids in blocks of rows"),
+    (["2026-01-01 10:00", "2026-01-01T10:01:00Z", "21:04"], "timestamps"),
+    (["true", "FALSE", "yes"], "booleans"),
+    (["0.51", "0.44"], "numbers"),
+])
+def test_a_columns_content_in_words(values: list[str], words: str) -> None:
+    from engine.io.importers.profile import profile_column
+
+    assert profile_column(np.array(values, dtype=object)).kind_words() == words

@@ -292,13 +292,27 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+NEGATIVE_STAKE = """
+import numpy as np
+from strategies.base import Strategy, Wager
+
+
+class Negative(Strategy):
+    def wager(self, table):
+        return Wager.on(banker=np.full(table.n, -5.0))
+"""
+
+
 def test_a_refused_stake_names_the_folder_given(shoes: Path, tmp_path: Path) -> None:
+    # (A stake below the table minimum is no longer refused: it is raised to the minimum.)
     out = tmp_path / "s"
-    result = cli("search", str(shoes), "-s", "flat:base=5", "--reps", "100", "--out",
+    plugin = tmp_path / "negative.py"
+    plugin.write_text(NEGATIVE_STAKE)
+    result = cli("search", str(shoes), "-s", f"{plugin}:Negative", "--reps", "100", "--out",
                  str(out))
     assert result.exit_code == 2, result.output
     text = flat(result.output)
-    assert "stake 5 on banker is below the table minimum 10" in text
+    assert "staked -5.0 on banker; expected a finite number >= 0" in text
     assert f"nothing was left at {out / 'run'}" in text and ".tmp" not in text
     assert not out.exists()
 

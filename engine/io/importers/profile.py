@@ -40,7 +40,8 @@ class Profile:
     Kinds: ``outcome`` (one outcome), ``total`` (0-9), ``number`` (a whole number),
     ``decimal``, ``card`` (one card), ``cards`` (a list of 2 or more cards; ``counts`` has
     their fewest and most), ``outcomes`` (a scorecard string: 2 or more outcomes in a
-    row), ``boolean``, ``timestamp``.
+    row), ``boolean``, ``timestamp``; text that differs on every row, or runs in blocks
+    of rows, reads as ids (``kind_words``).
     """
 
     rows: int
@@ -103,6 +104,10 @@ class Profile:
             return "timestamps"
         if self.all("boolean"):
             return "booleans"
+        if self.distinct == self.filled and self.filled > 1:
+            return "ids (one per row)"
+        if self.runs:
+            return "ids in blocks of rows"
         return f"text ({self.distinct:,} distinct value{'s' if self.distinct > 1 else ''})"
 
 
