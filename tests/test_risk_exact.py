@@ -7,17 +7,23 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
+from typing import ClassVar
 
 import numpy as np
 import pytest
 
+from engine.bets import KIND_INDEX
 from engine.coups import coups_from_outcomes
 from engine.odds import outcome_probabilities, shoe_counts
 from engine.replay import STOP_REASONS, SessionPolicy, replay
 from engine.risk.chain import BY_SHOE, PHASES, SessionChain, _Run
 from engine.risk.exact import exact_risk, from_chain
 from engine.rules import TableRules
+from strategies.base import Result, Table
+from strategies.parts import END, Selection
 from strategies.registry import expand_spec
+
+BANKER = KIND_INDEX["banker"]
 
 ODDS = outcome_probabilities(shoe_counts(8))  # from the odds engine, not engine.risk
 P_OUTCOME = {"B": ODDS.banker, "P": ODDS.player, "T": ODDS.tie}
@@ -69,6 +75,16 @@ ENUMERATED = [
     ("chop", TableRules(tie_pays=9), SessionPolicy(bankroll=30, stop_loss=20), 7),
     ("flat:side=tie", TableRules(), SessionPolicy(bankroll=20, win_goal=60), 7),
     ("one_three_two_six", TableRules(commission=0.04), SessionPolicy(bankroll=100), 7),
+    # the session rules of SessionPolicy, and those a configuration's stop part sets
+    ("martingale", TableRules(), SessionPolicy(bankroll=200, trailing_stop=25), 7),
+    ("dalembert:side=player", TableRules(), SessionPolicy(bankroll=100, losses_in_row=3), 7),
+    ("streak:n=1 | martingale | stop:losses=2,trailing=15", TableRules(),
+     SessionPolicy(bankroll=150, stop_loss=60), 7),
+    ("martingale:base=7", TableRules(), SessionPolicy(bankroll=100, chip=5), 7),
+    ("dalembert:base=6,unit=3", TableRules(), SessionPolicy(bankroll=80), 7),
+    ("labouchere:line=3-1-2,base=4", TableRules(), SessionPolicy(bankroll=150,
+                                                                  below_min="skip"), 7),
+    ("martingale:base=5", TableRules(), SessionPolicy(bankroll=50, below_min="stop"), 7),
 ]
 
 
@@ -196,3 +212,68 @@ def test_sessions_of_one_shoe_last_as_long_as_a_shoe() -> None:
     assert risk.figures["expected_coups"] == pytest.approx(
         float((np.arange(lengths.size) * lengths).sum()), rel=1e-12)
     assert risk.figures["p_end"] == pytest.approx(1.0, abs=1e-13)
+
+
+class QuitAfterAWin(Selection):
+    """Banker every coup until a coup won by Banker after two coups played: then the
+    session ends (the selection's END), a plugin part declaring its state."""
+
+    name: ClassVar[str] = "quit_after_a_win"
+
+    _played: np.ndarray
+    _won: np.ndarray
+
+    def start(self, table: Table) -> None:
+        self._played = np.zeros(table.n, dtype=np.int64)
+        self._won = np.zeros(table.n, dtype=bool)
+
+    def choose(self, table: Table) -> np.ndarray:
+        return np.where(self._won & (self._played >= 2), END, BANKER)
+
+    def settle(self, table: Table, result: Result) -> None:
+        self._played = self._played + result.played
+        self._won = self._won | (result.played & result.won)
+
+    def initial_state(self) -> tuple[int, bool]:
+        return (0, False)
+
+    def bet_of(self, state: tuple[int, bool]) -> str:
+        return "end" if state[1] and state[0] >= 2 else "banker"
+
+    def next_state(self, state: tuple[int, bool], outcome: str,
+                   result: str) -> tuple[int, bool]:
+        return (min(state[0] + 1, 2), state[1] or result == "won")
+
+
+def test_a_selection_that_ends_the_session_matches_the_replay() -> None:
+    from strategies.registry import expand_spec as expand
+    from strategies.system import System
+
+    staking = expand("always | martingale:max_doublings=2")[0].parts().staking
+    system = System(selection=QuitAfterAWin(), staking=staking)
+    policy, rules = SessionPolicy(bankroll=100), TableRules()
+    sequences = ["".join(s) for s in itertools.product("BPT", repeat=6)]
+    grid, (ledger,) = replay(coups_from_outcomes(sequences), [system], rules,
+                             SessionPolicy(bankroll=100, max_coups=6))
+    expected: dict[tuple[str, float], float] = defaultdict(float)
+    for k, seq in enumerate(sequences):
+        net = float(ledger.net[k].sum())
+        expected[(STOP_REASONS[ledger.stop_reason[k]], round(net, 6))] += math.prod(
+            P_OUTCOME[c] for c in seq)
+    risk = exact_risk(system, rules, policy, 6)
+    got: dict[tuple[str, float], float] = defaultdict(float)
+    for r, name in enumerate(STOP_REASONS):
+        for net, p in zip(risk.net, risk.by_reason[r], strict=True):
+            if p > 0:
+                got[(name, round(float(net), 6))] += float(p)
+    assert "strategy" in {reason for reason, _ in expected}
+    assert set(got) == {key for key, p in expected.items() if p > 0}
+    for key, p in expected.items():
+        assert got[key] == pytest.approx(p, abs=1e-14, rel=1e-12), key
+
+
+def test_per_shoe_stop_rules_are_refused_with_the_reason() -> None:
+    from engine.risk.machine import RiskError
+
+    with pytest.raises(RiskError, match="per-shoe stop rules"):
+        exact_risk("martingale", TableRules(), SessionPolicy(shoe_stop_loss=100))

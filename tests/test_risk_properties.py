@@ -31,6 +31,10 @@ configurations = st.fixed_dictionaries({
     "coups": st.one_of(st.none(), st.integers(1, 14)),
     "shoes": st.sampled_from([1, 2]),
     "decks": st.sampled_from([1, 8]),
+    "trailing": st.one_of(st.none(), st.sampled_from([20, 45.5])),
+    "losses": st.one_of(st.none(), st.integers(2, 4)),
+    "chip": st.one_of(st.none(), st.sampled_from([5.0, 2.5])),
+    "below_min": st.sampled_from(["raise", "skip", "stop"]),
 })
 
 
@@ -41,13 +45,15 @@ def test_probabilities_add_up_and_the_mean_is_edge_times_amount_staked(config) -
                        decks=config["decks"])
     policy = SessionPolicy(bankroll=config["bankroll"], stop_loss=config["stop_loss"],
                            win_goal=config["win_goal"],
-                           session_shoes=config["shoes"] if config["coups"] is None else 1)
+                           session_shoes=config["shoes"] if config["coups"] is None else 1,
+                           trailing_stop=config["trailing"], losses_in_row=config["losses"],
+                           chip=config["chip"], below_min=config["below_min"])
     risk = exact_risk(config["spec"], rules, policy, config["coups"], state_limit=20_000)
     f = risk.figures
     assert f["total_probability"] == pytest.approx(1.0, abs=1e-12)
     assert f["mean_net"] == pytest.approx(f["expected_net_of_bets"], abs=1e-9, rel=1e-10)
-    reasons = sum(f[k] for k in ("risk_of_ruin", "bust_rate", "p_win_goal", "p_stop_loss",
-                                 "p_max_coups", "p_end"))
+    reasons = f["risk_of_ruin"] + f["bust_rate"] + sum(
+        v for k, v in f.items() if k.startswith("p_") and k not in ("p_ahead",))
     assert reasons == pytest.approx(1.0, abs=1e-12)
     assert risk.net.min() >= -config["bankroll"]
     if config["stop_loss"] is None and config["win_goal"] is None:

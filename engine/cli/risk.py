@@ -54,6 +54,10 @@ FIGURES = (
     ("bust_rate", "busted", "share"),
     ("p_win_goal", "P(win goal)", "share"),
     ("p_stop_loss", "P(stop loss)", "share"),
+    ("p_trailing_stop", "P(trailing stop)", "share"),
+    ("p_losses_in_row", "P(losses in a row)", "share"),
+    ("p_strategy", "P(system ends)", "share"),
+    ("p_below_min", "P(below minimum)", "share"),
     ("expected_coups", "coups played", "count"),
     ("expected_wagered", "amount staked", "money"),
     ("expected_edge", "edge", "edge"),
@@ -96,12 +100,21 @@ def _interval(kind: str, low: float, high: float) -> str:
     return f"{_cell(kind, low)} to {_cell(kind, high)}"
 
 
-def _shown(job: RiskJob, key: str) -> bool:
-    if key == "p_win_goal":
-        return job.policy.win_goal is not None
-    if key == "p_stop_loss":
-        return job.policy.stop_loss is not None
-    return True
+def _shown(job: RiskJob, key: str, result: ConfigRisk | None = None) -> bool:
+    """Whether a figure has a row: the stop rules' only when set (or, for the system's own
+    end and the minimum's, when they happen)."""
+    policy = job.policy
+    if key in ("p_strategy", "p_below_min"):
+        return result is not None and result.exact is not None and \
+            result.exact.figures.get(key, 0.0) > 0
+    field = {"p_win_goal": "win_goal", "p_stop_loss": "stop_loss",
+             "p_trailing_stop": "trailing_stop", "p_losses_in_row": "losses_in_row"}.get(key)
+    if field is None:
+        return True
+    if getattr(policy, field) is not None:
+        return True
+    own = result.strategy.session_rules() if result is not None else {}
+    return bool(own.get(field) is not None)
 
 
 def _setup_line(job: RiskJob) -> str:
@@ -116,6 +129,14 @@ def _setup_line(job: RiskJob) -> str:
         stops.append(f"win goal {job.policy.win_goal:,g}")
     if job.policy.max_coups is not None and job.coups is None:
         stops.append(f"at most {job.policy.max_coups:,} coups")
+    if job.policy.trailing_stop is not None:
+        stops.append(f"trailing stop {job.policy.trailing_stop:,g}")
+    if job.policy.losses_in_row is not None:
+        stops.append(f"{job.policy.losses_in_row} losses in a row")
+    if job.policy.chip is not None:
+        stops.append(f"chips of {job.policy.chip:,g}")
+    if job.policy.below_min != "raise":
+        stops.append(f"below the minimum: {job.policy.below_min}")
     if job.policy.when_short != "stop":
         stops.append(f"when short: {job.policy.when_short}")
     return (f"{rules.label()}; table {rules.table_min:,g} to {rules.table_max:,g}; bankroll "
@@ -138,7 +159,7 @@ def config_table(job: RiskJob, result: ConfigRisk) -> Table:
     exact = result.exact
     assert exact is not None
     for key, label, kind in FIGURES:
-        if not _shown(job, key):
+        if not _shown(job, key, result):
             continue
         row = [label, _cell(kind, exact.figures[key])]
         if sim is not None:
@@ -154,7 +175,8 @@ def grid_table(job: RiskJob, results: list[ConfigRisk], width: int) -> list[Tabl
     """Several configurations: one row each, their exact figures."""
     from .tables import block_tables
 
-    shown = [(k, label, kind) for k, label, kind in FIGURES if _shown(job, k)]
+    shown = [(k, label, kind) for k, label, kind in FIGURES
+             if any(_shown(job, k, r) for r in results)]
     labels = [r.spec for r in results]
     columns = []
     for key, label, kind in shown:
@@ -174,7 +196,7 @@ def _verdicts(job: RiskJob, result: ConfigRisk) -> list[bool]:
     out = []
     for key, _, _ in FIGURES:
         estimate = result.simulated.estimates.get(key)
-        if estimate is None or not _shown(job, key):
+        if estimate is None or not _shown(job, key, result):
             continue
         verdict = estimate.holds(result.exact.figures[key])
         if verdict is not None:
@@ -290,6 +312,19 @@ def risk(
         help="stop a session once it has lost this much")] = None,
     win_goal: Annotated[float | None, typer.Option(
         help="stop a session once it has won this much")] = None,
+    trailing_stop: Annotated[float | None, typer.Option(
+        help="stop a session once its bankroll is this far below the highest it reached")
+    ] = None,
+    losses_in_row: Annotated[int | None, typer.Option(
+        min=1, help="stop a session after N losing bets in a row (a push or a coup "
+        "without a bet neither counts nor breaks the run)")] = None,
+    stops_per: Annotated[str, typer.Option(
+        help="session (the stop flags end the session) or shoe (they end play in the "
+        "shoe: not followed exactly, simulated)")] = "session",
+    chip: Annotated[float | None, typer.Option(
+        help="round every stake to the nearest multiple of this chip")] = None,
+    below_min: Annotated[str, typer.Option(
+        help="a stake below the table minimum: raise, skip or stop")] = "raise",
     rules_file: RulesFile = None,
     decks: Decks = None,
     commission: Commission = None,
@@ -339,17 +374,20 @@ def risk(
     import contextlib
 
     from ..io.owner import claim_output
-    from ..replay import SessionPolicy
     from ..risk.job import RiskJob, run_risk, summary, write_risk
+    from .backtest import session_policy
 
     if coups is not None and (shoes is not None or max_coups is not None):
         raise BaccaratError("--coups sets the session's length; it does not go with "
                             "--shoes or --max-coups")
     if when_short not in ("stop", "reduce"):
         raise BaccaratError(f"--when-short {when_short}: expected stop or reduce")
-    for flag, value in (("--stop-loss", stop_loss), ("--win-goal", win_goal)):
+    for flag, value in (("--stop-loss", stop_loss), ("--win-goal", win_goal),
+                        ("--trailing-stop", trailing_stop), ("--chip", chip)):
         if value is not None and not value > 0:
             raise BaccaratError(f"{flag} {value:g}: expected a positive amount")
+    if below_min not in ("raise", "skip", "stop"):
+        raise BaccaratError(f"--below-min {below_min}: expected raise, skip or stop")
     sizing = parse_size(size) if size else None
     started = time.perf_counter()
     rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
@@ -358,9 +396,10 @@ def risk(
     if bankroll < rules.table_min:
         raise BaccaratError(f"--bankroll {bankroll:g} is below the table minimum "
                             f"{rules.table_min:g}")
-    policy = SessionPolicy(bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
-                           stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
-                           session_shoes=shoes or 1)
+    policy = session_policy(bankroll=bankroll, when_short=when_short, stop_loss=stop_loss,
+                            win_goal=win_goal, max_coups=max_coups, session_shoes=shoes or 1,
+                            trailing_stop=trailing_stop, losses_in_row=losses_in_row,
+                            stops_per=stops_per, chip=chip, below_min=below_min)
     job = RiskJob(list(strategy), rules, policy, coups, check, seed, level, sizing,
                   count_busts, sessions, curve=out is not None, workers=workers,
                   state_limit=state_limit)

@@ -60,7 +60,7 @@ class RiskCurve:
 
 @njit(cache=True)
 def _reach_max(start_state, start_hi, ruin_at, horizon, n_states, stake, t_off, t_n, delta,
-               target, out):  # pragma: no cover - compiled
+               target, end_reason, out):  # pragma: no cover - compiled
     """``out[t, s]``: the highest bankroll (units) state s can hold before coup t + 1 when
     sessions start in ``start_state`` with any bankroll up to ``start_hi`` (-1: none)."""
     for t in range(horizon + 1):
@@ -70,7 +70,7 @@ def _reach_max(start_state, start_hi, ruin_at, horizon, n_states, stake, t_off, 
     for t in range(horizon):
         for s in range(n_states):
             hi = out[t, s]
-            if hi < 0 or stake[s] > hi or hi < ruin_at:
+            if hi < 0 or stake[s] > hi or hi < ruin_at or end_reason[s] >= 0:
                 continue
             for e in range(t_off[s], t_off[s] + t_n[s]):
                 v = target[e]
@@ -84,7 +84,7 @@ def _reach_max(start_state, start_hi, ruin_at, horizon, n_states, stake, t_off, 
 @njit(cache=True)
 def _back_step(his, hi_next, ruin_at, stake, t_off, t_n, delta, target, prob, hazard, last,
                busts_count, end_ruin, end_either, next_ruin, next_either, next_off,
-               out_ruin, out_either, out_off):  # pragma: no cover - compiled
+               out_ruin, out_either, out_off, end_reason):  # pragma: no cover - compiled
     """One coup backward: ``out_*[out_off[s] + i - ruin_at]`` for i up to ``his[s]`` from
     the values after the coup (``next_*``, windows from ``ruin_at`` to ``hi_next[s]``) and
     the values of ending with bankroll j (``end_*``)."""
@@ -96,6 +96,10 @@ def _back_step(his, hi_next, ruin_at, stake, t_off, t_n, delta, target, prob, ha
         x = stake[s]
         for i in range(ruin_at, hi + 1):
             k = out_off[s] + i - ruin_at
+            if end_reason[s] >= 0:  # the session ends before the coup (not a bust)
+                out_ruin[k] = end_ruin[i]
+                out_either[k] = end_either[i]
+                continue
             if x > i:  # the bankroll cannot cover the stakes: busted, the coup not played
                 out_ruin[k] = end_ruin[i]
                 out_either[k] = 1.0 if busts_count else end_either[i]
@@ -129,11 +133,12 @@ def risk_curve(strategy: Any, rules: TableRules, policy: SessionPolicy, coups: i
                up_to: float, sessions: int = 1) -> RiskCurve:
     """Risk of ruin, and of ruin or a bust, from every starting bankroll on the money grid
     from the table minimum to ``up_to``, over ``sessions`` sessions in a row."""
+    chain = SessionChain(strategy, rules, policy, coups)
+    policy = chain.policy  # with the configuration's own rules
     if policy.stop_loss is not None or policy.win_goal is not None:
         raise NotBackward("a stop loss or win goal counts from the starting bankroll")
     if policy.when_short != "stop":
         raise NotBackward("--when-short reduce")
-    chain = SessionChain(strategy, rules, policy, coups)
     run = _Run(chain, {exact(up_to): 1.0}, PLAIN)
     tables = _Tables(run, chain)
     return tables.curve(exact(up_to), sessions)
@@ -158,7 +163,7 @@ class _Tables:
         state per system state."""
         run, chain = self.run, self.chain
         self.explored = top
-        frontier = {run.chain_state(self.start, None, None): top}
+        frontier = {run.chain_state(self.start, None, None, run.start_rule()): top}
         ruin_at = math.ceil(run.table_min / run.unit)
         for _ in range(chain.horizon):
             if not frontier:
@@ -188,7 +193,7 @@ class _Tables:
     def reach(self, top: int, sessions: int, ruin_at: int) -> list[np.ndarray]:
         """The highest bankroll of every chain state before each coup, session after
         session (exploring further while a later session can start richer)."""
-        start_u = self.run.index[(self.start, None, None)]
+        start_u = self.run.index[(self.start, None, None, self.run.start_rule())]
         horizon = self.chain.horizon
         while True:
             cs, tr = self.run.cs, self.run.tr
@@ -197,7 +202,7 @@ class _Tables:
             for _ in range(sessions):
                 out = np.empty((horizon + 1, self.n), np.int64)
                 _reach_max(start_u, session_top, ruin_at, horizon, self.n, cs.stake,
-                           cs.t_off, cs.t_n, tr.delta, tr.target, out)
+                           cs.t_off, cs.t_n, tr.delta, tr.target, cs.end_reason, out)
                 reach.append(out)
                 session_top = max(int(out.max()), session_top)
             if session_top <= self.explored:
@@ -215,7 +220,7 @@ class _Tables:
     def curve(self, up_to: Fraction, sessions: int) -> RiskCurve:
         run, chain = self.run, self.chain
         horizon = chain.horizon
-        start_u = run.index[(self.start, None, None)]
+        start_u = run.index[(self.start, None, None, run.start_rule())]
         hazard = np.zeros(horizon + 2)
         if chain.shoes is not None:
             h = hazards(session_lengths(chain.rules, chain.shoes))
@@ -249,7 +254,8 @@ class _Tables:
                     chain.policy.max_coups is not None and t + 1 == chain.policy.max_coups)
                 _back_step(his, out[t + 1], ruin_at, cs.stake, cs.t_off, cs.t_n, tr.delta,
                            tr.target, tr.prob, float(hazard[t + 1]), last, True, end_r,
-                           end_e, next_r, next_e, next_off, cur_r, cur_e, offs.astype(np.int64))
+                           end_e, next_r, next_e, next_off, cur_r, cur_e, offs.astype(np.int64),
+                           cs.end_reason)
                 next_r, next_e, next_off = cur_r, cur_e, offs.astype(np.int64)
             # the value of starting this session with bankroll b: the end value of the one
             # before it

@@ -38,7 +38,20 @@ import numpy as np
 from ..bets import BET_KINDS, KIND_INDEX
 from ..coups import OUTCOME_LABELS
 from ..jit import njit
-from ..replay import BUSTED, END, MAX_COUPS, RUIN, STOP_LOSS, STOP_REASONS, WIN_GOAL, SessionPolicy
+from ..replay import (
+    BUSTED,
+    END,
+    LOSSES_IN_ROW,
+    MAX_COUPS,
+    RUIN,
+    SHOE_RULES,
+    STOP_LOSS,
+    STOP_REASONS,
+    TRAILING_STOP,
+    WIN_GOAL,
+    SessionPolicy,
+    config_policy,
+)
 from ..rules import TableRules
 from .coups import class_tallies, exact, exact_payouts
 from .machine import Machine, RiskError, TooManyStates, result_of
@@ -126,6 +139,7 @@ def _reduced_target(i, num, den):  # pragma: no cover - compiled
 @njit(cache=True)
 def _reach(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_n, t_delta,
            t_num, t_den, t_target, ruin_at, last, reduce, tlo, thi):  # pragma: no cover
+    # (a state that ends the session before the coup has no edges: nothing to reach)
     """Pass 1 of a coup: the window of bankrolls each target state can receive (``tlo``,
     ``thi``, which must come in as big / -1), and the highest bankroll any mass reaches.
 
@@ -194,15 +208,18 @@ def _ended(src, first, n, p, final, reason, j0):  # pragma: no cover - compiled
 @njit(cache=True)
 def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_n, t_delta,
              t_num, t_den, t_target, t_prob, ruin_at, last, reduce, end_hazard, new_off,
-             new_lo, new_buf, final, played, reduced_mass, reduced_money,
-             entered):  # pragma: no cover - compiled
+             new_lo, new_buf, final, played, reduced_mass, reduced_money, entered,
+             end_reason):  # pragma: no cover - compiled
     """Pass 2 of a coup: move every mass (see the module docstring). Returns the mass
     that went off the grid (the caller refuses it).
 
     A window's bankrolls that cover the stakes all move by the same amount per class of
     coup, so each class moves contiguous runs of them at once (one run per outcome:
     ruined, stopped at the loss, at the goal, at the most coups, or on to the next coup);
-    the bankrolls below the stakes bust, or under ``reduce`` go one at a time.
+    the bankrolls below the stakes bust, or under ``reduce`` go one at a time. A state that
+    ends the session before the coup (``end_reason``: the strategy's end, a stake below
+    the minimum under ``below_min="stop"``) ends it there; an edge whose target is -2 - r
+    ends the session for reason r after the coup (a trailing stop, losses in a row).
     """
     spilled = 0.0
     stay = 1.0 - end_hazard
@@ -212,6 +229,12 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
         a = lo[u]
         b = a + cnt[u] - 1
         x = stake[u]
+        if end_reason[u] >= 0:
+            for i in range(a, b + 1):
+                m = buf[base + i - a]
+                entered[u] += m
+                _kadd(final, end_reason[u], i, m)
+            continue
         # below the stakes: busted (the coup is not played), or reduced
         short_hi = min(b, x - 1)
         bust_hi = min(short_hi, rfloor[u] - 1) if reduce else short_hi
@@ -243,6 +266,8 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
                         _kadd(final, WIN_GOAL, j, q)
                     elif last:
                         _kadd(final, MAX_COUPS, j, q)
+                    elif v < -1:
+                        _kadd(final, -2 - v, j, q)
                     elif v < 0:
                         _kadd(final, END, j, q)
                     else:
@@ -282,6 +307,8 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
             n = stop - start + 1
             if last:
                 _ended(buf, base + start - a, n, p, final, MAX_COUPS, start + d)
+            elif v < -1:
+                _ended(buf, base + start - a, n, p, final, -2 - v, start + d)
             elif v < 0:
                 _ended(buf, base + start - a, n, p, final, END, start + d)
             else:
@@ -317,10 +344,18 @@ class SessionChain:
         if coups is not None and coups < 1:
             raise RiskError(f"a session of {coups} coups: expected at least 1")
         self.rules = rules
-        self.policy = policy
+        # the configuration's own session rules (a `stop:` part) on the run's
+        self.policy = policy = config_policy(strategy, policy)
+        shoe_rules = [f for f in SHOE_RULES if getattr(policy, f) is not None]
+        if shoe_rules:
+            raise RiskError(f"the per-shoe stop rules ({', '.join(shoe_rules)}: sitting out "
+                            f"the rest of a shoe) are not followed by exact risk")
+        if policy.trailing_stop is not None and policy.when_short == "reduce":
+            raise RiskError("a trailing stop with --when-short reduce is not followed by "
+                            "exact risk")
         self.coups = coups
         self.cell_limit = cell_limit
-        self.machine = Machine(strategy, rules, limit=state_limit)
+        self.machine = Machine(strategy, rules, policy, limit=state_limit)
         self.bankroll = exact(policy.bankroll)
         if self.bankroll < exact(rules.table_min):
             raise RiskError(f"bankroll {policy.bankroll:g} is below the table minimum "
@@ -392,7 +427,7 @@ class _States(_Grow):
     _fields = {"state": (np.int64, 0), "stake": (np.int64, 0), "rfloor": (np.int64, 0),
                "loss_at": (np.int64, _NEVER_LOW), "goal_at": (np.int64, _NEVER_HIGH),
                "t_off": (np.int64, 0), "t_n": (np.int64, 0), "built": (np.bool_, False),
-               "hits": (np.float64, 0.0)}
+               "hits": (np.float64, 0.0), "end_reason": (np.int64, -1)}
     state: np.ndarray
     stake: np.ndarray
     rfloor: np.ndarray
@@ -402,6 +437,7 @@ class _States(_Grow):
     t_n: np.ndarray
     built: np.ndarray
     hits: np.ndarray
+    end_reason: np.ndarray
 
 
 class _Edges(_Grow):
@@ -441,9 +477,10 @@ class _Run:
         self.unit = unit
         self.relative = self.policy.stop_loss is not None or self.policy.win_goal is not None
         self.shoe_hazard = hazards(shoe_lengths(self.rules)) if self.shoe_phases else None
-        # chain states: (machine state, phase or None, start in units or None)
-        self.keys: list[tuple[int, Phase | None, int | None]] = []
-        self.index: dict[tuple[int, Phase | None, int | None], int] = {}
+        # chain states: (machine state, phase or None, start in units or None, the stop
+        # rules' counts or None)
+        self.keys: list[tuple[int, Phase | None, int | None, tuple[int, int] | None]] = []
+        self.index: dict[tuple[Any, ...], int] = {}
         self.cs = _States()
         # per chain state and bet kind: the stake, and its share of all the stakes
         self.kind_stake = np.zeros((64, len(BET_KINDS)))
@@ -507,13 +544,18 @@ class _Run:
         self.buf = np.concatenate(buf) if buf else np.zeros(0)
         self.off, self.cnt = new_off, new_cnt
         self.lo = self.lo * factor
-        self.keys = [(s, ph, None if st is None else st * factor) for s, ph, st in self.keys]
+        self.keys = [(s, ph, None if st is None else st * factor,
+                      None if rule is None else (rule[0], rule[1] * factor))
+                     for s, ph, st, rule in self.keys]
         self.index = {key: u for u, key in enumerate(self.keys)}
         self.cs.built[:] = False
 
     # -- chain states ---------------------------------------------------------------------
-    def chain_state(self, s: int, phase: Phase | None, start: int | None) -> int:
-        key = (s, phase, start)
+    def chain_state(self, s: int, phase: Phase | None, start: int | None,
+                    rule: tuple[int, int] | None = None) -> int:
+        """The number of the chain state (system state, shoe phase, session start, and the
+        stop rules' counts: losing bets in a row, units below the highest bankroll)."""
+        key = (s, phase, start, rule)
         u = self.index.get(key)
         if u is None:
             u = self.index[key] = len(self.keys)
@@ -589,7 +631,7 @@ class _Run:
         return found
 
     def _fill(self, u: int) -> None:
-        s, phase, start = self.keys[u]
+        s, phase, start, rule = self.keys[u]
         machine = self.machine
         row = machine.rows[s]
         cs = self.cs
@@ -603,11 +645,18 @@ class _Run:
         cs.rfloor[u] = rfloor
         cs.loss_at[u], cs.goal_at[u] = (self._thresholds(start) if start is not None
                                         else (_NEVER_LOW, _NEVER_HIGH))
+        cs.end_reason[u] = STOP_REASONS.index(row.ends) if row.ends else -1
         edges = []
         for c, (delta, num, den, result) in enumerate(per_class):
+            if row.ends:
+                break  # the session ends before this coup
             nxt = machine.move(s, self.classes.letters[c], result)
             p = float(self.classes.probs[c])
-            for target, weight in self._successors(nxt, phase, start):
+            after, stop = self._rules_after(rule, delta, result)
+            if stop >= 0:  # a trailing stop or losses in a row end the session here
+                edges.append((delta, num, den, -2 - stop, p))
+                continue
+            for target, weight in self._successors(nxt, phase, start, after):
                 edges.append((delta, num, den, target, p * weight))
         tr = self.tr
         tr.ensure(tr.size + len(edges))
@@ -622,22 +671,54 @@ class _Run:
             tr.prob[e] = p
         tr.size += len(edges)
         cs.built[u] = True
-        if row.ends:
-            raise RiskError(f"{row.state!r}: a system that ends its own sessions is not "
-                            f"followed by exact risk yet")
 
-    def _successors(self, nxt: int, phase: Phase | None,
-                    start: int | None) -> list[tuple[int, float]]:
-        """The chain states after a coup that leaves the system in state ``nxt``, with
-        their weights (-1: the session's shoes ran out)."""
+    def start_rule(self) -> tuple[int, int] | None:
+        """The stop rules' counts at a session's start (None: no such rule)."""
+        if self.policy.trailing_stop is None and self.policy.losses_in_row is None:
+            return None
+        return (0, 0)
+
+    def _rules_after(self, rule: tuple[int, int] | None, delta: int,
+                     result: str) -> tuple[tuple[int, int] | None, int]:
+        """The counts after a coup that moves the bankroll by ``delta`` units with
+        ``result``, and the stop reason they call for (-1: none), in the replay's order
+        (after ruin, the stop loss, the win goal and the most coups): the trailing stop
+        (the bankroll at least ``trailing_stop`` below its highest), then losses in a row
+        (a push or a coup without a stake neither counts nor breaks the run)."""
+        if rule is None:
+            return None, -1
+        losses, below_peak = rule
+        if result == "lost":
+            losses += 1
+        elif result == "won":
+            losses = 0
+        below_peak = max(below_peak - delta, 0)
+        policy = self.policy
+        if policy.trailing_stop is not None and \
+                below_peak * self.unit >= exact(policy.trailing_stop):
+            return None, TRAILING_STOP
+        if policy.losses_in_row is not None and losses >= policy.losses_in_row:
+            return None, LOSSES_IN_ROW
+        if policy.losses_in_row is None:
+            losses = 0  # not counted: states differing only there are one
+        if policy.trailing_stop is None:
+            below_peak = 0
+        return (losses, below_peak), -1
+
+    def _successors(self, nxt: int, phase: Phase | None, start: int | None,
+                    rule: tuple[int, int] | None = None) -> list[tuple[int, float]]:
+        """The chain states after a coup that leaves the system in state ``nxt`` (and the
+        stop rules' counts ``rule``), with their weights (-1: the session's shoes ran
+        out)."""
         if phase is None:
-            return [(self.chain_state(nxt, None, start), 1.0)]
+            return [(self.chain_state(nxt, None, start, rule), 1.0)]
         assert self.shoe_hazard is not None
         age = phase.age + 1
         h = float(self.shoe_hazard[age]) if age < self.shoe_hazard.size else 1.0
         out = []
         if h < 1.0:
-            out.append((self.chain_state(nxt, Phase(phase.shoes, age), start), 1.0 - h))
+            out.append((self.chain_state(nxt, Phase(phase.shoes, age), start, rule),
+                        1.0 - h))
         if h > 0.0:
             shoes = phase.shoes + 1
             if self.chain.shoes is not None and shoes >= self.chain.shoes:
@@ -645,7 +726,7 @@ class _Run:
             else:
                 counted = shoes if self.chain.shoes is not None else 0
                 out.append((self.chain_state(self.machine.shoe(nxt), Phase(counted, 0),
-                                             start), h))
+                                             start, rule), h))
         return out
 
     def _thresholds(self, start: int) -> tuple[int, int]:
@@ -666,7 +747,8 @@ class _Run:
         windows: dict[int, dict[int, float]] = {}
         for amount, p in self.start.items():
             i = self.units(amount)
-            u = self.chain_state(first, phase, i if self.relative else None)
+            u = self.chain_state(first, phase, i if self.relative else None,
+                                 self.start_rule())
             windows.setdefault(u, {})[i] = windows.get(u, {}).get(i, 0.0) + p
         self._load({u: _window(cells) for u, cells in windows.items()})
         if self.mode == BY_SHOE:
@@ -721,8 +803,8 @@ class _Run:
     def _carry(self, carry: dict[int, tuple[int, np.ndarray]], h: float) -> None:
         """Move a share ``h`` of every mass into ``carry``, as the next shoe opens it."""
         for u in self._live():
-            s, _, start = self.keys[u]
-            v = self.chain_state(self.machine.shoe(s), None, start)
+            s, _, start, rule = self.keys[u]
+            v = self.chain_state(self.machine.shoe(s), None, start, rule)
             window = self.buf[self.off[u]: self.off[u] + self.cnt[u]]
             _add_window(carry, v, int(self.lo[u]), window * h)
             window *= 1.0 - h
@@ -797,7 +879,7 @@ class _Run:
                            cs.loss_at, cs.goal_at, cs.t_off, cs.t_n, tr.delta, tr.num,
                            tr.den, tr.target, tr.prob, ruin_at, last, self.reduce,
                            end_hazard, new_off, new_lo, new_buf, self.final, played,
-                           reduced_mass, reduced_money, entered)
+                           reduced_mass, reduced_money, entered, cs.end_reason)
         if spilled > 0:
             raise TooManyStates(
                 "under --when-short reduce, a reduced stake here wins a fraction of the "

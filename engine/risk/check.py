@@ -71,11 +71,10 @@ def simulate(strategy: Any, rules: TableRules, policy: SessionPolicy, coups: int
     from ..backtest import backtest
 
     shoes_per, max_coups = check_layout(rules, policy, coups)
+    session = SessionPolicy(**{**policy.__dict__, "session_shoes": shoes_per,
+                               "max_coups": max_coups})
     result = backtest(None, [strategy], shoes=sessions * shoes_per, seed=seed, rules=rules,
-                      bankroll=policy.bankroll, session_shoes=shoes_per,
-                      when_short=policy.when_short, stop_loss=policy.stop_loss,
-                      win_goal=policy.win_goal, max_coups=max_coups, ledger=False,
-                      workers=workers)
+                      session=session, ledger=False, workers=workers)
     frame = result.sessions
     return estimates(frame, sessions * shoes_per, seed, level)
 
@@ -94,10 +93,8 @@ def estimates(frame: Any, shoes: int, seed: int, level: float) -> SimulatedRisk:
     for q in QUANTILES:
         out[f"q{round(q * 100):02d}_net"] = _quantile(ordered, q, z)
     out["p_ahead"] = _share(int((net > 0).sum()), n, z)
-    for name, key in (("ruin", "risk_of_ruin"), ("busted", "bust_rate"),
-                      ("win_goal", "p_win_goal"), ("stop_loss", "p_stop_loss"),
-                      ("max_coups", "p_max_coups"), ("end", "p_end")):
-        assert name in STOP_REASONS
+    for name in STOP_REASONS:
+        key = {"ruin": "risk_of_ruin", "busted": "bust_rate"}.get(name, f"p_{name}")
         out[key] = _share(int((reason == name).sum()), n, z)
     out["expected_coups"] = _mean(frame["coups"].to_numpy(dtype=np.float64), z)
     out["expected_wagered"] = _mean(wagered, z)

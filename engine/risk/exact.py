@@ -101,10 +101,9 @@ def _figures(risk: ExactRisk) -> dict[str, float]:
         "p_ahead": math.fsum(p[net > 0]),
         "risk_of_ruin": risk.reason("ruin"),
         "bust_rate": risk.reason("busted"),
-        "p_win_goal": risk.reason("win_goal"),
-        "p_stop_loss": risk.reason("stop_loss"),
-        "p_max_coups": risk.reason("max_coups"),
-        "p_end": risk.reason("end"),
+        # every other stop reason: p_win_goal, p_stop_loss, p_max_coups, p_end, ...
+        **{f"p_{name}": risk.reason(name) for name in STOP_REASONS
+           if name not in ("ruin", "busted")},
         "expected_coups": risk.expected_coups,
         "expected_wagered": wagered,
         "expected_limit_hits": risk.limit_hits,

@@ -138,11 +138,11 @@ def _simulate(job: RiskJob, results: list[ConfigRisk], sessions: int) -> None:
 
     shoes_per, max_coups = check_layout(job.rules, job.policy, job.coups)
     policy = job.policy
+    session = SessionPolicy(**{**policy.__dict__, "session_shoes": shoes_per,
+                               "max_coups": max_coups})
     run = backtest(None, [r.strategy for r in results], shoes=sessions * shoes_per,
-                   seed=job.seed, rules=job.rules, bankroll=policy.bankroll,
-                   session_shoes=shoes_per, when_short=policy.when_short,
-                   stop_loss=policy.stop_loss, win_goal=policy.win_goal,
-                   max_coups=max_coups, ledger=False, workers=job.workers)
+                   seed=job.seed, rules=job.rules, session=session, ledger=False,
+                   workers=job.workers)
     frame = run.sessions
     for config, result in enumerate(results):
         rows = frame[frame["config"] == config]

@@ -205,8 +205,16 @@ def size_base(strategy: Any, rules: TableRules, policy: SessionPolicy, coups: in
 
 
 def with_base(strategy: Any, base: float) -> Any:
-    """A copy of ``strategy`` with base stake ``base``."""
+    """A copy of ``strategy`` with base stake ``base`` (a composed system's staking plan
+    holds it)."""
     try:
+        from strategies.system import System
+
+        parts = strategy.parts() if isinstance(strategy, System) else None
+        if parts is not None:
+            staking = type(parts.staking).model_validate(
+                {**parts.staking.model_dump(), "base": base})
+            return System(selection=parts.selection, staking=staking, rules=parts.rules)
         return type(strategy).model_validate({**strategy.model_dump(), "base": base})
     except Exception as exc:  # noqa: BLE001 - reported as the reason sizing cannot proceed
         raise RiskError(f"{strategy.spec()!r}: cannot set its base stake to {base:g}: "
