@@ -335,6 +335,7 @@ def test_content_decides_whatever_the_columns_are_called(
     got = import_files([path])
     np.testing.assert_array_equal(got.outcome, coups.outcome)
     assert len(got.shoe_ids()) == shoes
+    assert list(got.label) == list(coups.label)  # the shoe column found by its content
     if layout != "outcomes":
         np.testing.assert_array_equal(got.cards, coups.cards)
         np.testing.assert_array_equal(got.player_total, coups.player_total)

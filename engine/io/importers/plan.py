@@ -634,15 +634,28 @@ class _Planner:
             if counting:
                 roles["coup"] = counting[0]
                 used.add(counting[0])
-        # a shoe key by content only where no coup numbers split the shoes: a column that
-        # merely runs in blocks (a dealer's id) must not gather rows across restarts
-        if "shoe" not in roles and "label" not in roles and "coup" not in roles:
-            keys = [c for c in self.free if c not in used and self._key_like(c)]
+        # a shoe key by content; beside coup numbers only one that changes where they
+        # restart: a column that merely runs in blocks (a dealer's id) must not gather
+        # rows across restarts
+        if "shoe" not in roles and "label" not in roles:
+            keys = [c for c in self.free if c not in used and self._key_like(c)
+                    and ("coup" not in roles or self._changes_at_restarts(c, roles["coup"]))]
             if keys:
                 best = max(keys, key=lambda c: (self.sample.profiles[c].distinct,
                                                 -self.order[c]))
                 roles["shoe"] = best
                 self.why["shoe"] = "content: values in blocks of rows, as a shoe key's are"
+
+    def _changes_at_restarts(self, column: str, coup: str) -> bool:
+        """Whether a column's value changes only where the coup numbers start again."""
+        text = self.sample.parsed(column, "text")
+        numbers = [int(v) if str(v).strip().isdigit() and len(str(v).strip()) <= 10 else -1
+                   for v in self.sample.values(coup)]
+        for row in range(1, len(text)):
+            if text[row] != text[row - 1] and not (0 <= numbers[row] <= numbers[row - 1]
+                                                    or 0 <= numbers[row] <= 1):
+                return False
+        return True
 
     def _key_like(self, column: str) -> bool:
         """Whether a column looks like a shoe key: filled on every row, each value in one
