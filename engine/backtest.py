@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -54,7 +55,7 @@ from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
-from .fused import FusedChunk, fused_plan, run_coups, run_generated
+from .fused import FusedChunk, covers_policy, fused_plan, run_coups, run_generated
 from .io.datasets import DatasetChanged, PartPrint, dataset_prints
 from .io.owner import claim_output, pinned
 from .io.parquet import (
@@ -90,7 +91,7 @@ from .parallel import (
     resolve_workers,
     worker_stray_threads,
 )
-from .replay import EXPECTED_MODES, SessionPolicy, replay
+from .replay import EXPECTED_MODES, SessionPolicy, config_policy, replay
 from .rules import TableRules
 from .session_stats import INPUTS, batches_of, session_stats
 
@@ -515,6 +516,8 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
     can play (``FusedChunk.configs``; the caller replays the others), or None when it
     plays none (or refuses a stake: the replay then plays the chunk and says where)."""
     job, chunk = task.job, task.chunk
+    if not covers_policy(job.policy):
+        return None
     plan = fused_plan(configs, job.rules, job.config_rules, ledger=job.ledger,
                       expected=job.expected)
     if plan is None:
@@ -537,7 +540,7 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
 def _chunk_coups(task: _Task) -> Coups:
     job, chunk = task.job, task.chunk
     if task.coups is not None:
-        return task.coups
+        return _first_shoes(task.coups, chunk.shoes)
     if job.path is not None:
         from .io.parquet import read_coups_rows
 
@@ -549,7 +552,22 @@ def _chunk_coups(task: _Task) -> Coups:
         coups = generate_coups(job.rules, job.seed, np.arange(
             chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64))
     coups.decks = job.rules.decks
-    return coups
+    return _first_shoes(coups, chunk.shoes)
+
+
+def _first_shoes(coups: Coups, shoes: int) -> Coups:
+    """The coups of the first ``shoes`` shoes (all of them, unless the chunk was cut short
+    to leave a short last session out)."""
+    shoe = coups.shoe
+    if not len(shoe):
+        return coups
+    starts = np.flatnonzero(np.r_[True, shoe[1:] != shoe[:-1]])
+    if starts.size <= shoes:
+        return coups
+    decks = coups.decks
+    kept = coups.take(slice(0, int(starts[shoes])))
+    kept.decks = decks
+    return kept
 
 
 def _configs(job: _Job) -> list[Strategy]:
@@ -631,6 +649,8 @@ def backtest(
     rule_sets: Sequence[TableRules] | None = None,
     expected: str = "auto",
     backend_options: dict[str, float] | None = None,
+    session: SessionPolicy | None = None,
+    unchecked: bool = False,
 ) -> BacktestResult:
     """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
 
@@ -652,6 +672,14 @@ def backtest(
 
     ``backend_options`` go to the ``Backend`` (the Dask timeouts).
 
+    ``session`` gives every session rule at once (an ``engine.replay.SessionPolicy``: the
+    stops per session and per shoe, the trailing stop, losses in a row, chips, stakes
+    below the minimum, the short last session); then ``bankroll``, ``session_shoes``,
+    ``when_short``, ``stop_loss``, ``win_goal`` and ``max_coups`` stay at their defaults.
+    A plugin strategy (or part) not seen checked before is first played twice over a few
+    shoes, in one chunk and in chunks of one session, and refused if the two ledgers
+    differ (``unchecked=True`` skips it; see ``engine.strategy_check.quick_check``).
+
     The run folder belongs to this run while it runs (an OS lock: another run, --force or
     --resume on it is refused); workers die with the run, and an interrupted run (Ctrl-C,
     SIGTERM) stops them and says it is resumable.
@@ -671,11 +699,18 @@ def backtest(
             if config_rules is not None:
                 config_rules = tuple(_dataset_rules(stored, r, dataset.description)
                                      for r in config_rules)
-        policy = SessionPolicy(
+        flat = SessionPolicy(
             bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
             stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
             session_shoes=session_shoes)
+        if session is not None and flat != SessionPolicy():
+            raise BaccaratError("give the session rules either as session=SessionPolicy(...) "
+                                "or as keywords (bankroll=..., stop_loss=...), not both")
+        policy = session if session is not None else flat
+        session_shoes = policy.session_shoes
         _check_policy(policy, config_rules or (rules,))
+        for config in configs:  # each configuration's own session rules, on the run's
+            _check_policy(config_policy(config, policy), config_rules or (rules,))
         if workers is not None and workers < 1:
             raise BaccaratError(f"--workers must be at least 1, got {workers}")
         if resume and out is None:
@@ -691,11 +726,21 @@ def backtest(
             raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
                                 f"{dataset.n_shoes:,} shoes; expected 1 to "
                                 f"{dataset.n_shoes:,}")
+        short = dataset.n_shoes % session_shoes
+        if short and policy.last_session == "drop":  # the short last session is left out
+            chunks = plan_chunks(dataset.n_shoes - short, per_chunk)
+            rows = rows[:len(chunks)]
+        if not unchecked:
+            from .strategy_check import check_plugins
+
+            check_plugins(configs, rules)
         workers = resolve_workers(workers, dataset.n_shoes, scheduler)
         if expected not in EXPECTED_MODES:
             raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
         info = _run_info(configs, rules, dataset, policy, command, config_rules)
         info["expected"] = expected
+        info["short_last_session"] = {"shoes": short, "of": session_shoes,
+                                      "kept": policy.last_session == "keep"} if short else None
         plan = {**_file_metadata(info), "job": "backtest", "ledger": bool(ledger),
                 "chunk_shoes": per_chunk, "chunks": len(chunks),
                 **({"dataset_parts": [p.record(dataset.path) for p in dataset.prints]}
@@ -957,6 +1002,31 @@ def _check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> Non
     if isinstance(shoes, bool) or not isinstance(shoes, int | np.integer) or shoes < 1:
         raise BaccaratError(f"--session-shoes {shoes!r}: expected a whole number of shoes, "
                             f"at least 1")
+    for name, what in (("trailing_stop", "the fall from the session's highest bankroll at "
+                        "which it stops"), ("shoe_stop_loss", "the loss in a shoe at which "
+                        "play in it stops"), ("shoe_win_goal", "the gain in a shoe at which "
+                        "play in it stops"), ("shoe_trailing_stop", "the fall from the shoe's "
+                        "highest bankroll at which play in it stops"),
+                       ("chip", "the chip size stakes are rounded to")):
+        _check_number(getattr(policy, name), _flag(name), what)
+    for name in ("losses_in_row", "shoe_losses_in_row", "shoe_max_coups"):
+        count = getattr(policy, name)
+        if count is not None and (isinstance(count, bool) or not isinstance(
+                count, int | np.integer) or count < 1):
+            raise BaccaratError(f"{_flag(name)} {count!r}: expected a whole number, at "
+                                f"least 1")
+    for name, choices in (("below_min", ("raise", "skip", "stop")),
+                          ("last_session", ("keep", "drop"))):
+        if getattr(policy, name) not in choices:
+            raise BaccaratError(f"{_flag(name)} {getattr(policy, name)!r}: expected "
+                                f"{' or '.join(choices)}")
+
+
+def _flag(field: str) -> str:
+    """The option that sets a ``SessionPolicy`` field, for messages."""
+    if field.startswith("shoe_"):
+        return f"--{field[5:].replace('_', '-')} (with --stops-per shoe)"
+    return "--" + field.replace("_", "-")
 
 
 # --- The summary, from the session parts ------------------------------------------------------
@@ -1138,9 +1208,7 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
                     "fingerprint": dataset.fingerprint, "description": dataset.description,
                     "seed": dataset.seed, "shoes": dataset.n_shoes,
                     "shuffle": _dataset_shuffle(dataset)},
-        "policy": {"bankroll": policy.bankroll, "when_short": policy.when_short,
-                   "stop_loss": policy.stop_loss, "win_goal": policy.win_goal,
-                   "max_coups": policy.max_coups, "session_shoes": policy.session_shoes},
+        "policy": dataclasses.asdict(policy),
     }
 
 

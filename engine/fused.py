@@ -30,6 +30,7 @@ naming the session and the coup.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,8 +39,8 @@ import numpy as np
 import pyarrow as pa
 
 from strategies.base import Strategy
-from strategies.builtins.progressions import _FIB
 from strategies.compiled import COMPILED_SIDES, LABOUCHERE, CompiledForm, declared_form
+from strategies.staking.progressions import FIB as _FIB
 
 from .bets import (
     BANKER_3CARD_7,
@@ -114,6 +115,20 @@ def fused_plan(configs: Sequence[Strategy], rules: TableRules,
     if not forms:
         return None
     return FusedPlan(tuple(forms), tuple(each[k] for k in kept), tuple(kept))
+
+
+#: The ``SessionPolicy`` fields the kernel plays (a stake below the table minimum hands the
+#: chunk back to the replay, so every ``below_min`` is the replay's; ``last_session`` is
+#: settled before any chunk): a run setting another field is replayed.
+KERNEL_POLICY = ("bankroll", "when_short", "stop_loss", "win_goal", "max_coups",
+                 "session_shoes", "below_min", "last_session")
+
+
+def covers_policy(policy: SessionPolicy) -> bool:
+    """Whether the kernel plays every session rule ``policy`` sets."""
+    default = SessionPolicy()
+    return all(getattr(policy, f.name) == getattr(default, f.name)
+               for f in dataclasses.fields(policy) if f.name not in KERNEL_POLICY)
 
 
 @dataclass

@@ -14,7 +14,7 @@ import functools
 import inspect
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -48,16 +48,43 @@ WhenShort = Literal["stop", "reduce"]
 #: ``exact`` from the cards left for every strategy (card-level datasets only).
 ExpectedMode = Literal["auto", "exact"]
 EXPECTED_MODES = ("auto", "exact")
+BelowMin = Literal["raise", "skip", "stop"]
+LastSession = Literal["keep", "drop"]
 #: Why a session ended. ``ruin``: its bankroll fell below the table minimum; ``busted``:
 #: the bankroll could not pay the stake the strategy asked for (a progression's next step)
-#: although it still covered the table minimum.
-STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups", "busted")
-END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED = range(6)
+#: although it still covered the table minimum; ``strategy``: the strategy ended it
+#: (``Wager.end``, a selection's ``END``, a simple strategy's ``STOP``);
+#: ``trailing_stop``, ``losses_in_row``: those session rules; ``below_min``: a stake under
+#: the table minimum with ``below_min="stop"``. A per-shoe stop that cut the session's
+#: last shoe short gives that rule's reason too (``win_goal``, ...).
+STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups", "busted", "strategy",
+                "trailing_stop", "losses_in_row", "below_min")
+END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, \
+    LOSSES_IN_ROW, BELOW_MIN = range(10)
 
 
 @dataclass(frozen=True)
 class SessionPolicy:
-    """How sessions are played: bankroll, shortfalls and stop rules."""
+    """How sessions are played: the bankroll, shortfalls, stakes the table cannot take,
+    and the stop rules.
+
+    Every stop rule exists per session (it ends the session) and per shoe (``shoe_...``:
+    it ends play in the current shoe; the session goes on at its next shoe, with its
+    money and its progression as they were). After each coup the engine checks, in this
+    order: ruin (the bankroll below the table minimum), ``stop_loss`` (this much behind),
+    ``win_goal`` (this much ahead), ``max_coups``, ``trailing_stop`` (this far below the
+    highest bankroll reached), ``losses_in_row`` (losing bets in a row; a push or a coup
+    without a bet neither counts nor breaks the run); then the same per shoe, counted
+    from the shoe's first coup. A configuration's own rule parts (``stop:win=50``) set
+    these fields for it (``config_policy``).
+
+    Before each coup, a stake is rounded to the nearest multiple of ``chip`` (none: as
+    asked; a stake rounded to 0 is no bet), capped at the table maximum, and one below
+    the table minimum is raised to it (``below_min="raise"``), not placed (``"skip"``) or
+    ends the session (``"stop"``, reason ``below_min``); never an abort of the run. A
+    last session with fewer shoes than ``session_shoes`` (the dataset's shoes do not
+    divide into sessions) is played (``last_session="keep"``) or left out (``"drop"``).
+    """
 
     bankroll: float = 1000.0
     when_short: WhenShort = "stop"
@@ -65,6 +92,48 @@ class SessionPolicy:
     win_goal: float | None = None
     max_coups: int | None = None
     session_shoes: int = 1
+    trailing_stop: float | None = None
+    losses_in_row: int | None = None
+    shoe_stop_loss: float | None = None
+    shoe_win_goal: float | None = None
+    shoe_max_coups: int | None = None
+    shoe_trailing_stop: float | None = None
+    shoe_losses_in_row: int | None = None
+    chip: float | None = None
+    below_min: BelowMin = "raise"
+    last_session: LastSession = "keep"
+
+    def shoe_rules(self) -> bool:
+        """Whether a per-shoe stop rule is set."""
+        return any(getattr(self, f) is not None for f in SHOE_RULES)
+
+
+#: The stop rules the engine counts per shoe.
+SHOE_RULES = ("shoe_stop_loss", "shoe_win_goal", "shoe_max_coups", "shoe_trailing_stop",
+              "shoe_losses_in_row")
+#: The fields a configuration's session rules may set (the stop rules).
+RULE_FIELDS = ("stop_loss", "win_goal", "max_coups", "trailing_stop", "losses_in_row",
+               *SHOE_RULES)
+
+
+def config_policy(strategy: Strategy, policy: SessionPolicy) -> SessionPolicy:
+    """The policy ``strategy`` plays by: the run's, with its own session rules set.
+
+    A rule set both by the run (a ``backtest`` flag) and by the configuration (its
+    ``stop:`` part) to different values is refused, naming both.
+    """
+    own = strategy.session_rules()
+    if not own:
+        return policy
+    for name, value in own.items():
+        if name not in RULE_FIELDS:
+            raise BaccaratError(f"strategy {strategy.spec()!r} sets {name!r}, which is not a "
+                                f"session rule; rules: {', '.join(RULE_FIELDS)}")
+        given = getattr(policy, name)
+        if given is not None and given != value:
+            raise BaccaratError(f"strategy {strategy.spec()!r} sets {name} = {value!r} but "
+                                f"the run sets {name} = {given!r}: give it in one place")
+    return replace(policy, **own)
 
 
 @dataclass
@@ -207,6 +276,15 @@ class _ConfigRun:
         self.ruined = np.zeros(n, dtype=bool)
         self.ruin_coup = np.full(n, -1, dtype=np.int64)
         self.stop_reason = np.full(n, END, dtype=np.int8)
+        # Sessions not ended (a session sitting out the rest of a shoe is not ended).
+        self.alive = np.ones(n, dtype=bool)
+        # The policy as the settle kernel reads it, and its buffers, made once.
+        self.chip = float(policy.chip) if policy.chip is not None else 0.0
+        self.below_mode = _BELOW_MODES[policy.below_min]
+        self.reduce = policy.when_short == "reduce"
+        self.below_stop = np.empty(n, dtype=np.bool_)
+        self.short_ruin = np.empty(n, dtype=np.bool_)
+        self.more_rules = _RuleState(n, policy) if _RuleState.needed(policy) else None
         # The step being played: set by _play_step, read by _learn.
         self.step_net = np.zeros(n)
         self.step_staked = np.zeros(n)
@@ -227,6 +305,55 @@ class _ConfigRun:
                             if self.exact_expected is not None else None),
             priced_by="remaining cards" if self.exact_expected is not None else "full shoe",
         )
+
+
+class _RuleState:
+    """What the stop rules beyond the first wave's count per session: the highest bankroll,
+    losing bets in a row, and per shoe the same with the shoe's first bankroll and coups;
+    which sessions sit out the rest of their shoe. Kept only when such a rule is set."""
+
+    def __init__(self, n: int, policy: SessionPolicy) -> None:
+        start = float(policy.bankroll)
+        self.peak = np.full(n, start)
+        self.losses = np.zeros(n, dtype=np.int64)
+        self.shoe_start = np.full(n, start)
+        self.shoe_peak = np.full(n, start)
+        self.shoe_losses = np.zeros(n, dtype=np.int64)
+        self.shoe_coups = np.zeros(n, dtype=np.int64)
+        self.sitting = np.zeros(n, dtype=bool)
+        self.shoes = policy.shoe_rules()
+
+        def at(value: float | None, sign: float) -> float:
+            return sign * (np.inf if value is None else value)
+
+        # Thresholds as the first wave's stop rules write them (1e-9 of slack).
+        self.trailing = at(policy.trailing_stop, 1.0) - 1e-9
+        self.max_losses = -1 if policy.losses_in_row is None else policy.losses_in_row
+        self.shoe_loss_at = at(policy.shoe_stop_loss, -1.0) + 1e-9
+        self.shoe_goal_at = at(policy.shoe_win_goal, 1.0) - 1e-9
+        self.shoe_max_coups = -1 if policy.shoe_max_coups is None else policy.shoe_max_coups
+        self.shoe_trailing = at(policy.shoe_trailing_stop, 1.0) - 1e-9
+        self.shoe_max_losses = -1 if policy.shoe_losses_in_row is None \
+            else policy.shoe_losses_in_row
+
+    @staticmethod
+    def needed(policy: SessionPolicy) -> bool:
+        """Whether ``policy`` sets a rule this state serves."""
+        return policy.trailing_stop is not None or policy.losses_in_row is not None \
+            or policy.shoe_rules()
+
+    def new_shoe(self, opening: np.ndarray, bankroll: np.ndarray, alive: np.ndarray,
+                 stop_reason: np.ndarray) -> None:
+        """Start the shoe's counts where a shoe opens; a session sitting out comes back."""
+        if not self.shoes or not opening.any():
+            return
+        back = opening & self.sitting & alive
+        stop_reason[back] = END
+        self.sitting &= ~opening
+        self.shoe_start = np.where(opening, bankroll, self.shoe_start)
+        self.shoe_peak = np.where(opening, bankroll, self.shoe_peak)
+        self.shoe_losses[opening] = 0
+        self.shoe_coups[opening] = 0
 
 
 @functools.lru_cache(maxsize=64)
@@ -268,7 +395,7 @@ def replay(
         raise ValueError("config_rules must give one rule set per strategy configuration")
     tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
-    runs = [_ConfigRun(s, n, width, r, policy, history, tables[r],
+    runs = [_ConfigRun(s, n, width, r, config_policy(s, policy), history, tables[r],
                        exact_ev=has_cards and (expected == "exact" or s.needs_cards))
             for s, r in zip(strategies, per_config, strict=True)]
     shared = _SharedView(coups, grid, rules, strategies,
@@ -292,7 +419,7 @@ def replay(
         new_shoe = steps.new_shoe[t].copy()
         shared.before_step(t, safe_rows, new_shoe, dealt)
         for run in runs:
-            _play_step(run, t, rows, dealt, step_classes, new_shoe, coups, grid, policy)
+            _play_step(run, t, rows, dealt, step_classes, new_shoe, coups, grid)
             if run.exact_expected is not None:
                 _price_step(run, t, shared)
         shared.after_step(safe_rows, outcome, dealt)
@@ -534,19 +661,23 @@ def _where(run: _ConfigRun, grid: SessionGrid, coups: Coups, rows: np.ndarray,
             f"shoe {coups.shoe[row]}, coup {coups.coup[row]}")
 
 
-_NOT_A_STAKE, _BELOW_MINIMUM, _UNSETTLED = 1, 2, 3
+_NOT_A_STAKE, _UNSETTLED = 1, 3
 
 
 @njit(cache=True)
 def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min, table_max,
-                   reduce, limit_hits, net, total, any_stake, short_ruin):  # pragma: no cover
+                   reduce, limit_hits, net, total, any_stake, short_ruin, chip, below_mode,
+                   below_stop):  # pragma: no cover - compiled
     """Apply the table rules to one step's stakes and settle them, all sessions in one pass.
 
-    ``stakes`` (kinds x sessions) is replaced by the stakes actually placed. Returns
-    (problem, kind row, session, how many sessions alike); problem 0 means none. The
-    order of the checks, and every floating-point operation, is that of the array form
-    this kernel replaced, so results are bit for bit the same. Without a problem the second
-    value is the number of sessions busted: the bankroll could not cover the stakes.
+    ``stakes`` (kinds x sessions) is replaced by the stakes actually placed: each rounded
+    to the nearest multiple of ``chip`` (0: as asked), capped at the table maximum, and
+    one below the minimum raised to it (``below_mode`` 0), skipped (1) or the session
+    stopped (2: ``below_stop``). Returns (problem, kind row, session, how many sessions
+    alike); problem 0 means none. The order of the checks, and every floating-point
+    operation, is that of the array form this kernel replaced, so results are bit for bit
+    the same. Without a problem the second value is the number of sessions busted (the
+    bankroll could not cover the stakes), the third the number stopped below the minimum.
     """
     n_kinds, n = stakes.shape
     shorts = 0
@@ -562,9 +693,14 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
                     count += 1
         if first >= 0:
             return _NOT_A_STAKE, k, first, count
-    for k in range(n_kinds):  # table limits
+    stopped = 0
+    for i in range(n):
+        below_stop[i] = False
+    for k in range(n_kinds):  # chips and table limits
         for i in range(n):
             s = stakes[k, i] if active[i] else 0.0
+            if chip > 0 and s > 0:
+                s = np.floor(s / chip + 0.5) * chip
             if s > table_max:
                 limit_hits[i] += 1
                 s = table_max
@@ -572,7 +708,18 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
         for i in range(n):
             s = stakes[k, i]
             if s > 0 and s < table_min - 1e-12:
-                return _BELOW_MINIMUM, k, i, 0
+                if below_mode == 0:
+                    stakes[k, i] = table_min
+                elif below_mode == 1:
+                    stakes[k, i] = 0.0
+                elif not below_stop[i]:
+                    below_stop[i] = True
+                    stopped += 1
+    if stopped:
+        for i in range(n):
+            if below_stop[i]:
+                for k in range(n_kinds):
+                    stakes[k, i] = 0.0
     for i in range(n):
         t = 0.0
         for k in range(n_kinds):
@@ -614,47 +761,54 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
                 if np.isnan(mult):
                     return _UNSETTLED, k, i, 0
                 net[i] += s * mult
-    return 0, shorts, 0, 0
+    return 0, shorts, stopped, 0
 
 
 def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
-               classes: np.ndarray, new_shoe: np.ndarray, coups: Coups, grid: SessionGrid,
-               policy: SessionPolicy) -> None:
+               classes: np.ndarray, new_shoe: np.ndarray, coups: Coups,
+               grid: SessionGrid) -> None:
     state = run.state
     rules = run.rules
     n = state.n
-    state.set(active=state.active & dealt, new_shoe=new_shoe,
+    active = run.alive & dealt
+    more = run.more_rules
+    if more is not None:
+        more.new_shoe(new_shoe, state.bankroll, run.alive, run.stop_reason)
+        if more.shoes:
+            active &= ~more.sitting
+    state.set(active=active, new_shoe=new_shoe,
               shoe_coup=np.where(new_shoe, 0, state.shoe_coup))
     wager = _call(run, grid, coups, t, "wager", lambda: run.strategy.wager(run.table))
     names, stakes = _stake_matrix(run, wager, n, grid, coups, t)
+    if wager.stop is not None:  # the strategy ends these sessions before the coup
+        _end(run, _stop_mask(run, wager.stop, n, grid, coups, t), STRATEGY)
     kinds = _kind_columns(names)
     _check_offered(run, names, stakes, grid, coups, rows)
     net = np.empty(n)
     total = np.empty(n)
     any_stake = np.zeros(len(names), dtype=np.bool_)
-    short_ruin = np.empty(n, dtype=np.bool_)
+    short_ruin, below_stop = run.short_ruin, run.below_stop
     problem, k, i, alike = _settle_kernel(
         stakes, kinds, state.active, state.bankroll, classes, run.payouts,
-        float(rules.table_min), float(rules.table_max), policy.when_short == "reduce",
-        run.limit_hits, net, total, any_stake, short_ruin)
+        float(rules.table_min), float(rules.table_max), run.reduce, run.limit_hits, net,
+        total, any_stake, short_ruin, run.chip, run.below_mode, below_stop)
     if problem:
         where = _where(run, grid, coups, rows, i)
         if problem == _NOT_A_STAKE:
-            more = f" ({alike - 1} more sessions alike)" if alike > 1 else ""
+            more_alike = f" ({alike - 1} more sessions alike)" if alike > 1 else ""
             value = float(stakes[k, i])
             said = (f"bet() returned {value!r} as the stake on {names[k]}"
                     if isinstance(run.strategy, SimpleStrategy)
                     else f"wager() staked {value!r} on {names[k]}")
-            message = f"{said}; expected a finite number >= 0{more}"
-        elif problem == _BELOW_MINIMUM:
-            message = (f"stake {stakes[k, i]:g} on {names[k]} is below the table minimum "
-                       f"{rules.table_min:g}")
+            message = f"{said}; expected a finite number >= 0{more_alike}"
         else:
             message = (f"a stake on {names[k]} cannot be settled: the dataset lacks the cards "
                        f"(or totals) that bet needs under these rules")
         raise StrategyFault(f"{where}: {message}")
     if k:  # sessions busted: the bankroll cannot pay the stake asked for
         _end(run, short_ruin, BUSTED)
+    if i:  # sessions stopped by a stake below the table minimum (below_min "stop")
+        _end(run, below_stop, BELOW_MIN)
     playing = state.active
     for k, name in enumerate(names):
         if any_stake[k]:
@@ -666,6 +820,23 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     run.bankroll[t] = state.bankroll
     run.played[t] = playing
     run.step_net, run.step_staked, run.step_played = net, total, playing
+
+
+#: ``SessionPolicy.below_min`` as the settle kernel reads it.
+_BELOW_MODES = {"raise": 0, "skip": 1, "stop": 2}
+
+
+def _stop_mask(run: _ConfigRun, stop: object, n: int, grid: SessionGrid, coups: Coups,
+               t: int) -> np.ndarray:
+    """A wager's ``stop`` as a boolean mask of the sessions, refusing anything else."""
+    mask = np.asarray(stop)
+    if mask.shape == () and mask.dtype == np.bool_:
+        mask = np.full(n, bool(mask))
+    if mask.dtype != np.bool_ or mask.shape != (n,):
+        raise StrategyFault(f"{_at(run, grid, coups, t)}: wager() returned stop="
+                            f"{describe_value(stop)}; expected a boolean array of shape "
+                            f"({n},), True for the sessions to end")
+    return mask
 
 
 def _stake_matrix(run: _ConfigRun, wager: object, n: int, grid: SessionGrid, coups: Coups,
@@ -758,8 +929,76 @@ def _apply_stop_rules(run: _ConfigRun, playing: np.ndarray) -> None:
         policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf,
         policy.max_coups if policy.max_coups is not None else -1,
         run.stop_reason, run.ruined, run.ruin_coup)
+    more = run.more_rules
+    if more is not None:
+        ended += _more_stops_kernel(
+            state.bankroll, playing, active, run.alive, more.sitting, run.step_net,
+            run.step_staked, more.peak, more.losses, more.shoe_start, more.shoe_peak,
+            more.shoe_losses, more.shoe_coups, more.trailing, more.max_losses,
+            more.shoes, more.shoe_loss_at, more.shoe_goal_at, more.shoe_max_coups,
+            more.shoe_trailing, more.shoe_max_losses, run.stop_reason)
     if ended:
+        run.alive &= active | ~state.active | (more.sitting if more is not None else False)
         state.set(active=active)
+
+
+@njit(cache=True)
+def _more_stops_kernel(bankroll, playing, active, alive, sitting, net, staked, peak, losses,
+                       shoe_start, shoe_peak, shoe_losses, shoe_coups, trailing, max_losses,
+                       shoes, shoe_loss_at, shoe_goal_at, shoe_max_coups, shoe_trailing,
+                       shoe_max_losses, stop_reason):  # pragma: no cover - compiled
+    """The stop rules after the first wave's (``_stop_kernel``), for the sessions that
+    played this coup: the trailing stop and losses in a row end the session; with
+    ``shoes``, the same rules per shoe (and the shoe's win goal, loss limit and coups) make
+    it sit out the rest of the shoe (``sitting``). Returns how many sessions stopped."""
+    stopped = 0
+    for i in range(active.shape[0]):
+        if not playing[i]:
+            continue
+        b = bankroll[i]
+        if b > peak[i]:
+            peak[i] = b
+        if b > shoe_peak[i]:
+            shoe_peak[i] = b
+        if staked[i] > 0:
+            if net[i] < 0:
+                losses[i] += 1
+                shoe_losses[i] += 1
+            elif net[i] > 0:
+                losses[i] = 0
+                shoe_losses[i] = 0
+        shoe_coups[i] += 1
+        if not active[i]:
+            continue
+        reason = -1
+        shoe = False
+        if b <= peak[i] - trailing:
+            reason = TRAILING_STOP
+        elif max_losses >= 0 and losses[i] >= max_losses:
+            reason = LOSSES_IN_ROW
+        elif shoes:
+            shoe = True
+            result = b - shoe_start[i]
+            if result <= shoe_loss_at:
+                reason = STOP_LOSS
+            elif result >= shoe_goal_at:
+                reason = WIN_GOAL
+            elif shoe_max_coups >= 0 and shoe_coups[i] >= shoe_max_coups:
+                reason = MAX_COUPS
+            elif b <= shoe_peak[i] - shoe_trailing:
+                reason = TRAILING_STOP
+            elif shoe_max_losses >= 0 and shoe_losses[i] >= shoe_max_losses:
+                reason = LOSSES_IN_ROW
+        if reason < 0:
+            continue
+        stop_reason[i] = reason
+        active[i] = False
+        if shoe:
+            sitting[i] = True
+        else:
+            alive[i] = False
+        stopped += 1
+    return stopped
 
 
 @njit(cache=True)
@@ -813,8 +1052,9 @@ def _end(run: _ConfigRun, mask: np.ndarray, reason: int, ruined: bool = False) -
     if ruined:
         run.ruined |= mask
         run.ruin_coup[mask] = state.coup[mask]
+    run.alive &= ~mask
     state.set(active=state.active & ~mask)
 
 
-__all__ = ["BET_KINDS", "ConfigLedger", "SessionGrid", "SessionPolicy", "StrategyFault",
-           "replay", "session_grid", "STOP_REASONS"]
+__all__ = ["BET_KINDS", "ConfigLedger", "RULE_FIELDS", "SessionGrid", "SessionPolicy",
+           "StrategyFault", "config_policy", "replay", "session_grid", "STOP_REASONS"]

@@ -16,16 +16,28 @@ shoes, several ways, and compares the ledgers:
   is checked (a number per session, finite, not negative, on a kind the table offers).
   A write is undone and a bad stake left out, so the other checks still run;
 - its speed in coups per second, playing unwatched over more shoes (1,000 sessions by
-  default; the median of three runs).
+  default; the median of three runs), and the time a 10,000-shoe backtest would take.
+
+``backtest`` runs the cheap half itself (``check_plugins``): a plugin it has not seen
+checked plays a few shoes in one chunk and in chunks of one session, and a plugin whose
+ledger differs is refused with the first coup that differs. A plugin that passes (here,
+or every check of ``check-strategy``) is remembered by its source, in the user's cache
+(``$BACCARAT_CACHE_DIR``, else ``$XDG_CACHE_HOME/baccarat-backtest`` or
+``~/.cache/baccarat-backtest``), so later runs skip it.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import inspect
+import json
+import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,6 +47,7 @@ from strategies.base import Result, Strategy, Table, Wager
 from .bets import BET_KINDS
 from .coups import Coups
 from .deal import generate_coups
+from .errors import BaccaratError
 from .odds import bets_offered
 from .replay import SessionPolicy, replay
 from .rules import TableRules
@@ -350,4 +363,115 @@ def _message(exc: BaseException) -> str:
     return text if isinstance(exc, ValueError) else f"{type(exc).__name__}: {text}"
 
 
-__all__ = ["CHUNK_SIZES", "Check", "check_strategy", "difference", "watched"]
+# --- The cheap half, before a backtest ------------------------------------------------------
+
+#: The quick check plays the first QUICK_COUPS coups of QUICK_SHOES generated shoes: a
+#: plugin's state shared between sessions shows within a few coups, and the check stays
+#: well under a second for any plugin that plays a shoe in less than a second.
+QUICK_SHOES = 6
+QUICK_COUPS = 24
+QUICK_SEED = 20_240
+
+
+class ChunkingError(BaccaratError):
+    """A plugin whose ledger depends on how the run is cut into chunks."""
+
+
+def plugin_classes(config: Strategy) -> list[type]:
+    """The classes of ``config`` (a composed system's parts too) that are not this
+    package's own: the plugin code a run would trust."""
+    return [cls for cls in config.component_classes()
+            if not cls.__module__.startswith(("engine.", "strategies."))]
+
+
+def check_plugins(configs: Sequence[Strategy], rules: TableRules) -> None:
+    """Refuse a plugin configuration whose ledger depends on the chunking, unless it was
+    seen checked before (``quick_check``): raises ``ChunkingError`` naming the first coup
+    that differs. A plugin that raises here is left for the run to report on its data."""
+    seen: set[str] = set()
+    for config in configs:
+        key = checked_key(config)
+        if key is None or key in seen or key in _checked_keys():
+            continue
+        seen.add(key)
+        try:
+            problem = quick_check(config, rules)
+        except Exception:  # the run says what is wrong, on the user's own shoes
+            continue
+        if problem:
+            raise ChunkingError(
+                f"strategy {config.spec()!r}: its ledger depends on how the run is cut into "
+                f"chunks ({problem}): something is shared between sessions (state kept on "
+                f"the class or in a module, random numbers not drawn from table.rng); "
+                f"`baccarat check-strategy` says more; --unchecked runs it anyway")
+        remember_checked(config)
+
+
+def quick_check(config: Strategy, rules: TableRules, shoes: int = QUICK_SHOES) -> str:
+    """Play ``config`` over a few generated shoes in one chunk and in chunks of one
+    session (a fresh copy each, as a backtest's chunks get); the first difference between
+    the two ledgers in words, "" when they agree."""
+    coups = generate_coups(rules, QUICK_SEED, np.arange(shoes, dtype=np.int64))
+    coups = coups.take(np.flatnonzero(coups.coup <= QUICK_COUPS))
+    coups.decks = rules.decks
+    policy = SessionPolicy()
+    whole = _ledger(coups, copy.deepcopy(config), rules, policy)
+    chunked = _chunked(coups, config, rules, policy, 1)
+    return difference(whole, chunked, "in chunks of 1 session").replace(
+        "in the first run", "in one chunk")
+
+
+def checked_key(config: Strategy) -> str | None:
+    """What identifies a plugin configuration as checked: its SPEC and the source of its
+    plugin classes (None when it has no plugin code, or its source cannot be read)."""
+    classes = plugin_classes(config)
+    if not classes:
+        return None
+    digest = hashlib.sha256(config.spec().encode())
+    for cls in classes:
+        try:
+            source = Path(inspect.getsourcefile(cls) or "").read_bytes()
+        except (OSError, TypeError):
+            return None
+        digest.update(f"{cls.__module__}:{cls.__qualname__}".encode())
+        digest.update(source)
+    return digest.hexdigest()
+
+
+def cache_dir() -> Path:
+    """Where the checked plugins are remembered."""
+    if os.environ.get("BACCARAT_CACHE_DIR"):
+        return Path(os.environ["BACCARAT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "baccarat-backtest"
+
+
+_CHECKED_FILE = "checked-plugins.json"
+
+
+def _checked_keys() -> set[str]:
+    try:
+        return set(json.loads((cache_dir() / _CHECKED_FILE).read_text()))
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def remember_checked(config: Strategy) -> None:
+    """Remember that ``config`` passed the chunking check (nothing if it cannot be)."""
+    key = checked_key(config)
+    if key is None:
+        return
+    keys = _checked_keys() | {key}
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temp = folder / f".{_CHECKED_FILE}.{os.getpid()}"
+        temp.write_text(json.dumps(sorted(keys)))
+        os.replace(temp, folder / _CHECKED_FILE)
+    except OSError:  # a read-only home: the check runs again next time, nothing worse
+        pass
+
+
+__all__ = ["CHUNK_SIZES", "Check", "ChunkingError", "cache_dir", "check_plugins",
+           "check_strategy", "checked_key", "difference", "quick_check",
+           "remember_checked", "watched"]

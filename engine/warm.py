@@ -88,9 +88,11 @@ def _builtin_strategies(outcomes_only: bool = False) -> list[str]:
     (not seeing the cards, staking no side bet, which is settled from the cards)."""
     from strategies.registry import available_strategies
 
-    return [name for name, cls in available_strategies().items()
-            if cls.__module__.startswith("strategies.builtins.") and not (outcomes_only and (
-                cls.needs_cards or cls.__module__ == "strategies.builtins.side_bets"))]
+    names = [name for name, cls in available_strategies().items()
+             if cls.__module__ == "strategies.presets" and not (outcomes_only and (
+                 cls.needs_cards or name == "side_bet"))]
+    # A system with session rules of its own: the stop rules beyond the first wave's.
+    return [*names, "streak | martingale | stop:trailing=100,losses=6,per=shoe"]
 
 
 def _deal() -> None:

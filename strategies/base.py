@@ -254,12 +254,16 @@ class Wager:
     (an array of shape (n,) or a scalar per kind), ``Wager({"banker": stakes})`` or
     ``Wager.side(side, stake)`` build one. The engine refuses anything else (a string,
     None, an array of another shape) at the coup it comes.
+
+    ``stop`` (a boolean array of shape (n,), or ``Wager.end(mask)``) ends those sessions
+    before this coup: they stake nothing on it and play no more, and the sessions table
+    records ``stop_reason`` "strategy" (a stop-win or stop-loss the system itself keeps).
     """
 
-    __slots__ = ("stakes",)
+    __slots__ = ("stakes", "stop")
 
-    def __init__(self, stakes: dict[str, np.ndarray] | None = None,
-                 **by_kind: np.ndarray | float) -> None:
+    def __init__(self, stakes: dict[str, np.ndarray] | None = None, *,
+                 stop: np.ndarray | None = None, **by_kind: np.ndarray | float) -> None:
         stakes = dict(stakes or {})
         stakes.update({k: _stake_array(k, v) for k, v in by_kind.items()})
         unknown = sorted(set(stakes) - set(BET_KINDS))
@@ -267,11 +271,18 @@ class Wager:
             raise KeyError(f"unknown bet kind(s) {unknown}{kind_hint(unknown[0])}; known: "
                            f"{list(BET_KINDS)}")
         self.stakes = stakes
+        self.stop = stop
+
+    @classmethod
+    def end(cls, sessions: np.ndarray) -> Wager:
+        """End the sessions where ``sessions`` is True before this coup (no stake on it);
+        their ``stop_reason`` is "strategy"."""
+        return cls({}, stop=np.asarray(sessions, dtype=bool))
 
     @classmethod
     def on(cls, **stakes: np.ndarray | float) -> Wager:
         """A wager from keyword stakes (arrays or scalars of numbers; text is refused)."""
-        return cls(None, **stakes)
+        return cls({kind: _stake_array(kind, stake) for kind, stake in stakes.items()})
 
     @classmethod
     def side(cls, side: str | np.ndarray, stake: np.ndarray | float) -> Wager:
@@ -415,17 +426,17 @@ class Result:
         return read_only(self.played & (self.staked > 0) & (self.net == 0), "result.pushed")
 
 
-class Strategy(BaseModel):
-    """A betting system that plays many sessions at once on arrays.
+#: The modules of the contract's own base classes (named by their subclasses, not by them).
+_CONTRACT_MODULES = frozenset({__name__, "strategies.parts", "strategies.system"})
 
-    Subclasses declare their parameters as pydantic fields and implement ``start``,
-    ``wager`` and ``settle``. ``name`` is the registry name; the class docstring's first
-    line is the one-line description shown by ``baccarat strategies``.
 
-    State: ``self.anything = value`` in ``start``, ``wager`` or ``settle`` keeps the
-    strategy's own per-run state (not a parameter: it is never validated, stored in the
-    outputs or shown in the SPEC). The engine clears it before each run calls ``start``,
-    so nothing leaks from one run or chunk into the next; what ``__init__`` set stays.
+class Configured(BaseModel):
+    """A configurable piece of a system: a whole strategy or one of its parts.
+
+    Parameters are the class's annotated pydantic fields (validated, stored in every
+    output, written in the SPEC); anything else set on ``self`` while playing is per-run
+    state (never validated, stored or shown), cleared by the engine before each run.
+    ``name`` is the registry name; a plugin without one is labelled by its class name.
     """
 
     # defer_build: a class's validator is built when it is first used, not when it is
@@ -434,19 +445,25 @@ class Strategy(BaseModel):
                               defer_build=True)
 
     name: ClassVar[str] = ""
-    needs_cards: ClassVar[bool] = False
-    needs_roads: ClassVar[bool] = False
-
-    base: float = Field(10.0, gt=0, description="base stake in table units")
+    #: Why exact risk cannot follow this class's state ("": it declares one, or says
+    #: nothing; see ``strategies/finite_state.py``).
+    not_finite: ClassVar[str] = ""
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        if cls.__module__ == __name__:  # the contract's own base classes
+        if cls.__module__ in _CONTRACT_MODULES:  # the contract's own base classes
             return
         if not cls.name:  # a plugin without a name is labelled by its class
             cls.name = snake_case(cls.__name__)
         _label_path_plugin(cls)
+
+    @classmethod
+    def _builtin_named(cls, name: str) -> type | None:
+        """The built-in of this family already called ``name`` (None if there is none)."""
+        from .registry import builtin_strategies
+
+        return builtin_strategies().get(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         cls = type(self)
@@ -463,8 +480,8 @@ class Strategy(BaseModel):
         if declared is not None and not hasattr(declared, "__set__"):
             what = ("a class setting" if name in cls.__class_vars__ else "a method")
             raise AttributeError(
-                f"{cls.__name__}.{name} is {what} of the strategy, not state: keep the state "
-                f"under another name (e.g. self.{name.lstrip('_')}_state = ...)")
+                f"{cls.__name__}.{name} is {what} of the {_family(cls)}, not state: keep "
+                f"the state under another name (e.g. self.{name.lstrip('_')}_state = ...)")
         object.__setattr__(self, name, value)  # the strategy's own per-run state
         if declared is None:  # a descriptor (a property's setter) is called every time
             _STATE_NAMES.setdefault(cls, set()).add(name)
@@ -481,16 +498,6 @@ class Strategy(BaseModel):
         for key in [k for k in values if k not in kept and k not in fields]:
             del values[key]
 
-    def start(self, table: Table) -> None:
-        """Allocate per-session state for ``table.n`` sessions."""
-
-    def wager(self, table: Table) -> Wager:
-        """The stakes for the coup about to be dealt."""
-        raise NotImplementedError
-
-    def settle(self, table: Table, result: Result) -> None:
-        """Learn what happened on the coup just dealt."""
-
     def params(self) -> dict[str, Any]:
         """The parameters of this configuration, as stored in every output."""
         return self.model_dump()
@@ -504,6 +511,45 @@ class Strategy(BaseModel):
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in changed.items())
 
 
+class Strategy(Configured):
+    """A betting system that plays many sessions at once on arrays.
+
+    Subclasses declare their parameters as pydantic fields and implement ``start``,
+    ``wager`` and ``settle``. ``name`` is the registry name; the class docstring's first
+    line is the one-line description shown by ``baccarat strategies``.
+
+    State: ``self.anything = value`` in ``start``, ``wager`` or ``settle`` keeps the
+    strategy's own per-run state (not a parameter: it is never validated, stored in the
+    outputs or shown in the SPEC). The engine clears it before each run calls ``start``,
+    so nothing leaks from one run or chunk into the next; what ``__init__`` set stays.
+    """
+
+    needs_cards: ClassVar[bool] = False
+    needs_roads: ClassVar[bool] = False
+
+    base: float = Field(10.0, gt=0, description="base stake in table units")
+
+    def component_classes(self) -> tuple[type, ...]:
+        """The classes whose code plays this configuration (a composed system's parts
+        too): an error is located in the innermost frame of their files."""
+        return (type(self),)
+
+    def session_rules(self) -> dict[str, Any]:
+        """The session rules this configuration brings (``SessionPolicy`` fields): none
+        for a plain strategy; a composed system's rule parts (``stop:win=50``) set some."""
+        return {}
+
+    def start(self, table: Table) -> None:
+        """Allocate per-session state for ``table.n`` sessions."""
+
+    def wager(self, table: Table) -> Wager:
+        """The stakes for the coup about to be dealt."""
+        raise NotImplementedError
+
+    def settle(self, table: Table, result: Result) -> None:
+        """Learn what happened on the coup just dealt."""
+
+
 _CONFIGURED = "_configured_attributes_"
 #: Per class, the names already accepted as plain state (no class attribute of that name:
 #: checked once, then set directly in the instance's dict).
@@ -515,15 +561,19 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def _label_path_plugin(cls: type[Strategy]) -> None:
-    """A strategy from a file loaded by path whose name a built-in already has is labelled
-    ``name@file.py``, so its outputs cannot be taken for the built-in's. It happens as the
-    class is made, so every process that loads the file gives it the same label."""
+def _family(cls: type) -> str:
+    """What a class is, for messages: "strategy", or the kind of part ("selection", ...)."""
+    return str(getattr(cls, "kind", "") or "strategy")
+
+
+def _label_path_plugin(cls: type[Configured]) -> None:
+    """A strategy (or part) from a file loaded by path whose name a built-in already has is
+    labelled ``name@file.py``, so its outputs cannot be taken for the built-in's. It
+    happens as the class is made, so every process that loads the file gives it the same
+    label."""
     if not cls.__module__.startswith("baccarat_plugin_"):
         return
-    from .registry import builtin_strategies
-
-    taken = builtin_strategies().get(cls.name)
+    taken = cls._builtin_named(cls.name)
     if taken is not None and taken is not cls:
         file = getattr(sys.modules.get(cls.__module__), "__file__", None) or "plugin"
         cls.name = f"{cls.name}@{Path(file).name}"
@@ -531,6 +581,23 @@ def _label_path_plugin(cls: type[Strategy]) -> None:
 
 def _constructible(cls: type[BaseModel]) -> bool:
     return all(not f.is_required() for f in cls.model_fields.values())
+
+
+class _Stop:
+    """What a simple strategy's ``bet()`` (or a simple selection's ``pick()``) returns to
+    end its session before the coup: ``return STOP``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "STOP"
+
+    def __reduce__(self) -> str:
+        return "STOP"  # one object, also in another process
+
+
+#: Return it from ``bet()`` to end the session (``stop_reason`` "strategy").
+STOP = _Stop()
 
 
 class SessionFault(Exception):
@@ -635,7 +702,8 @@ class SimpleStrategy(Strategy):
         """Start a new session (clear any state kept on ``self``)."""
 
     def bet(self, view: SessionView) -> dict[str, float]:
-        """The stakes for the next coup in this session."""
+        """The stakes for the next coup in this session ({} for no bet; ``STOP`` ends the
+        session before the coup, recorded as ``stop_reason`` "strategy")."""
         raise NotImplementedError(_no_bet_method(type(self)))
 
     def learn(self, view: SessionView, outcome: str, net: float) -> None:
@@ -655,6 +723,7 @@ class SimpleStrategy(Strategy):
     def wager(self, table: Table) -> Wager:
         n = table.n
         rows: dict[str, list[Any]] = {}
+        ended: list[int] = []
         seats = self._seated(table)
         bets, views = seats.bets, seats.views
         for i in np.flatnonzero(table.active).tolist():
@@ -662,6 +731,9 @@ class SimpleStrategy(Strategy):
                 stakes = bets[i](views[i])
             except Exception as exc:
                 raise SessionFault(i, "bet") from exc
+            if stakes is STOP:
+                ended.append(i)
+                continue
             if type(stakes) is not dict and not isinstance(stakes, Mapping):
                 raise SessionFault(i, "bet", f"bet() returned {describe_value(stakes)}; "
                                    f"expected a dict of bet kind -> stake, {{}} for no bet")
@@ -680,7 +752,11 @@ class SimpleStrategy(Strategy):
                     raise SessionFault(i, "bet", f"bet() returned {describe_value(stake)} as "
                                        f"the stake on {kind}; expected a finite number >= 0")
                 row[i] = stake
-        return Wager({kind: _stake_row(row) for kind, row in rows.items()})
+        stop = None
+        if ended:
+            stop = np.zeros(n, dtype=bool)
+            stop[ended] = True
+        return Wager({kind: _stake_row(row) for kind, row in rows.items()}, stop=stop)
 
     def settle(self, table: Table, result: Result) -> None:
         seats = self._seated(table)

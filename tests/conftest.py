@@ -23,6 +23,13 @@ def codes() -> Callable[[str], list[int]]:
 # those). Set here, before any test runs, so every xdist worker inherits it.
 os.environ.setdefault("BACCARAT_REPORT_WORKERS", "0")
 
+# The plugins backtest has seen checked are remembered in the user's cache: the suite keeps
+# its own, empty at each run (every worker inherits the folder), never the user's.
+if "BACCARAT_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["BACCARAT_CACHE_DIR"] = tempfile.mkdtemp(prefix="baccarat-test-cache-")
+
 
 # -- the test modules' bytecode, kept even where PYTHONDONTWRITEBYTECODE is set ----------
 #

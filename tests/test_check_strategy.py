@@ -19,6 +19,7 @@ from engine.cli import app
 from engine.rules import TableRules
 from engine.strategy_check import Check, check_strategy
 from engine.testing import make_one_strategy
+from strategies.base import snake_case
 
 runner = CliRunner()
 SMALL = {"shoes": 8, "speed_shoes": 8, "speed_repeat": 1}
@@ -255,3 +256,51 @@ def test_cli_unknown_strategy_is_bad_input():
     assert result.exit_code == 2
     assert "did you mean 'martingale'" in result.stderr
     assert result.stdout == ""
+
+
+# --------------------------------------------------- the quick check before a backtest
+
+
+@pytest.mark.parametrize("name", ["SharedLosses", "SharedCount", "SharedMemory",
+                                  "RandomStake"])
+def test_backtest_refuses_a_plugin_whose_ledger_depends_on_the_chunking(
+        tmp_path: Path, name: str):
+    # A file of its own: a module loaded afresh, as in the process a user's backtest runs.
+    (tmp_path / f"{name.lower()}.py").write_text(HEADER + PLUGINS[name])
+    plugin = spec(tmp_path, name)
+    result = runner.invoke(app, ["backtest", "-s", plugin, "--shoes", "20",
+                                 "--out", str(tmp_path / "run"), "-q", "--no-table"])
+    assert result.exit_code == 2, result.output
+    assert f"strategy '{snake_case(name)}'" in result.output.replace("\n", "")
+    assert "depends on how the run is cut into chunks" in result.output.replace("\n", "")
+    assert "--unchecked" in result.output.replace("\n", "")
+    assert not (tmp_path / "run").exists()
+    forced = runner.invoke(app, ["backtest", "-s", plugin, "--shoes", "20",
+                                 "--out", str(tmp_path / "run"), "-q", "--no-table",
+                                 "--unchecked"])
+    assert forced.exit_code == 0, forced.output
+
+
+def test_a_plugin_that_passes_is_remembered_and_not_checked_again(plugins: Path,
+                                                                 tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    from engine import strategy_check
+    from engine.backtest import backtest
+
+    monkeypatch.setenv("BACCARAT_CACHE_DIR", str(tmp_path / "cache"))
+    checked: list[str] = []
+    quick = strategy_check.quick_check
+
+    def counting(config, rules, *args):  # type: ignore[no-untyped-def]
+        checked.append(config.spec())
+        return quick(config, rules, *args)
+
+    monkeypatch.setattr(strategy_check, "quick_check", counting)
+    backtest(strategies=[spec(plugins, "Good"), "martingale"], shoes=10, seed=1)
+    assert checked == ["good"]  # the plugin, not the built-in
+    backtest(strategies=[spec(plugins, "Good")], shoes=10, seed=2)
+    assert checked == ["good"]  # remembered by its source
+    (tmp_path / "changed.py").write_text(HEADER + PLUGINS["Good"] + "\n# edited\n")
+    backtest(strategies=[f"{tmp_path / 'changed.py'}:Good"], shoes=10, seed=2)
+    assert len(checked) == 2  # another source: checked again
+    assert (tmp_path / "cache" / "checked-plugins.json").is_file()

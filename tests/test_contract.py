@@ -390,7 +390,7 @@ def test_a_strategy_error_is_never_retried_and_leaves_no_folder(tmp_path: Path, 
     out = tmp_path / "run"
     with pytest.raises(StrategyFault) as err:
         backtest(strategies=[CountsStarts(marker=str(marker))], shoes=20, seed=1, out=out,
-                 chunk_shoes=10, workers=workers)
+                 chunk_shoes=10, workers=workers, unchecked=True)
     assert not isinstance(err.value, ChunkFailed)
     assert "counts_starts" in str(err.value) and "chunk" not in str(err.value)
     assert 1 <= len(marker.read_text()) <= workers  # each chunk started once at most

@@ -481,6 +481,7 @@ def test_counter_realizes_the_mean_exact_ev_of_its_bets() -> None:
     RecordingCounter.log.clear()
     counter = RecordingCounter(bet="dragon7", method="true_count", kelly=0.0)
     result = backtest(shoes=5000, seed=12, rules=rules, strategies=[counter], bankroll=1e6,
+                      unchecked=True,  # it logs every bet: no check before the run
                       ledger=False)
     stakes = np.concatenate([s for s, _ in RecordingCounter.log])
     evs = np.concatenate([e for _, e in RecordingCounter.log])

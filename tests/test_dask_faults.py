@@ -163,7 +163,7 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(
         started = time.monotonic()
         with pytest.raises(ChunkFailed, match=r"no workers for 1 s.*--resume"):
             backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
-                     scheduler=cluster.scheduler_address,
+                     unchecked=True, scheduler=cluster.scheduler_address,
                      backend_options={"no_workers_timeout": 1.0})
         assert time.monotonic() - started < 30
         assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
@@ -173,7 +173,7 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(
         cluster.scale(1)
         monkeypatch.setattr(Slowish, "delay", 0.0)  # the rest at full speed
         result = backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
-                          scheduler=cluster.scheduler_address, resume=True)
+                          unchecked=True, scheduler=cluster.scheduler_address, resume=True)
     assert result.info["chunks"]["resumed"] == done
     assert BacktestResult.load(out).info["counts"]["sessions"] == 12
 
@@ -203,7 +203,7 @@ def test_ctrl_c_during_a_dask_run_stops_it_at_once_resumable(tmp_path: Path):
         child = subprocess.Popen(
             [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Slow", "--shoes", "30",
              "--chunk", "1", "--out", str(out), "--scheduler", cluster.scheduler_address,
-             "-q", "--no-table"],
+             "-q", "--no-table", "--unchecked"],
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
             preexec_fn=ctrl_c_reaches_it, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)

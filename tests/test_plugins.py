@@ -157,7 +157,7 @@ def test_a_module_plugin_under_a_builtin_name_is_refused_naming_both(
     (tmp_path / "impostor_mod.py").write_text(FLAT_IMPOSTOR)
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(StrategyError, match=r"^impostor_mod:MyFlat is named 'flat', which is "
-                       r"already strategies\.builtins\.progressions\.Flat; give MyFlat another "
+                       r"already strategies\.presets\.Flat; give MyFlat another "
                        r"`name = \.\.\.`"):
         expand_spec("impostor_mod:MyFlat")
 
@@ -200,7 +200,7 @@ def test_an_installed_plugin_under_a_builtin_name_is_refused_naming_both(
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(StrategyError, match=r"the installed plugin ep_builtin_mod:"
                        r"PlayerAfterBanker \(package shadow-plugin\) is named 'martingale', "
-                       r"which is the built-in strategies\.builtins\.progressions\.Martingale"):
+                       r"which is the built-in strategies\.presets\.Martingale"):
         load_class("flat")
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.backtest import backtest
 from engine.coups import coups_from_outcomes
-from engine.replay import StrategyFault
+from engine.replay import SessionPolicy, StrategyFault
 from engine.rules import TableRules
 from strategies.base import Strategy, Table, Wager
 
@@ -61,9 +61,32 @@ def test_table_maximum_caps_and_counts():
     assert res.sessions.iloc[0].max_stake == 30
 
 
-def test_stake_below_table_minimum_is_refused():
-    with pytest.raises(StrategyFault, match="below the table minimum 10"):
-        run(["BB"], [5, 5])
+def test_a_stake_below_the_table_minimum_is_raised_to_it_by_default():
+    # 5 on Banker at a 10 minimum is raised to 10: B wins 9.5 twice (no abort of the run)
+    res = run(["BB"], [5, 5])
+    assert res.ledger["banker"].tolist() == [10, 10]
+    assert res.ledger["net"].tolist() == [9.5, 9.5]
+
+
+def test_a_stake_below_the_minimum_skipped_or_ending_the_session():
+    # skip: the coups are played without a bet; stop: the session ends before its first
+    # coup, recorded as below_min
+    skipped = run(["BPB"], [5, 20, 5], session=SessionPolicy(below_min="skip"))
+    assert skipped.ledger["banker"].tolist() == [0, 20, 0]
+    assert skipped.ledger["net"].tolist() == [0, -20, 0]
+    assert skipped.sessions.iloc[0].bets == 1
+    stopped = run(["BPB"], [20, 5, 20], session=SessionPolicy(below_min="stop"))
+    row = stopped.sessions.iloc[0]
+    assert stopped.ledger["banker"].tolist() == [20]  # won 19, then 5 < 10 ends it
+    assert (row.coups, row.stop_reason, row.final_bankroll) == (1, "below_min", 1019.0)
+
+
+def test_stakes_are_rounded_to_the_chip():
+    # chip 5: 12 -> 10, 13 -> 15, 2 -> 0 (no bet; not below the minimum), 7.5 -> 10
+    # (half up); P B P B: -10, +14.25, 0, +9.5
+    res = run(["PBPB"], [12, 13, 2, 7.5], session=SessionPolicy(chip=5.0))
+    assert res.ledger["banker"].tolist() == [10, 15, 0, 10]
+    assert res.ledger["net"].tolist() == [-10, 14.25, 0, 9.5]
 
 
 def test_short_bankroll_stop_means_busted_not_ruined():

@@ -67,7 +67,7 @@ def start_run(folder: Path, workers: int = 2,
     out = folder / "run"
     code = "from engine.cli import app; app(prog_name='baccarat')"
     args = ["backtest", "-s", f"{plugin}:Slow", "--shoes", str(shoes), "--chunk", "2",
-            "--workers", str(workers), "--out", str(out), "-q"]
+            "--workers", str(workers), "--out", str(out), "-q", "--unchecked"]
     child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT), DELAY_ENV: "0.02"},
                              start_new_session=True, preexec_fn=ctrl_c_reaches_it,
@@ -195,7 +195,8 @@ def test_sigint_and_sigterm_stop_a_slow_run_at_once_and_it_resumes(
 
     resumed = CliRunner().invoke(app, ["backtest", "-s", f"{out.parent / 'slow_strategy.py'}:Slow",
                                        "--shoes", str(SHOES), "--chunk", "2", "--workers", "1",
-                                       "--out", str(out), "--resume", "-q"])
+                                       "--out", str(out), "--resume", "-q",
+                                       "--unchecked"])
     assert resumed.exit_code == 0, resumed.output
     info = BacktestResult.load(out).info
     assert info["chunks"]["resumed"] >= 1 and info["counts"]["sessions"] == SHOES

@@ -135,7 +135,8 @@ def test_the_history_spans_the_session_and_the_bead_plate_the_shoe():
     ties included, the bead plate only the current shoe's."""
     HistoryProbe.seen.clear()
     first, second = "BPTTBBPBT", "PPTBPBBBTP"
-    backtest(coups_from_outcomes([first, second]), [HistoryProbe()], session_shoes=2)
+    backtest(coups_from_outcomes([first, second]), [HistoryProbe()], session_shoes=2,
+             unchecked=True)  # the probe logs every call: no check before the run
     session = first + second
     assert [coup for coup, _, _ in HistoryProbe.seen] == list(range(len(session)))
     for t, (_, history, bead) in enumerate(HistoryProbe.seen):
@@ -146,7 +147,7 @@ def test_the_history_spans_the_session_and_the_bead_plate_the_shoe():
 def test_the_simple_views_roads_are_the_roads_of_the_shoe_so_far():
     RoadProbe.seen.clear()
     shoe = "TBBPPPTBPBBTBPPBPTBB"
-    backtest(coups_from_outcomes([shoe]), [RoadProbe()])
+    backtest(coups_from_outcomes([shoe]), [RoadProbe()], unchecked=True)  # a logging probe
     assert len(RoadProbe.seen) == len(shoe)
     colour = {1: "red", -1: "blue"}
     for t, (history, bead, big, side, streak, columns, ties, leading, last, marks, *named) \
@@ -335,7 +336,7 @@ def test_result_of_the_simple_form_is_the_array_forms_result():
             self.got.append((outcome, net))
 
     Learns.got.clear()
-    backtest(coups_from_outcomes(["BPT"]), [Learns()])
+    backtest(coups_from_outcomes(["BPT"]), [Learns()], unchecked=True)  # it logs its calls
     assert Learns.got == [("B", -10.0), ("P", 10.0), ("T", 0.0)]
 
 

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -87,6 +87,27 @@ def backtest(
         help="stop a session once it has won this much (a positive amount)")] = None,
     max_coups: Annotated[int | None, typer.Option(
         help="stop a session after N coups (N at least 1)")] = None,
+    trailing_stop: Annotated[float | None, typer.Option(
+        help="stop a session once its bankroll is this far below the highest it reached")
+    ] = None,
+    losses_in_row: Annotated[int | None, typer.Option(
+        help="stop a session after N losing bets in a row (a push or a coup without a bet "
+        "neither counts nor breaks the run)")] = None,
+    stops_per: Annotated[str, typer.Option(
+        help="session (the stop flags above end the session) or shoe (they end play in "
+        "the shoe; the session goes on at its next shoe)")] = "session",
+    chip: Annotated[float | None, typer.Option(
+        help="round every stake to the nearest multiple of this chip (a stake rounded to "
+        "0 is no bet)")] = None,
+    below_min: Annotated[str, typer.Option(
+        help="a stake below the table minimum: raise (to the minimum), skip (no bet on "
+        "the coup) or stop (the session ends, stop_reason below_min)")] = "raise",
+    last_session: Annotated[str, typer.Option(
+        help="a last session with fewer shoes than --session-shoes: keep (play it) or "
+        "drop (leave it out)")] = "keep",
+    unchecked: Annotated[bool, typer.Option(
+        "--unchecked", help="run a plugin that was not checked before without the quick "
+        "check (same ledger in one chunk and in chunks of one session)")] = False,
     ledger: Annotated[str, typer.Option(help="full (write ledger.parquet) or none")] = "full",
     expected: Annotated[str, typer.Option(
         help="how each coup's expected net is priced: auto (the cards left in the shoe for "
@@ -130,6 +151,11 @@ def backtest(
 
     if ledger not in ("full", "none"):
         raise BaccaratError(f"--ledger {ledger}: expected full or none")
+    session = session_policy(bankroll=bankroll, session_shoes=session_shoes,
+                             when_short=when_short, stop_loss=stop_loss, win_goal=win_goal,
+                             max_coups=max_coups, trailing_stop=trailing_stop,
+                             losses_in_row=losses_in_row, stops_per=stops_per, chip=chip,
+                             below_min=below_min, last_session=last_session)
     flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
              "variant": variant, "table_min": table_min, "table_max": table_max}
     files: list[Path | None] = list(rules_file) if rules_file else [None]
@@ -155,9 +181,8 @@ def backtest(
 
         result = run_backtest(
             coups, strategy, shoes=shoes, seed=seed if shoes else None, rules=rules,
-            bankroll=bankroll, session_shoes=session_shoes, when_short=when_short,
-            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
-            ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
+            session=session, unchecked=unchecked, ledger=ledger == "full", out=out,
+            force=force, chunk_shoes=chunk,
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
             progress=advance, workers=local_workers(workers, scheduler), scheduler=scheduler,
             resume=resume, on_start=begin,
@@ -171,6 +196,12 @@ def backtest(
         title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
         for table in summary_tables(result.summary, console.width, f"Backtest: {title}"):
             console.print(table)
+    short = result.info.get("short_last_session")
+    if short:
+        kept = ("kept (--last-session drop leaves it out)" if short["kept"] else
+                "left out (--last-session drop)")
+        print_labelled("note", f"the dataset's last session holds {short['shoes']} of "
+                       f"{short['of']} shoes: {kept}", "cyan")
     for thread in result.info.get("stray_threads", ()):
         print_labelled("warning", f"a strategy left a thread running in a worker process: "
                        f"{thread}; the worker was stopped when its work was done", "yellow")
@@ -179,21 +210,48 @@ def backtest(
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
 
 
+def session_policy(*, stops_per: str, **fields: Any) -> Any:
+    """The ``SessionPolicy`` of the session flags: ``--stops-per shoe`` moves the stop
+    flags to their per-shoe fields (``shoe_stop_loss``, ...)."""
+    from ..replay import SessionPolicy
+
+    if stops_per not in ("session", "shoe"):
+        raise BaccaratError(f"--stops-per {stops_per}: expected session or shoe")
+    if stops_per == "shoe":
+        for name in ("stop_loss", "win_goal", "max_coups", "trailing_stop", "losses_in_row"):
+            fields[f"shoe_{name}"] = fields.pop(name)
+    return SessionPolicy(**fields)
+
+
 @app.command()
+@reports_errors
 def strategies() -> None:
-    """List the available strategies with their parameters, defaults and descriptions."""
+    """List the strategies and the parts of systems, by kind, with their parameters.
+
+    A whole strategy is one name (martingale, streak, counter, ...); a system joins a
+    selection, a staking plan and session rules with | in a SPEC: -s "streak:n=4 |
+    dalembert | stop:win=50,per=shoe".
+    """
     from rich.table import Table as RichTable
 
-    from strategies.registry import available_strategies, describe
+    from strategies.registry import available_parts, available_strategies, describe
 
-    table = RichTable(title="Strategies", header_style="bold", show_lines=True)
-    table.add_column("name", style="bold")
-    table.add_column("description")
-    table.add_column("parameters (default)")
-    for name, cls in available_strategies().items():
-        params = "\n".join(
-            f"{field}={info.default!r}" + (f"  {info.description}" if info.description else "")
-            for field, info in cls.model_fields.items()
-        )
-        table.add_row(name, describe(cls), params)
-    console.print(table)
+    sections: list[tuple[str, dict[str, Any]]] = [
+                ("Strategies (one name each: a selection and a staking plan)",
+                 available_strategies()),
+                ("Selections: when and what to bet", available_parts("selection")),
+                ("Staking plans: how much", available_parts("staking")),
+                ("Session rules: when to stop", available_parts("rules"))]
+    for title, classes in sections:
+        table = RichTable(title=title, header_style="bold", show_lines=True)
+        table.add_column("name", style="bold")
+        table.add_column("description")
+        table.add_column("parameters (default)")
+        for name, cls in classes.items():
+            params = "\n".join(
+                f"{field}={info.get_default(call_default_factory=True)!r}"
+                + (f"  {info.description}" if info.description else "")
+                for field, info in cls.model_fields.items()
+            )
+            table.add_row(name, describe(cls), params)
+        console.print(table)

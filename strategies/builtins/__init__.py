@@ -1,9 +1,6 @@
-"""The built-in strategies: importing this package registers every one of them by name.
-
-``progressions`` holds the staking systems on one side (flat, Martingale, Grand
-Martingale, Paroli, D'Alembert, Fibonacci, Labouchere, Oscar's Grind, 1-3-2-6);
-``patterns`` the pattern followers (follow, chop, streak, road).
-"""
+"""The built-in whole strategies under their first-wave module names (kept so that code
+importing them goes on working): each is now a preset of ``strategies.presets``, a
+selection and a staking plan (``strategies.selections``, ``strategies.staking``)."""
 
 from __future__ import annotations
 
