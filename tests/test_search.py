@@ -396,5 +396,10 @@ def test_the_null_sentences_read_right_either_side_of_zero() -> None:
     null = {**null, "median": 0.02, "one_in_20": 0.005}
     first = null_sentences(tried=2, shoes=300, metric=ruin, null=null, best_spec="flat",
                            observed=0.0)[0]
-    assert "shows risk of ruin of 2.00% or less half the time, and shows risk of ruin of " \
-           "0.50% or less one time in 20" in first
+    assert "shows risk of ruin of 2.00% or less half the time, and 0.50% or less one time " \
+           "in 20" in first
+    null = {**null, "median": 0.0325, "one_in_20": 0.107}
+    first = null_sentences(tried=39, shoes=300, metric=metric, null=null, best_spec="flat",
+                           observed=0.0)[0]
+    assert "beats its expected edge by +3.250% or more half the time, and +10.700% or " \
+           "more one time in 20" in first

@@ -147,10 +147,15 @@ def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict
     sentences a reader without statistics reads right."""
     fmt = metric["fmt"]
     n = null["datasets"]
+    median, rare = null["median"], null["one_in_20"]
+    if metric["name"] == "edge_over_expected" and (median < 0) != (rare < 0):
+        then = _reaches(rare, metric)
+    else:  # the same words: the value alone
+        then = _reaches(rare, metric).rsplit(
+            " of " if metric["name"] != "edge_over_expected" else " by ", 1)[1]
     first = (f"On {shoes:,} fair shoes, the best of {tried:,} configurations "
-             f"{_reaches(null['median'], metric)} half the time, and "
-             f"{_reaches(null['one_in_20'], metric)} one time in 20 ({n:,} fair datasets "
-             f"of the same shape).")
+             f"{_reaches(median, metric)} half the time, and {then} one time in 20 "
+             f"({n:,} fair datasets of the same shape).")
     count = null["as_good"]
     second = (f"Here the best over all {shoes:,} shoes, {best_spec}, shows "
               f"{percent_points(observed, fmt)}: fair "
