@@ -1,7 +1,7 @@
 """One owner for every output: the same rule for every command that writes.
 
-Each output kind (generate, import, backtest, compare, report, analyze, demo, search) is
-held to one rule by one shared test (a new command that writes adds its line to
+Each output kind (generate, import, backtest, compare, report, analyze, demo, search,
+risk) is held to one rule by one shared test (a new command that writes adds its line to
 ``KINDS``), with real processes holding the locks: a second writer,
 ``--force`` included, is refused in one line naming the holder's pid; a writer that would
 replace what a run reads is refused naming the reader; a user's file at the output is
@@ -71,6 +71,8 @@ KINDS = {
     "search": Kind(lambda i, out: ["search", str(i["coups"]), "-s",
                                    "flat:side=[banker,player]", "--null", "0", "--out",
                                    str(out)]),
+    "risk": Kind(lambda i, out: ["risk", "-s", "flat", "--coups", "3", "--check", "0",
+                                 "--out", str(out)], rerun=False),
 }
 
 
