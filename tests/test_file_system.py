@@ -126,3 +126,20 @@ def test_a_folder_no_one_may_write_into_is_one_line(command: str, inputs, tmp_pa
     line = one_line(result.output)
     assert f"cannot write {closed / 'out'}" in line and "not permitted" in line
     assert list(closed.iterdir()) == []
+
+
+def test_the_same_refusals_with_a_dask_cluster(inputs, read_only, tmp_path: Path):
+    """With --scheduler the output is claimed by the command itself, before any task is
+    sent: the refusals are the same single lines (a real LocalCluster)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        address = ["--scheduler", cluster.scheduler_address]
+        for command, out, expected in (
+                ("backtest", read_only / "run", "read-only file system"),
+                ("generate", tmp_path / ("n" * 256), "longer than this file system allows")):
+            result = cli(*commands(inputs, out)[command], *address, "-q")
+            assert result.exit_code == 2, result.output
+            line = one_line(result.output)
+            assert f"cannot write {out}" in line and expected in line
+    assert list(tmp_path.iterdir()) == []

@@ -281,3 +281,17 @@ def test_a_part_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path
     assert events[2:] == [f"fsync {parquet.PART_LOG}", "rename part-00007.parquet",
                           "fsync parts"]
     assert log.records()["part-00007.parquet"] == record
+
+
+def test_generate_resume_replays_a_truncated_part(tmp_path: Path, monkeypatch):
+    whole, out = tmp_path / "whole", tmp_path / "coups"
+    generate_dataset(whole, shoes=40, seed=4, chunk_shoes=10)
+    monkeypatch.setenv(FAULT_ENV, "3:raise")
+    with pytest.raises(ChunkFailed):
+        generate_dataset(out, shoes=40, seed=4, chunk_shoes=10)
+    monkeypatch.delenv(FAULT_ENV)
+    part = out / "part-00001.parquet"
+    part.write_bytes(part.read_bytes()[:part.stat().st_size // 2])
+    document = generate_dataset(out, shoes=40, seed=4, chunk_shoes=10, resume=True)
+    assert document["resumed_chunks"] == 2  # parts 0 and 2; 1 failed its check
+    assert_same_files(whole, out)
