@@ -8,6 +8,7 @@ counts and the printed summary are equal, exactly.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Iterator
@@ -19,7 +20,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import engine.backtest as backtest_module
 from engine.backtest import RUN_FILE, backtest, read_run_table
 from engine.bets import N_PAIR_STATES, NO_PAIR, classify_coups
 from engine.cli import app
@@ -30,6 +30,9 @@ from engine.parallel import generate_dataset
 from engine.rules import TableRules
 from strategies.builtins.progressions import Martingale
 from strategies.registry import expand_spec
+
+backtest_module = importlib.import_module("engine.backtest")  # engine.backtest: the function
+
 
 #: Every built-in system, several bases (non-round ones too), caps, all three sides.
 SPECS = [
