@@ -358,7 +358,7 @@ def _measure(check: Check, figures: dict[str, Any], make: Callable[[], Strategy]
     check.passed = True
     check.detail = (f"{rate:,.0f} coups/s (median of {len(seconds)} runs over "
                     f"{coups.shoe_ids().size:,} sessions): a {PROJECTED_SHOES:,}-shoe "
-                    f"backtest takes about {_duration(projected)} on one worker")
+                    f"backtest takes {_duration(projected)} on one worker")
 
 
 #: The backtest whose time the speed check projects.
@@ -366,14 +366,14 @@ PROJECTED_SHOES = 10_000
 
 
 def _duration(seconds: float) -> str:
-    """A projected time in words: "40 s", "3.5 min", "1.2 h"."""
+    """A projected time in words: "about 40 s", "about 3.5 min", "under a second"."""
     if seconds < 1:
         return "under a second"
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return f"about {seconds:.0f} s"
     if seconds < 5400:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
+        return f"about {seconds / 60:.1f} min"
+    return f"about {seconds / 3600:.1f} h"
 
 
 def _message(exc: BaseException) -> str:

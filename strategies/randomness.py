@@ -9,8 +9,8 @@ their comparison is paired).
 
 The numbers come from a counter: the k-th draw at the t-th coup of the session whose
 first shoe is s is SplitMix64's finalizer applied to a key made of (seed, s, t, k), the
-top 53 bits giving a float in [0, 1). The array form's draw is one number per session; the simple form's, one for its
-own session, counted per session.
+top 53 bits giving a float in [0, 1). The array form's draw is one number per session;
+the simple form's, one for its own session, counted per session.
 """
 
 from __future__ import annotations

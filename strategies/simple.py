@@ -51,7 +51,7 @@ class _PerSession:
     __slots__ = ("copies", "views", "table")
 
     def __init__(self, part: Any, table: Table, reset: str) -> None:
-        self.copies = _session_copies(part, table.n)
+        self.copies: list[Any] = _session_copies(part, table.n)
         self.table = table
         self.views = [SessionView(table, i) for i in range(table.n)]
         for i, copy in enumerate(self.copies):

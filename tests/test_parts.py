@@ -16,7 +16,7 @@ import pytest
 
 from engine.backtest import backtest
 from engine.deal import generate_coups
-from engine.replay import SessionPolicy
+from engine.replay import SessionPolicy, replay
 from engine.rules import TableRules
 from engine.testing import play
 from strategies.base import Strategy, Table, Wager
@@ -331,3 +331,48 @@ class Nonsense(SimpleSelection):
         (2, "strategy", 19.0)]
     with pytest.raises(Exception, match="pick\\(\\) returned 'Banker!'.*expected B/P/T"):
         play(f"{tmp_path / 'quitter.py'}:Nonsense", "BB")
+
+
+# --------------------------------------------------------------------------- exact risk
+
+FINITE_SYSTEMS = [
+    "always:side=tie | contra_dalembert", "ping_pong:n=2 | reverse_labouchere",
+    "pattern:BP=B,PB=P,BBB=P | one_three_two_four", "pattern:TB=T,ties=keep | flat",
+    "skip_first:n=4 | fibonacci", "after_ties:n=1,m=5 | paroli",
+    "streak:n=2,per_shoe=false | grand_martingale:max_doublings=3",
+    "always:side=player_pair | dalembert:unit=5", "follow | oscars_grind",
+]
+
+
+@pytest.mark.parametrize("variant", ["standard", "ez"])
+def test_every_finite_part_declares_the_states_it_plays(variant: str):
+    # The declared states (strategies/finite_state.py), walked along the same coups as the
+    # composed system's play, give the stakes it placed (engine.risk's own check).
+    import copy
+
+    from engine.risk.machine import finite_system
+    from engine.risk.verify import _first_difference
+
+    rules = TableRules(variant=variant, table_min=1e-9, table_max=1e15)
+    configs = [expand_spec(spec)[0] for spec in FINITE_SYSTEMS]
+    coups = generate_coups(rules, 20240522, np.arange(24))
+    grid, ledgers = replay(coups, [copy.deepcopy(c) for c in configs], rules,
+                           SessionPolicy(bankroll=1e15, session_shoes=2))
+    found = {spec: _first_difference(finite_system(config), grid, ledger, coups)
+             for spec, config, ledger in zip(FINITE_SYSTEMS, configs, ledgers, strict=True)}
+    assert found == dict.fromkeys(FINITE_SYSTEMS)
+
+
+def test_strategies_lists_the_parts_by_kind_and_their_state():
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    text = CliRunner().invoke(app, ["strategies"], env={"COLUMNS": "100"}).output
+    for title in ("Strategies (one name each", "Selections: when and what to bet",
+                  "Staking plans: how much", "Session rules: when to stop"):
+        assert title in text
+    for name in ("ping_pong", "skip_first", "after_ties", "parlay", "reverse_labouchere",
+                 "contra_dalembert", "one_three_two_four", "percent", "kelly", "stop"):
+        assert f"│ {name} " in text
+    assert text.count("state: not finite") >= 6  # road, counter, count, parlay, ...
