@@ -37,9 +37,10 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -171,6 +172,36 @@ def inject_fault(index: int, spec: str | None) -> None:
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
+@contextmanager
+def held_back(*signals: signal.Signals) -> Iterator[None]:
+    """Hold ``signals`` back in this thread for the block: one that arrives meanwhile is
+    delivered (its handler run) when the block ends. Processes started in the block start
+    with them held back too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextmanager
+def _ignored_by_children(signum: signal.Signals) -> Iterator[None]:
+    """Processes started in the block (with ``exec``) ignore ``signum`` from their first
+    instruction (an ignored signal stays ignored across ``exec``; Python then installs no
+    handler of its own). Used with ``held_back``, so that this process loses none."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signum, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous)
+
+
 def _init_worker(main_pid: int) -> None:
     """Make a pool worker die with its run (``engine.children.die_with``), and leave Ctrl-C
     to the main process."""
@@ -284,6 +315,14 @@ class Backend:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([  # imported once, in the server the workers fork from
             "engine.backtest", "engine.parallel", "strategies.builtins", "engine.numba_preload"])
+        # The fork server (and so every worker forked from it) starts with Ctrl-C held
+        # back: Ctrl-C at a terminal reaches the whole process group, and is the main
+        # process's to handle (a server or worker hit while starting printed a traceback).
+        with held_back(signal.SIGINT), _ignored_by_children(signal.SIGINT):
+            from multiprocessing import forkserver, resource_tracker
+
+            resource_tracker.ensure_running()
+            forkserver.ensure_running()
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
                                    initializer=_init_worker, initargs=(os.getpid(),))
 
@@ -336,7 +375,11 @@ class Backend:
                 queue = suspects if suspects else pending
                 i = queue.popleft()
                 try:
-                    running[self._pool.submit(func, tasks[i])] = i
+                    # Not interrupted half way: a worker started but not yet registered
+                    # would outlive the pool (and find its semaphores gone).
+                    with held_back(signal.SIGINT, signal.SIGTERM):
+                        future = self._pool.submit(func, tasks[i])
+                    running[future] = i
                 except BrokenProcessPool:  # a worker died since the last wait: not task i
                     queue.appendleft(i)
                     if not running:  # nothing of ours went down with it: a new pool

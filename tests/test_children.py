@@ -141,3 +141,32 @@ def test_ctrl_c_stops_a_run_whose_plugin_left_threads_with_two_workers(tmp_path:
     assert status == 130, text
     assert "interrupted" in text and "Traceback" not in text
     assert not gone_within(session_members(child.pid), 5)
+
+
+def test_ctrl_c_at_a_terminal_while_a_pool_starts_is_one_line_and_leaves_nothing_stuck(
+        tmp_path: Path):
+    """Ctrl-C at a terminal reaches the whole process group (the command, its fork server,
+    its workers) while the pool starts: one line, no traceback from any of them, and what
+    is left is nothing or a resumable run: the same command runs again (with --resume if
+    it says so)."""
+    out = tmp_path / "run"
+    args = ["backtest", "-s", "flat", "--shoes", "12000", "--chunk", "1000", "--workers", "2",
+            "--out", str(out), "-q", "--no-table"]
+    code = "from engine.cli import app; app(prog_name='baccarat')"
+    child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: len(session_members(child.pid)) >= 3, "the pool starting",
+               child=child, timeout=120)  # the command, its resource tracker, fork server
+    os.killpg(child.pid, signal.SIGINT)
+    status, text = finish(child, timeout=30)
+    assert "Traceback" not in text, text
+    assert status in (0, 130), text
+    assert not gone_within(session_members(child.pid), 5)
+    again = "--resume" if "--resume" in text else "--force" if status == 0 else None
+    rerun = subprocess.run([sys.executable, "-c", code, *args, *([again] if again else [])],
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, timeout=180)
+    assert rerun.returncode == 0, rerun.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_backtest_cli import cli, flat
 from typer.testing import CliRunner
 
 from engine.analysis.reference import reference_coups
@@ -181,16 +182,6 @@ def test_complete_reference_shoes_are_the_generator_s() -> None:
 # --- The command ----------------------------------------------------------------------------
 
 
-def cli(*args: str):
-    return runner.invoke(app, list(args))
-
-
-def flat(text: str) -> str:
-    for border in "│╭╮╰╯─┃━┏┓┗┛┡┩└┘┌┐├┤┼":
-        text = text.replace(border, " ")
-    return " ".join(text.split())
-
-
 @pytest.fixture(scope="module")
 def shoes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("data") / "coups.parquet"
@@ -357,3 +348,28 @@ def test_the_report_needs_runs_or_a_search(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no run folder given" in result.output
     result = cli("report", "--search", str(tmp_path), "--out", str(tmp_path / "r.html"))
     assert result.exit_code == 2 and "holds no search.parquet" in flat(result.output)
+
+
+def test_the_null_reads_the_metric_s_direction() -> None:
+    from engine.search.null import NullResult
+
+    null = NullResult(np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4, dtype=np.int64), 0, True)
+    # higher is better: two fair bests reach 2.5 -> (2 + 1) / (4 + 1); lower: two at or below
+    assert null.p_value(2.5, higher=True) == pytest.approx(3 / 5)
+    assert null.p_value(0.5, higher=False) == pytest.approx(1 / 5)
+    assert null.p_value(4.5, higher=True) == pytest.approx(1 / 5)
+    assert null.quantile(0.5, higher=True) == pytest.approx(2.5)
+    assert null.quantile(0.05, higher=True) == pytest.approx(3.85)  # beaten 1 time in 20
+    assert null.quantile(0.05, higher=False) == pytest.approx(1.15)
+
+
+def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> None:
+    coups = streaky_fair_sides(40, 60, 0.5, seed=3)
+    result = search(coups, ["flat", "martingale:max_doublings=[6,9]"], metric="bust_rate",
+                    bankroll=200, out=tmp_path / "s", reps=100)
+    table = result.table.set_index("spec")
+    assert table.loc["flat", "metric_in"] == 0.0  # a flat 10 never busts 200
+    assert table.loc["flat", "rank"] == 1 and table.loc["flat", "chosen"] == "hold-out"
+    assert (table.drop("flat")["metric_in"] > 0).all()
+    assert result.document["metric"] == {"name": "bust_rate", "title": "Busted",
+                                         "fmt": "{:.2%}", "higher": False}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -167,7 +168,7 @@ def analyze(
     from ..io.owner import claim_output
 
     started = time.perf_counter()
-    if out.exists() and not out.is_dir():
+    if os.path.lexists(out) and not os.path.isdir(out):
         raise BaccaratError(f"--out {out} is a file; give a folder")
     with contextlib.ExitStack() as claims:
         temps = {name: claims.enter_context(claim_output(out / name, force=force,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import shlex
 import sys
 import time
@@ -105,7 +106,7 @@ def compare_command(
         check_metric(sort)
     shown = [check_metric(m.strip()) for m in metrics.split(",") if m.strip()] \
         if metrics else None
-    if out.exists() and not out.is_dir():
+    if os.path.lexists(out) and not os.path.isdir(out):
         raise OutputExistsError(f"{out} is a file; --out names the folder that will hold "
                                 f"{COMPARISON_FILE}")
     target = out / COMPARISON_FILE

@@ -301,14 +301,15 @@ def _too_long(target: Path) -> str:
 
 
 def _file_on_the_way(target: Path) -> Path | None:
+    # os.path's tests, unlike Path's, answer False for a name the system refuses
     for part in reversed(target.parents):
-        if part.exists() and not part.is_dir():
+        if os.path.exists(part) and not os.path.isdir(part):
             return part
     return None
 
 
 def _existing_folder(path: Path) -> Path:
-    while not path.is_dir() and path.parent != path:
+    while not os.path.isdir(path) and path.parent != path:
         path = path.parent
     return path
 

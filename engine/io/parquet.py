@@ -531,18 +531,25 @@ class _FolderClaim:
     def undo(self) -> bool:
         """After a failure: remove what this run made and finished no part in; returns
         whether the folder is kept."""
+        if not (self.fresh or self.planned):  # this run made nothing there
+            self._remove_parents()
+            return _exists(self.folder)
         kept = _abandon(self.folder, self.fresh)
         if kept and self.planned and not _has_parts(self.folder):  # back to how it was
             remove_temporaries(self.folder)
             for name in (PLAN_FILE, PART_LOG):
                 (self.folder / name).unlink(missing_ok=True)
         if not kept:
-            for parent in reversed(self.parents):
-                try:
-                    parent.rmdir()
-                except OSError:
-                    break
+            self._remove_parents()
         return kept
+
+    def _remove_parents(self) -> None:
+        """Remove the folders made above the output for it (only while empty)."""
+        for parent in reversed(self.parents):
+            try:
+                parent.rmdir()
+            except OSError:
+                break
 
 
 @contextmanager
@@ -655,6 +662,14 @@ def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bo
     claim.fresh = True
     _start(folder, plan)
     return "new"
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything is at ``path`` (False for a path the system refuses to look at)."""
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
 
 
 def _missing_parents(path: Path) -> list[Path]:

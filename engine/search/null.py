@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..analysis.reference import BATCH_SHOES, reference_coups
 from ..coups import Coups
@@ -48,14 +49,40 @@ class NullResult:
         """N, the number of fair datasets."""
         return int(self.best.size)
 
+    def as_good(self, observed: float, higher: bool) -> int:
+        """How many fair datasets' best is at least as good as ``observed``."""
+        values = self.best[~np.isnan(self.best)]
+        if np.isnan(observed):
+            return int(values.size)
+        return int(((values >= observed) if higher else (values <= observed)).sum())
+
     def p_value(self, observed: float, higher: bool) -> float:
         """The share of fair datasets whose best is at least as good as ``observed``,
         counting the observed search among them: (count + 1) / (N + 1)."""
         if np.isnan(observed):
             return 1.0
         values = self.best[~np.isnan(self.best)]
-        at_least = (values >= observed) if higher else (values <= observed)
-        return (int(at_least.sum()) + 1) / (values.size + 1)
+        return (self.as_good(observed, higher) + 1) / (values.size + 1)
+
+    def summary(self, observed: float, higher: bool) -> dict[str, Any]:
+        """The figures the sentences and the report read: N, the seed, the median best,
+        the best beaten one time in 20, the observed best, its p-value and how many fair
+        datasets did as well."""
+        return {"datasets": self.datasets, "seed": self.seed,
+                "cut_to_lengths": not self.complete,
+                "median": self.quantile(0.5, higher), "one_in_20": self.quantile(0.05, higher),
+                "observed": observed, "p": self.p_value(observed, higher),
+                "as_good": self.as_good(observed, higher)}
+
+    def table(self, specs: list[str], shoes: int) -> pd.DataFrame:
+        """``null.parquet``: each fair dataset, its first shoe, its best configuration and
+        that configuration's metric."""
+        datasets = np.arange(self.datasets, dtype=np.int64)
+        return pd.DataFrame({
+            "dataset": datasets, "first_shoe": datasets * shoes,
+            "best_config": self.best_config.astype(np.int64),
+            "best_spec": np.array([specs[c] for c in self.best_config], dtype=object),
+            "best_metric": self.best})
 
     def quantile(self, q: float, higher: bool) -> float:
         """The value the best reaches (or beats) in a share ``q`` of fair datasets."""
