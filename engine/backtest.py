@@ -860,8 +860,10 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
         stats[task.chunk.index] = chunk_stats
         if progress is not None:
             coups_before, sessions_before = _REPORTED.pop(task.chunk.index, (0, 0))
-            progress(max(chunk_stats["coups"] - coups_before, 0),
-                     max(chunk_stats["sessions"] - sessions_before, 0))
+            coups_left = max(chunk_stats["coups"] - coups_before, 0)
+            sessions_left = max(chunk_stats["sessions"] - sessions_before, 0)
+            if coups_left or sessions_left:
+                progress(coups_left, sessions_left)
 
     try:
         with _progress_here(progress if not remote else None):

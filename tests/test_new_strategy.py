@@ -23,18 +23,23 @@ def new(folder: Path, *args: str):
     return runner.invoke(app, ["new-strategy", *args, "--dir", str(folder)])
 
 
+def run_pytest(folder: Path) -> subprocess.CompletedProcess[str]:
+    """pytest over the generated files, in a process of its own, as their author runs it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+         "-n", "0", str(folder)],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+
+
 def test_both_forms_pass_their_generated_tests_under_pytest(tmp_path: Path):
     assert new(tmp_path, "banker-run").exit_code == 0
     assert new(tmp_path, "SimpleBankerRun", "--simple").exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "banker_run.py", "simple_banker_run.py", "test_banker_run.py",
         "test_simple_banker_run.py"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-         "-n", "0", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = run_pytest(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout
 
@@ -83,12 +88,7 @@ def test_a_part_in_both_forms_passes_its_tests_and_the_checks_in_a_system(tmp_pa
     result = new(tmp_path, f"simple_{part}", "--part", part, "--simple")
     label = {"selection": "a selection", "staking": "a staking plan"}[part]
     assert result.exit_code == 0 and f"(simple form, {label})" in result.output
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-         "-n", "0", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = run_pytest(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout
     cls = "Array" + part.capitalize()
