@@ -373,3 +373,33 @@ def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> No
     assert (table.drop("flat")["metric_in"] > 0).all()
     assert result.document["metric"] == {"name": "bust_rate", "title": "Busted",
                                          "fmt": "{:.2%}", "higher": False}
+
+
+def test_the_null_sentences_read_right_either_side_of_zero() -> None:
+    from engine.search.result import null_sentences
+
+    metric = {"name": "edge_over_expected", "title": "Realized - expected edge",
+              "fmt": "{:+.3%}", "higher": True}
+    null = {"datasets": 200, "median": -0.00373, "one_in_20": 0.01624, "as_good": 1,
+            "p": 2 / 201}
+    first, second, third = null_sentences(tried=2, shoes=300, metric=metric, null=null,
+                                          best_spec="streak", observed=0.05)
+    assert first == ("On 300 fair shoes, the best of 2 configurations falls short of its "
+                     "expected edge by 0.373% at most half the time, and beats its "
+                     "expected edge by +1.624% or more one time in 20 (200 fair datasets "
+                     "of the same shape).")
+    assert second == ("Here the best over all 300 shoes, streak, shows +5.000%: fair shoes "
+                      "give a best at least this good once in 200 (p = 0.010).")
+    assert third.startswith("Fair shoes rarely do that well")
+    ruin = {"name": "risk_of_ruin", "title": "Risk of ruin", "fmt": "{:.2%}",
+            "higher": False}
+    null = {**null, "median": 0.02, "one_in_20": 0.005}
+    first = null_sentences(tried=2, shoes=300, metric=ruin, null=null, best_spec="flat",
+                           observed=0.0)[0]
+    assert "shows risk of ruin of 2.00% or less half the time, and 0.50% or less one time " \
+           "in 20" in first
+    null = {**null, "median": 0.0325, "one_in_20": 0.107}
+    first = null_sentences(tried=39, shoes=300, metric=metric, null=null, best_spec="flat",
+                           observed=0.0)[0]
+    assert "beats its expected edge by +3.250% or more half the time, and +10.700% or " \
+           "more one time in 20" in first

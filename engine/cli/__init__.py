@@ -50,7 +50,7 @@ COMMANDS = {
     "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
     "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
     "new-strategy": "new_strategy", "odds": "odds", "compare": "report", "report": "report",
-    "demo": "report", "roads": "roads", "search": "search", "trace": "trace",
+    "demo": "report", "risk": "risk", "roads": "roads", "search": "search", "trace": "trace",
     "warm": "warm",
 }
 

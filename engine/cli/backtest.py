@@ -234,16 +234,15 @@ def strategies() -> None:
     """
     from rich.table import Table as RichTable
 
-    from strategies.finite_state import not_finite_reason
     from strategies.registry import available_parts, available_strategies, describe
 
-    sections: list[tuple[str, str, dict[str, Any]]] = [
-        ("strategy", "Strategies (one name each: a selection and a staking plan)",
+    sections: list[tuple[str, dict[str, Any]]] = [
+        ("Strategies (one name each: a selection and a staking plan)",
          available_strategies()),
-        ("selection", "Selections: when and what to bet", available_parts("selection")),
-        ("staking", "Staking plans: how much", available_parts("staking")),
-        ("rules", "Session rules: when to stop", available_parts("rules"))]
-    for kind, title, classes in sections:
+        ("Selections: when and what to bet", available_parts("selection")),
+        ("Staking plans: how much", available_parts("staking")),
+        ("Session rules: when to stop", available_parts("rules"))]
+    for title, classes in sections:
         table = RichTable(title=title, header_style="bold", show_lines=True)
         table.add_column("name", style="bold")
         table.add_column("description")
@@ -254,13 +253,15 @@ def strategies() -> None:
                 + (f"  {info.description}" if info.description else "")
                 for field, info in cls.model_fields.items()
             )
-            state = "" if kind == "rules" else "\n" + _state_of(cls, not_finite_reason(cls))
-            table.add_row(name, describe(cls) + state, params)
+            table.add_row(name, describe(cls) + _exact_risk_note(cls), params)
         console.print(table)
 
 
-def _state_of(cls: type, reason: str | None) -> str:
-    """Whether exact risk (baccarat risk) can follow the class's state, in a few words."""
-    if reason is None:
-        return "state: finite (exact risk)"
-    return "state: not finite" if getattr(cls, "not_finite", "") else "state: not declared"
+def _exact_risk_note(cls: type) -> str:
+    """Whether ``baccarat risk`` follows the strategy or part exactly, and why not."""
+    from strategies.finite_state import not_finite_reason
+
+    if getattr(cls, "kind", "") == "rules":
+        return ""  # session rules are the engine's: exact risk applies them itself
+    reason = not_finite_reason(cls)
+    return "\nexact risk: yes" if reason is None else f"\nexact risk: no, {reason}"
