@@ -16,7 +16,7 @@ import pytest
 
 from engine.backtest import backtest
 from engine.deal import generate_coups
-from engine.replay import SessionPolicy, replay
+from engine.replay import SessionPolicy
 from engine.rules import TableRules
 from engine.testing import play
 from strategies.base import Strategy, Table, Wager
@@ -348,19 +348,11 @@ FINITE_SYSTEMS = [
 def test_every_finite_part_declares_the_states_it_plays(variant: str):
     # The declared states (strategies/finite_state.py), walked along the same coups as the
     # composed system's play, give the stakes it placed (engine.risk's own check).
-    import copy
+    from engine.risk.verify import declaration_mismatches
 
-    from engine.risk.machine import finite_system
-    from engine.risk.verify import _first_difference
-
-    rules = TableRules(variant=variant, table_min=1e-9, table_max=1e15)
     configs = [expand_spec(spec)[0] for spec in FINITE_SYSTEMS]
-    coups = generate_coups(rules, 20240522, np.arange(24))
-    grid, ledgers = replay(coups, [copy.deepcopy(c) for c in configs], rules,
-                           SessionPolicy(bankroll=1e15, session_shoes=2))
-    found = {spec: _first_difference(finite_system(config), grid, ledger, coups)
-             for spec, config, ledger in zip(FINITE_SYSTEMS, configs, ledgers, strict=True)}
-    assert found == dict.fromkeys(FINITE_SYSTEMS)
+    found = declaration_mismatches(configs, TableRules(variant=variant), shoes=24)
+    assert dict(zip(FINITE_SYSTEMS, found, strict=True)) == dict.fromkeys(FINITE_SYSTEMS)
 
 
 def test_strategies_lists_the_parts_by_kind_and_their_state():
