@@ -55,7 +55,7 @@ from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
-from .fused import FusedChunk, covers_policy, fused_plan, run_coups, run_generated
+from .fused import FusedChunk, fused_plan, run_coups, run_generated
 from .io.datasets import DatasetChanged, PartPrint, dataset_prints
 from .io.owner import claim_output, pinned
 from .io.parquet import (
@@ -563,15 +563,13 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
     can play (``FusedChunk.configs``; the caller replays the others), or None when it
     plays none (or refuses a stake: the replay then plays the chunk and says where)."""
     job, chunk = task.job, task.chunk
-    if not covers_policy(job.policy):
-        return None
     plan = fused_plan(configs, job.rules, job.config_rules, ledger=job.ledger,
-                      expected=job.expected)
+                      expected=job.expected, policy=job.policy)
     if plan is None:
         return None
     names = [config.name for config in configs]
     everything = len(plan.configs) == len(configs)
-    if everything and task.coups is None and job.path is None:
+    if everything and not plan.needs_pairs and task.coups is None and job.path is None:
         assert job.seed is not None
         shoe_ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
         return run_generated(plan, names, job.rules, job.seed, shoe_ids, job.policy,
