@@ -172,12 +172,26 @@ def _no_ledger() -> None:
             backtest(recorded, [name], out=f"{tmp}/r{k}", ledger=False)
 
 
+def _risk() -> None:
+    """``baccarat risk``: a short session's exact chain, and risk against the bankroll
+    (the backward pass that sizes a bankroll)."""
+    from strategies.registry import expand_spec
+
+    from .replay import SessionPolicy
+    from .risk.backward import risk_curve
+    from .risk.exact import exact_risk
+    from .rules import TableRules
+
+    exact_risk("martingale", TableRules(), SessionPolicy(bankroll=100), 4)
+    risk_curve(expand_spec("martingale")[0], TableRules(), SessionPolicy(bankroll=100), 4, 100)
+
+
 #: Exercise name -> function. The exercises of a phase run at once (as many as there are
 #: processes, the longest first); the second phase loads the dealers the first compiled.
 EXERCISES: dict[str, Callable[[], None]] = {
     "deal": _deal, "replay": _replay, "models": _models, "odds": _odds,
-    "no-ledger": _no_ledger, "cards": _cards}
-PHASES: tuple[tuple[str, ...], ...] = (("odds", "models", "replay", "deal"),
+    "no-ledger": _no_ledger, "cards": _cards, "risk": _risk}
+PHASES: tuple[tuple[str, ...], ...] = (("odds", "models", "replay", "deal", "risk"),
                                        ("no-ledger", "cards"))
 
 #: Kernels no command runs, left to their first use, and why (none at present: the

@@ -14,6 +14,11 @@ Run it from the repository root with (the second line tries streaks of 2 and 3):
         --strategy examples/banker_after_players.py:BankerAfterPlayers
     baccarat backtest --shoes 2000 --out grid \
         --strategy "examples/banker_after_players.py:BankerAfterPlayers:streak=[2,3]"
+
+It also declares its state (the last three methods), so `baccarat risk` gives its exact
+session distribution:
+
+    baccarat risk -s examples/banker_after_players.py:BankerAfterPlayers
 """
 
 from __future__ import annotations
@@ -47,3 +52,16 @@ class BankerAfterPlayers(Strategy):
         banker = result.played & (result.outcome == BANKER)
         self._players = np.where(player, self._players + 1,
                                  np.where(banker, 0, self._players))
+
+    # Exact risk (`baccarat risk`): the state is the Player run, counted as far as the
+    # choice reads it (docs/strategies.md, "Exact risk: declaring a finite state").
+    def initial_state(self) -> int:
+        return 0
+
+    def stakes_of(self, players: int) -> dict[str, float]:
+        return {"banker": self.base} if players >= self.streak else {}
+
+    def next_state(self, players: int, outcome: str, result: str) -> int:
+        if outcome == "P":
+            return min(players + 1, self.streak)
+        return 0 if outcome == "B" else players

@@ -335,6 +335,7 @@ def test_content_decides_whatever_the_columns_are_called(
     got = import_files([path])
     np.testing.assert_array_equal(got.outcome, coups.outcome)
     assert len(got.shoe_ids()) == shoes
+    assert list(got.label) == list(coups.label)  # the shoe column found by its content
     if layout != "outcomes":
         np.testing.assert_array_equal(got.cards, coups.cards)
         np.testing.assert_array_equal(got.player_total, coups.player_total)
@@ -494,3 +495,16 @@ def test_a_columns_content_in_words(values: list[str], words: str) -> None:
     from engine.io.importers.profile import profile_column
 
     assert profile_column(np.array(values, dtype=object)).kind_words() == words
+
+
+def test_a_typo_in_a_column_of_shoes_is_named(tmp_path: Path) -> None:
+    """A scorecard column or a list of shoes with one wrong letter is still read as
+    shoes, and the error names the letter (not 'no column this importer knows')."""
+    path = write(tmp_path / "s.csv", "shoe,sequence\nS1,BPPBBP\nS2,BPXBT\n")
+    with pytest.raises(ImportDataError, match=r"s\.csv:3: 'X' \(character 3 of 'BPXBT'\) "
+                                              r"is not an outcome"):
+        import_files([path])
+    path = write(tmp_path / "l.json", '[["B", "P", "P"], ["T", "X", "B"]]')
+    with pytest.raises(ImportDataError, match=r"l\.json:1: 'X' \(word 2 of the shoe\) is "
+                                              r"not an outcome"):
+        import_files([path])

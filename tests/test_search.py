@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_backtest_cli import cli, flat
 from typer.testing import CliRunner
 
 from engine.analysis.reference import reference_coups
@@ -167,6 +168,23 @@ def test_the_null_of_shoes_stopped_early_is_cut_to_their_lengths(tmp_path: Path)
         assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
 
 
+def test_the_null_of_uneven_sessions_plays_each_dataset_alone(tmp_path: Path) -> None:
+    rules = TableRules()
+    observed = generate_coups(rules, 3, np.arange(9, dtype=np.int64))  # 4 sessions of 2, 1
+    specs = ["flat:side=[banker,player]", "follow"]
+    result = search(observed, specs, null=2, null_seed=8, out=tmp_path / "s", reps=100,
+                    holdout=0.0, session_shoes=2)
+    assert result.null is not None
+    lengths = np.bincount(observed.shoe)
+    for b in range(2):
+        fair, _, _ = reference_coups(rules, lengths, b, 1, 8)
+        summary = backtest(fair, specs, ledger=False, session_shoes=2).summary
+        assert summary["sessions"].tolist() == [5, 5, 5]
+        edges = (summary.realized_edge - summary.expected_edge).to_numpy()
+        assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
+        assert (tmp_path / "s" / "null" / f"dataset-{b:04d}" / "run.json").is_file()
+
+
 def test_complete_reference_shoes_are_the_generator_s() -> None:
     rules = TableRules()
     lengths = np.bincount(generate_coups(rules, 1, np.arange(20, dtype=np.int64)).shoe)
@@ -179,16 +197,6 @@ def test_complete_reference_shoes_are_the_generator_s() -> None:
 
 
 # --- The command ----------------------------------------------------------------------------
-
-
-def cli(*args: str):
-    return runner.invoke(app, list(args))
-
-
-def flat(text: str) -> str:
-    for border in "│╭╮╰╯─┃━┏┓┗┛┡┩└┘┌┐├┤┼":
-        text = text.replace(border, " ")
-    return " ".join(text.split())
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +258,6 @@ def test_a_sample_draws_from_the_space(shoes: Path, tmp_path: Path) -> None:
     (["--walk-forward"], "--walk-forward needs --folds K"),
     (["--folds", "50", "--walk-forward"], "--folds 50: 80 sessions cut into 51 blocks"),
     (["--null", "1"], "--null 1: one fair dataset gives no distribution"),
-    (["--session-shoes", "3", "--null", "20"], "not whole sessions of 3 shoes"),
 ])
 def test_bad_input_is_one_line(shoes: Path, tmp_path: Path, args: list[str],
                                message: str) -> None:
@@ -357,3 +364,58 @@ def test_the_report_needs_runs_or_a_search(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no run folder given" in result.output
     result = cli("report", "--search", str(tmp_path), "--out", str(tmp_path / "r.html"))
     assert result.exit_code == 2 and "holds no search.parquet" in flat(result.output)
+
+
+def test_the_null_reads_the_metric_s_direction() -> None:
+    from engine.search.null import NullResult
+
+    null = NullResult(np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4, dtype=np.int64), 0, True)
+    # higher is better: two fair bests reach 2.5 -> (2 + 1) / (4 + 1); lower: two at or below
+    assert null.p_value(2.5, higher=True) == pytest.approx(3 / 5)
+    assert null.p_value(0.5, higher=False) == pytest.approx(1 / 5)
+    assert null.p_value(4.5, higher=True) == pytest.approx(1 / 5)
+    assert null.quantile(0.5, higher=True) == pytest.approx(2.5)
+    assert null.quantile(0.05, higher=True) == pytest.approx(3.85)  # beaten 1 time in 20
+    assert null.quantile(0.05, higher=False) == pytest.approx(1.15)
+
+
+def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> None:
+    coups = streaky_fair_sides(40, 60, 0.5, seed=3)
+    result = search(coups, ["flat", "martingale:max_doublings=[6,9]"], metric="bust_rate",
+                    bankroll=200, out=tmp_path / "s", reps=100)
+    table = result.table.set_index("spec")
+    assert table.loc["flat", "metric_in"] == 0.0  # a flat 10 never busts 200
+    assert table.loc["flat", "rank"] == 1 and table.loc["flat", "chosen"] == "hold-out"
+    assert (table.drop("flat")["metric_in"] > 0).all()
+    assert result.document["metric"] == {"name": "bust_rate", "title": "Busted",
+                                         "fmt": "{:.2%}", "higher": False}
+
+
+def test_the_null_sentences_read_right_either_side_of_zero() -> None:
+    from engine.search.result import null_sentences
+
+    metric = {"name": "edge_over_expected", "title": "Realized - expected edge",
+              "fmt": "{:+.3%}", "higher": True}
+    null = {"datasets": 200, "median": -0.00373, "one_in_20": 0.01624, "as_good": 1,
+            "p": 2 / 201}
+    first, second, third = null_sentences(tried=2, shoes=300, metric=metric, null=null,
+                                          best_spec="streak", observed=0.05)
+    assert first == ("On 300 fair shoes, the best of 2 configurations falls short of its "
+                     "expected edge by 0.373% at most half the time, and beats its "
+                     "expected edge by +1.624% or more one time in 20 (200 fair datasets "
+                     "of the same shape).")
+    assert second == ("Here the best over all 300 shoes, streak, shows +5.000%: fair shoes "
+                      "give a best at least this good once in 200 (p = 0.010).")
+    assert third.startswith("Fair shoes rarely do that well")
+    ruin = {"name": "risk_of_ruin", "title": "Risk of ruin", "fmt": "{:.2%}",
+            "higher": False}
+    null = {**null, "median": 0.02, "one_in_20": 0.005}
+    first = null_sentences(tried=2, shoes=300, metric=ruin, null=null, best_spec="flat",
+                           observed=0.0)[0]
+    assert "shows risk of ruin of 2.00% or less half the time, and 0.50% or less one time " \
+           "in 20" in first
+    null = {**null, "median": 0.0325, "one_in_20": 0.107}
+    first = null_sentences(tried=39, shoes=300, metric=metric, null=null, best_spec="flat",
+                           observed=0.0)[0]
+    assert "beats its expected edge by +3.250% or more half the time, and +10.700% or " \
+           "more one time in 20" in first

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_backtest_cli import flat
 from typer.testing import CliRunner
 
 from engine.backtest import backtest
@@ -19,12 +20,6 @@ from engine.report.stats import paired_difference, welch_difference
 from engine.search.family import edge_p_values, family_edge_verdicts
 
 runner = CliRunner()
-
-
-def flat(text: str) -> str:
-    for border in "│╭╮╰╯─┃━┏┓┗┛┡┩└┘┌┐├┤┼":
-        text = text.replace(border, " ")
-    return " ".join(text.split())
 
 
 def test_edge_p_value_by_hand() -> None:

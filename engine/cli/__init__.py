@@ -50,8 +50,8 @@ COMMANDS = {
     "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
     "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
     "live": "live", "new-strategy": "new_strategy", "odds": "odds", "compare": "report",
-    "report": "report",
-    "demo": "report", "roads": "roads", "search": "search", "trace": "trace",
+    "report": "report", "demo": "report", "risk": "risk", "roads": "roads",
+    "search": "search", "trace": "trace",
     "warm": "warm",
 }
 

@@ -253,5 +253,15 @@ def strategies() -> None:
                 + (f"  {info.description}" if info.description else "")
                 for field, info in cls.model_fields.items()
             )
-            table.add_row(name, describe(cls), params)
+            table.add_row(name, describe(cls) + _exact_risk_note(cls), params)
         console.print(table)
+
+
+def _exact_risk_note(cls: type) -> str:
+    """Whether ``baccarat risk`` follows the strategy or part exactly, and why not."""
+    from strategies.finite_state import not_finite_reason
+
+    if getattr(cls, "kind", "") == "rules":
+        return ""  # session rules are the engine's: exact risk applies them itself
+    reason = not_finite_reason(cls)
+    return "\nexact risk: yes" if reason is None else f"\nexact risk: no, {reason}"

@@ -134,8 +134,8 @@ def _report_progress(progress: Progress, task: TaskID) -> Callable[[int, int], N
 @reports_errors
 def report_command(
     runs: Annotated[list[Path] | None, typer.Argument(
-        help="run folders written by baccarat backtest (none with --search: the search's "
-             "section alone)", show_default=False)] = None,
+        help="run folders written by baccarat backtest (none with --search or --risk: "
+             "those sections alone)", show_default=False)] = None,
     out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
     samples: Annotated[int, typer.Option(
         min=0, max=50, help="sample sessions drawn over each bankroll fan chart")] = 5,
@@ -146,6 +146,10 @@ def report_command(
         "--search", help="add the section of a `baccarat search` folder: the observed best "
         "against the best on fair datasets, and each configuration where chosen against "
         "where checked")] = None,
+    risk: Annotated[Path | None, typer.Option(
+        "--risk", help="add the section of a `baccarat risk --out` file: the exact "
+        "distribution of a session's net with the simulated sessions over it, and risk "
+        "against the starting bankroll")] = None,
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
@@ -157,9 +161,10 @@ def report_command(
     from ..report.runs import load_runs
 
     started = time.perf_counter()
-    if not runs and search is None:
+    if not runs and search is None and risk is None:
         raise BaccaratError("no run folder given: name one or more run folders written by "
-                            "`baccarat backtest` (or a search folder with --search)")
+                            "`baccarat backtest` (or a search folder with --search, a risk "
+                            "file with --risk)")
     with claim_output(out, force=force, what="report") as claim:
         opened = load_runs(runs) if runs else []
         with FigureDrawer() as drawer:
@@ -170,6 +175,9 @@ def report_command(
             if search is not None:
                 from ..report.search_section import search_section
                 sections.append(search_section(search, drawer))
+            if risk is not None:
+                from ..report.risk_section import risk_section
+                sections.append(risk_section(risk, drawer))
             if opened:
                 with progress_bar("report", report_steps(opened), "steps",
                                   quiet) as progress:
@@ -178,10 +186,12 @@ def report_command(
                         progress=_report_progress(progress, progress.task_ids[0]))
             else:
                 from ..report.search_section import render_sections_page
-                text = render_sections_page(sections, drawer)
+                text = (render_sections_page(sections, drawer) if search is not None else
+                        render_sections_page(sections, drawer, "Baccarat risk report",
+                                             "a stored exact risk"))
         claim.temp.write_text(text, encoding="utf-8")
     source = (f"{len(opened)} run{'s' if len(opened) != 1 else ''}" if opened
-              else f"the search in {search}")
+              else f"the search in {search}" if search is not None else f"the risk in {risk}")
     done(f"wrote {out} ({figure_count(text)} figures, {out.stat().st_size / 1e6:.1f} MB) "
          f"from {source} in {time.perf_counter() - started:.1f}s")
 

@@ -120,9 +120,11 @@ def _table(table: Any, fmt: str, top: int) -> str:
             + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>" + note)
 
 
-def render_sections_page(sections: list[str], drawer: FigureDrawer | None = None) -> str:
-    """A report page of ``sections`` alone (a search's, with no run folders named),
-    styled and marked as the full report is."""
+def render_sections_page(sections: list[str], drawer: FigureDrawer | None = None,
+                         title: str = "Baccarat search report",
+                         source: str = "a stored search") -> str:
+    """A report page of ``sections`` alone (a search's or an exact risk's, with no run
+    folders named), styled and marked as the full report is."""
     import datetime as _dt
 
     from .. import __version__
@@ -134,10 +136,10 @@ def render_sections_page(sections: list[str], drawer: FigureDrawer | None = None
         body = drawer.fill(body)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"{HTML_GENERATOR}<title>Baccarat search report</title><style>{STYLE}</style>"
-            "</head><body>\n<header><h1>Baccarat search report</h1></header>\n" + body
+            f"{HTML_GENERATOR}<title>{_e(title)}</title><style>{STYLE}</style>"
+            f"</head><body>\n<header><h1>{_e(title)}</h1></header>\n" + body
             + f'\n<footer class="note"><p>Written by baccarat-backtest {_e(__version__)} on '
-            f'{_dt.datetime.now().strftime("%Y-%m-%d %H:%M")} from a stored search; nothing '
+            f'{_dt.datetime.now().strftime("%Y-%m-%d %H:%M")} from {_e(source)}; nothing '
             "was re-run.</p></footer>\n</body></html>\n")
 
 

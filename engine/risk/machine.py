@@ -11,6 +11,7 @@ progression that could grow without bound costs only what a session can reach.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -133,7 +134,8 @@ class StateRow:
     stakes: dict[str, Fraction]     # kind -> stake placed if the bankroll covers it
     asked: dict[str, Fraction]      # kind -> stake asked for
     limit_hits: int                 # kinds cut to the table maximum
-    ends: bool                      # the system ends the session before the next coup
+    ends: str                       # "": plays on; else the stop reason that ends the
+                                    # session before the next coup (strategy, below_min)
     shoe_next: int = -1             # the state when a new shoe opens
     moves: dict[tuple[str, str], int] = field(default_factory=dict)
 
@@ -149,13 +151,17 @@ class Machine:
     ``limit`` bounds how many states may be numbered (:class:`TooManyStates` past it).
     """
 
-    def __init__(self, strategy: Any, rules: TableRules, limit: int = 100_000) -> None:
+    def __init__(self, strategy: Any, rules: TableRules, policy: Any = None,
+                 limit: int = 100_000) -> None:
         self.strategy = strategy
         self.system = finite_system(strategy)
         self.rules = rules
         self.limit = limit
         self.table_min = exact(rules.table_min)
         self.table_max = exact(rules.table_max)
+        chip = getattr(policy, "chip", None)
+        self.chip = exact(chip) if chip else None
+        self.below_min = getattr(policy, "below_min", "raise")
         self.rows: list[StateRow] = []
         self._index: dict[Hashable, int] = {}
         self.kinds: list[str] = []   # every kind some state stakes on, in BET_KINDS order
@@ -184,22 +190,46 @@ class Machine:
             raise TooManyStates(f"{_label(self.strategy)}: the session reaches more than "
                                 f"{self.limit:,} states of the system")
         asked = self._stakes(state)
-        stakes = {k: min(v, self.table_max) for k, v in asked.items()}
-        for kind, stake in stakes.items():
-            if stake < self.table_min:
-                raise RiskError(
-                    f"{_label(self.strategy)}: in state {state!r} it stakes {float(stake):g} "
-                    f"on {kind}, below the table minimum {self.rules.table_min:g}; a "
-                    f"backtest refuses that stake too")
+        stakes, hits, below = self.placed(asked)
         for kind in stakes:
             if kind not in self.kinds:
                 self.kinds = [k for k in BET_KINDS if k in self.kinds or k == kind]
         ends = getattr(self.system, "ends_before", None)
-        row = StateRow(state, stakes, asked, sum(v > self.table_max for v in asked.values()),
-                       bool(ends(state)) if ends is not None else False)
+        end = ""
+        if ends is not None and ends(state):
+            end, stakes = "strategy", {}
+        elif below:
+            end, stakes = "below_min", {}
+        row = StateRow(state, stakes, asked, hits, end)
         self.rows.append(row)
         self._index[state] = len(self.rows) - 1
         return len(self.rows) - 1
+
+    def placed(self, asked: dict[str, Fraction]) -> tuple[dict[str, Fraction], int, bool]:
+        """The stakes placed for the stakes ``asked``, as the replay's settle kernel places
+        them: each rounded to the nearest multiple of the chip (halves up; 0 is no bet),
+        cut to the table maximum (a limit hit), and one below the minimum raised to it,
+        left out, or stopping the session (``below_min``). Returns (stakes, limit hits,
+        stopped below the minimum)."""
+        out: dict[str, Fraction] = {}
+        hits = 0
+        below = False
+        for kind, stake in asked.items():
+            if self.chip:
+                stake = math.floor(stake / self.chip + Fraction(1, 2)) * self.chip
+            if stake > self.table_max:
+                hits += 1
+                stake = self.table_max
+            if 0 < stake < self.table_min:
+                if self.below_min == "raise":
+                    stake = self.table_min
+                elif self.below_min == "skip":
+                    stake = Fraction(0)
+                else:
+                    below = True
+            if stake > 0:
+                out[kind] = stake
+        return out, hits, below
 
     def _stakes(self, state: Hashable) -> dict[str, Fraction]:
         raw = self._call("stakes_of", state)

@@ -9,6 +9,7 @@ first coup where the declared stakes differ from those the strategy placed is re
 
 from __future__ import annotations
 
+import copy
 import math
 from fractions import Fraction
 from typing import Any
@@ -42,7 +43,7 @@ def declaration_mismatches(strategies: list[Any], rules: TableRules,
     systems = [finite_system(strategy) for strategy in strategies]
     wide = rules.model_copy(update={"table_min": 1e-9, "table_max": _WIDE})
     coups = generate_coups(wide, seed, np.arange(shoes))
-    fresh = [type(s).model_validate(s.model_dump()) for s in strategies]
+    fresh = [copy.deepcopy(s) for s in strategies]  # a System's parts are private
     grid, ledgers = replay(coups, fresh, wide, SessionPolicy(bankroll=_WIDE, session_shoes=2))
     return [_first_difference(system, grid, ledger, coups)
             for system, ledger in zip(systems, ledgers, strict=True)]

@@ -127,18 +127,34 @@ def times_in(count: int, total: int) -> str:
     return f"{count:,} times in {total:,}"
 
 
+def _reaches(value: float, metric: dict[str, Any]) -> str:
+    """``beats its expected edge by +3.2% or more`` (or ``falls short of it by 0.4% at
+    most`` for a negative value), ``shows mean net of 12.00 or more`` for other metrics:
+    what the best reaches at least, in words."""
+    fmt = metric["fmt"]
+    if metric["name"] == "edge_over_expected":
+        if value < 0:
+            return (f"falls short of its expected edge by "
+                    f"{percent_points(-value, fmt.replace('+', ''))} at most")
+        return f"beats its expected edge by {percent_points(value, fmt)} or more"
+    more = "or more" if metric["higher"] else "or less"
+    return f"shows {metric['title'].lower()} of {percent_points(value, fmt)} {more}"
+
+
 def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict[str, Any],
                    best_spec: str, observed: float) -> list[str]:
     """What chance gives a search of this size, and where the observed best stands in it:
     sentences a reader without statistics reads right."""
-    fmt, higher = metric["fmt"], metric["higher"]
-    more = "or more" if higher else "or less"
-    what = ("beats its expected edge by" if metric["name"] == "edge_over_expected"
-            else f"shows {metric['title'].lower()} of")
+    fmt = metric["fmt"]
     n = null["datasets"]
-    first = (f"On {shoes:,} fair shoes, the best of {tried:,} configurations {what} "
-             f"{percent_points(null['median'], fmt)} {more} half the time, and "
-             f"{percent_points(null['one_in_20'], fmt)} {more} one time in 20 "
+    median, rare = null["median"], null["one_in_20"]
+    if metric["name"] == "edge_over_expected" and (median < 0) != (rare < 0):
+        then = _reaches(rare, metric)
+    else:  # the same words: the value alone
+        then = _reaches(rare, metric).rsplit(
+            " of " if metric["name"] != "edge_over_expected" else " by ", 1)[1]
+    first = (f"On {shoes:,} fair shoes, the best of {tried:,} configurations "
+             f"{_reaches(median, metric)} half the time, and {then} one time in 20 "
              f"({n:,} fair datasets of the same shape).")
     count = null["as_good"]
     second = (f"Here the best over all {shoes:,} shoes, {best_spec}, shows "

@@ -31,7 +31,7 @@ from ..coups import Coups
 from ..errors import BaccaratError
 from ..metrics import edge_verdict, ratio_interval
 from ..rules import TableRules
-from .adjust import DEFAULT_REPS, LEVEL, edge_tests, family_tests
+from .adjust import DEFAULT_REPS, LEVEL, FamilyTests, edge_tests, family_tests
 from .metric import BASE_COLUMNS, SearchMetric, parse_metric
 from .null import check_null_shape, play_null
 from .result import (
@@ -109,7 +109,7 @@ def search(
         raise BaccaratError(f"--null {null}: expected a number of fair datasets, 0 or more")
     if null == 1:
         raise BaccaratError("--null 1: one fair dataset gives no distribution; use 0 (none) "
-                            "or at least 20")
+                            "or 2 or more (200 read the one-in-20 figure well)")
     if reps < 100:
         raise BaccaratError(f"--reps {reps}: expected at least 100 bootstrap samples")
     space = Space(list(strategies))
@@ -177,12 +177,7 @@ def search(
         family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
                               matrix.columns["expected_net"], reps=reps, seed=seed)
         lap("adjust")
-        table["z"] = family.tests.z
-        table["p_raw"] = family.tests.p
-        table["p_holm"] = family.holm
-        table["p_stepdown"] = family.stepdown
-        table["verdict"] = np.where(~np.isfinite(family.tests.statistic), NEVER_BET,
-                                    np.where(family.stepdown < LEVEL, BEATS, CHANCE))
+        with_tests(table, family)
         table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
         metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
                       "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
@@ -222,25 +217,13 @@ def search(
                                folder / NULL_FOLDER, options, progress=stage("fair datasets"))
             lap("null")
             observed = float(table["metric_all"][best_all])
-            null_doc = {"datasets": result.datasets, "seed": result.seed,
-                        "cut_to_lengths": not result.complete,
-                        "median": result.quantile(0.5, chosen_metric.higher),
-                        "one_in_20": result.quantile(0.05, chosen_metric.higher),
-                        "observed": observed, "p": result.p_value(observed, chosen_metric.higher),
-                        "as_good": int(round(result.p_value(observed, chosen_metric.higher)
-                                             * (result.datasets + 1))) - 1}
+            null_doc = result.summary(observed, chosen_metric.higher)
             document["null"] = null_doc
             document["runs"]["null"] = NULL_FOLDER
             sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
                                          null=null_doc, best_spec=str(table["spec"][best_all]),
                                          observed=observed), *sentences]
-            null_table = pd.DataFrame({
-                "dataset": np.arange(result.datasets, dtype=np.int64),
-                "first_shoe": np.arange(result.datasets, dtype=np.int64) * shoes,
-                "best_config": result.best_config.astype(np.int64),
-                "best_spec": np.array([str(table["spec"][c]) for c in result.best_config],
-                                      dtype=object),
-                "best_metric": result.best})
+            null_table = result.table([str(s) for s in table["spec"]], shoes)
         sentences.append(checked_sentence(split_doc, metric_doc))
         document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
         document["sentences"] = sentences
@@ -252,6 +235,18 @@ def search(
     if temp is not None:
         searched._temp = temp  # type: ignore[attr-defined]  # lives as long as the result
     return searched
+
+
+def with_tests(table: pd.DataFrame, family: FamilyTests) -> None:
+    """Add each configuration's test to the table: z, the raw, Holm and step-down
+    p-values, and the verdict (beats its expected edge where the step-down p is below
+    the level; never bet where it staked nothing)."""
+    table["z"] = family.tests.z
+    table["p_raw"] = family.tests.p
+    table["p_holm"] = family.holm
+    table["p_stepdown"] = family.stepdown
+    table["verdict"] = np.where(~np.isfinite(family.tests.statistic), NEVER_BET,
+                                np.where(family.stepdown < LEVEL, BEATS, CHANCE))
 
 
 @contextlib.contextmanager

@@ -51,6 +51,8 @@ UNRELATED_OBJECTS = frozenset({
     "sourcescores", "predictions", "prediction", "probabilities", "model", "models",
     "trends", "summary", "totals", "counts", "streaks", "history_stats", "historystats",
 })
+#: Characters of scorecards: letters, the Chinese characters, the scoreboard's circles.
+_OUTCOME_CHARACTERS = frozenset("BPTbpt莊庄閒闲和\U0001F534\U0001F535\U0001F7E2 ,;|")
 #: Most assignments tried against the rules before asking the user.
 MAX_COMBINATIONS = 4096
 #: Share of checked coups an assignment may find invalid and still hold (real recordings
@@ -589,6 +591,31 @@ class _Planner:
             if found:
                 roles[role] = found[0]
                 return
+        self._shoes_with_slips(roles)
+
+    def _shoes_with_slips(self, roles: dict[str, str]) -> None:
+        """Nothing fits whole: a column of shoes with a typo in one (``BPXB``, a card
+        misspelt) is still that column, so that reading it names the bad word."""
+        from .layout import role_of
+
+        free = [c for c in self.free if c not in roles.values()]
+        for column in free:
+            values = [str(v) for v in self.sample.values(column) if v is not None]
+            letters = "".join(v.strip() for v in values)
+            outcome_share = (sum(ch in _OUTCOME_CHARACTERS for ch in letters) / len(letters)
+                             if letters else 0.0)
+            p = self.sample.profiles[column]
+            if p.mostly("outcome_or_outcomes") or (outcome_share >= 0.8
+                                                   and p.longest_outcomes != 1
+                                                   and len(letters) > len(values)):
+                roles["scorecard"] = column
+                return
+            if p.mostly("cards") and (p.median_count >= 8 or role_of(column) == "sequence"):
+                roles["sequence"] = column
+                return
+        named = [c for c in free if role_of(c) in ("sequence", "scorecard")]
+        if named:
+            roles[str(role_of(named[0]))] = named[0]
 
     def _keys(self, roles: dict[str, str]) -> None:
         """The coup number, shoe and label columns: by name, else by content."""
@@ -607,15 +634,28 @@ class _Planner:
             if counting:
                 roles["coup"] = counting[0]
                 used.add(counting[0])
-        # a shoe key by content only where no coup numbers split the shoes: a column that
-        # merely runs in blocks (a dealer's id) must not gather rows across restarts
-        if "shoe" not in roles and "label" not in roles and "coup" not in roles:
-            keys = [c for c in self.free if c not in used and self._key_like(c)]
+        # a shoe key by content; beside coup numbers only one that changes where they
+        # restart: a column that merely runs in blocks (a dealer's id) must not gather
+        # rows across restarts
+        if "shoe" not in roles and "label" not in roles:
+            keys = [c for c in self.free if c not in used and self._key_like(c)
+                    and ("coup" not in roles or self._changes_at_restarts(c, roles["coup"]))]
             if keys:
                 best = max(keys, key=lambda c: (self.sample.profiles[c].distinct,
                                                 -self.order[c]))
                 roles["shoe"] = best
                 self.why["shoe"] = "content: values in blocks of rows, as a shoe key's are"
+
+    def _changes_at_restarts(self, column: str, coup: str) -> bool:
+        """Whether a column's value changes only where the coup numbers start again."""
+        text = self.sample.parsed(column, "text")
+        numbers = [int(v) if str(v).strip().isdigit() and len(str(v).strip()) <= 10 else -1
+                   for v in self.sample.values(coup)]
+        for row in range(1, len(text)):
+            if text[row] != text[row - 1] and not (0 <= numbers[row] <= numbers[row - 1]
+                                                    or 0 <= numbers[row] <= 1):
+                return False
+        return True
 
     def _key_like(self, column: str) -> bool:
         """Whether a column looks like a shoe key: filled on every row, each value in one

@@ -104,12 +104,23 @@ def _letters(words: list[str], source: Source, number: int) -> str:
 
 def scorecard_codes(text: str, source: Source, number: int) -> np.ndarray:
     """The outcome codes of one scorecard string (a table's cell: ``PBBPTB``, ``莊 閒 莊``,
-    ``B,P,P``), an error naming the place if a word is not an outcome."""
-    _, words = split_scorecard(text)
-    joined = _letters(words, source, number)
+    ``B,P,P``; no label, the shoe has its own column), an error naming the place and the
+    first word, or letter, that is not an outcome."""
+    words = [w for w in _WORDS.split(text.strip()) if w]
+    letters = []
+    for position, word in enumerate(words, 1):
+        mapped = outcome_letters(word)
+        if mapped is None:
+            bad = next((i for i, ch in enumerate(word) if outcome_letters(ch) is None), None)
+            what = (f"{word[bad]!r} (character {bad + 1} of {clip(word)!r})"
+                    if len(words) == 1 and bad is not None and len(word) > 1 else
+                    f"{clip(word)!r} (word {position} of the shoe)")
+            raise ImportDataError(f"{source.at(number)}: {what} is not an outcome: expected "
+                                  f"B, P, T letters or the words Banker, Player, Tie")
+        letters.append(mapped)
+    joined = "".join(letters)
     if not joined:
-        raise ImportDataError(f"{source.at(number)}: {clip(text)!r} is not a scorecard of "
-                              f"outcomes")
+        raise ImportDataError(f"{source.at(number)}: a shoe with no outcomes")
     return _LETTER_CODES[np.frombuffer(joined.encode("ascii"), dtype=np.uint8)]
 
 
