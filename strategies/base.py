@@ -28,6 +28,7 @@ from engine.coups import OUTCOME_LABELS, Coups
 from engine.errors import shown_path
 from engine.rules import TableRules
 
+from .randomness import SessionRandom, TableRandom
 from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ class Table:
     the session, -1 padding), ``n``, ``step`` (coups dealt so far) and ``rules``.
     ``roads`` (a :class:`TableRoads`) is filled for strategies with ``needs_roads``;
     ``seen`` and ``remaining`` (n, 10: cards by value shown / not yet shown in the shoe,
-    index 0 = tens and faces) for strategies with ``needs_cards``.
+    index 0 = tens and faces) for strategies with ``needs_cards``. ``rng`` (a
+    :class:`~strategies.randomness.TableRandom`) draws random numbers per session, the
+    same for the same (seed, session) whatever the chunking: ``table.rng.random()``.
 
     Everything here is read-only: assigning an attribute or writing into an array raises
     :class:`~strategies.readonly.ReadOnlyError` naming it. The engine keeps the writable
@@ -66,6 +69,7 @@ class Table:
     roads: TableRoads | None
     seen: np.ndarray | None
     remaining: np.ndarray | None
+    rng: TableRandom
 
     def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
                  max_coups: int = 1, history: np.ndarray | None = None) -> None:
@@ -118,7 +122,7 @@ class TableState:
 
     def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
                  max_coups: int = 1, history: np.ndarray | None = None,
-                 table: Table | None = None) -> None:
+                 table: Table | None = None, rng: TableRandom | None = None) -> None:
         self.n = n
         self.rules = rules
         self.start_bankroll = np.array(start_bankroll, dtype=np.float64)
@@ -144,6 +148,8 @@ class TableState:
         put(self.table, "roads", None)
         put(self.table, "seen", None)
         put(self.table, "remaining", None)
+        self.rng = rng if rng is not None else TableRandom(0, np.arange(n))
+        put(self.table, "rng", self.rng)
         put(self.table, "_sources", {})
         self.publish(*self.ARRAYS)
 
@@ -177,6 +183,7 @@ class TableState:
         self.set(last_outcome=np.where(dealt, outcome, self.last_outcome).astype(np.int8))
         self.step += 1
         object.__setattr__(self.table, "step", self.step)
+        self.rng.at_step(self.step)
 
 
 class TableRoads:
@@ -433,7 +440,8 @@ class Result:
 
 
 #: The modules of the contract's own base classes (named by their subclasses, not by them).
-_CONTRACT_MODULES = frozenset({__name__, "strategies.parts", "strategies.system"})
+_CONTRACT_MODULES = frozenset({__name__, "strategies.parts", "strategies.system",
+                               "strategies.simple"})
 
 
 class Configured(BaseModel):
@@ -897,6 +905,12 @@ class SessionView:
     def rules(self) -> TableRules:
         """The table rules."""
         return self._table.rules
+
+    @property
+    def rng(self) -> SessionRandom:
+        """This session's random numbers (``random()``, ``randint(a, b)``, ``choice(seq)``,
+        ``uniform(a, b)``): the same for the same (seed, session) whatever the chunking."""
+        return self._table.rng.session(self._i)
 
     @property
     def roads(self) -> SessionRoads:

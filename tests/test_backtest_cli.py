@@ -114,7 +114,10 @@ def test_progress_reports_every_chunk(tmp_path: Path):
                       progress=lambda coups, sessions: seen.append((coups, sessions)),
                       on_start=totals.append)
     assert totals == [90]
-    assert [s for _, s in seen] == [40, 40, 10]
+    # Every chunk's end is reported (chunks played here also report their sessions as
+    # their steps go, so there may be more calls between).
+    reached = set(np.cumsum([s for _, s in seen]).tolist())
+    assert {40, 80, 90} <= reached and max(reached) == 90
     assert sum(c for c, _ in seen) == result.info["counts"]["coups"]
 
 

@@ -237,11 +237,11 @@ def strategies() -> None:
     from strategies.registry import available_parts, available_strategies, describe
 
     sections: list[tuple[str, dict[str, Any]]] = [
-                ("Strategies (one name each: a selection and a staking plan)",
-                 available_strategies()),
-                ("Selections: when and what to bet", available_parts("selection")),
-                ("Staking plans: how much", available_parts("staking")),
-                ("Session rules: when to stop", available_parts("rules"))]
+        ("Strategies (one name each: a selection and a staking plan)",
+         available_strategies()),
+        ("Selections: when and what to bet", available_parts("selection")),
+        ("Staking plans: how much", available_parts("staking")),
+        ("Session rules: when to stop", available_parts("rules"))]
     for title, classes in sections:
         table = RichTable(title=title, header_style="bold", show_lines=True)
         table.add_column("name", style="bold")
