@@ -49,8 +49,9 @@ from .. import __version__
 COMMANDS = {
     "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
     "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
-    "new-strategy": "new_strategy", "odds": "odds", "compare": "report", "report": "report",
-    "demo": "report", "risk": "risk", "roads": "roads", "search": "search", "trace": "trace",
+    "live": "live", "new-strategy": "new_strategy", "odds": "odds", "compare": "report",
+    "report": "report", "demo": "report", "risk": "risk", "roads": "roads",
+    "search": "search", "trace": "trace",
     "warm": "warm",
 }
 
