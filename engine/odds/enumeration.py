@@ -361,7 +361,7 @@ def _third_cards_one(c, n, m0, m1, p, hist):
                 for b3 in range(10):
                     hist[0, 1, pt, (bt + b3) % 10] += (left - 1) * (c[b3] * w - r1[b3])
                 continue
-            q = p[pt, bt]
+            q = p[pt, min(bt, 6)]  # Banker on 7 never draws: q is read only for bt <= 6
             for p3 in range(10):
                 x = c[p3] * w - r1[p3]  # sum of w (c - r)[p3]
                 if x == 0:
