@@ -190,8 +190,9 @@ class TableRoads:
     """The roads of every session, read-only: what ``table.roads`` shows a strategy.
 
     The same queries as :class:`engine.roads.RoadState` (``last_colour(k)``,
-    ``colour_if(k, outcome)``, ``mark_count(k)``, ``side``, ``streak``, ``columns``,
-    ``ties``, ``leading_ties``), each answering with a read-only array of shape (n,).
+    ``colour_if(k, outcome)``, ``ask(k)``, ``mark_count(k)``, ``side``, ``streak``,
+    ``columns``, ``ties``, ``leading_ties``), each answering with a read-only array of
+    shape (n,) (``ask``: (n, 2), the Banker and Player ask marks).
     ``k`` is 1 (big eye boy), 2 (small road) or 3 (cockroach pig); marks are 1 red,
     -1 blue, 0 none. The engine resets them when a shoe starts.
     """
@@ -217,6 +218,11 @@ class TableRoads:
     def colour_if(self, k: int, outcome: int | np.ndarray) -> np.ndarray:
         """The mark ``outcome`` (0 Banker, 1 Player, 2 Tie) would add to derived road ``k``."""
         return read_only(self._state.colour_if(k, outcome), "table.roads.colour_if()")
+
+    def ask(self, k: int) -> np.ndarray:
+        """The ask marks of derived road ``k`` (what the scoreboard predicts): (n, 2), column
+        0 the mark a Banker win would add, column 1 a Player win's (1 red, -1 blue, 0 none)."""
+        return read_only(self._state.ask(k), "table.roads.ask()")
 
     def mark_count(self, k: int) -> np.ndarray:
         """How many marks derived road ``k`` holds per session."""
@@ -1023,6 +1029,11 @@ class SessionRoads:
             return None
         same = 1 if state._lengths[i, k] != state._lengths[i, 0] else -1
         return _COLOURS[same if code == state._side[i] else -same]
+
+    def ask(self, k: int) -> dict[str, str | None]:
+        """The ask marks of derived road ``k``: ``{"B": "red", "P": "blue"}``, the mark a
+        Banker win and a Player win would add (None for both before the road starts)."""
+        return {side: self.colour_if(k, side) for side in ("B", "P")}
 
     def mark_count(self, k: int) -> int:
         """How many marks derived road ``k`` holds."""
