@@ -90,7 +90,8 @@ class Selection(Part):
 
     Implement ``choose(table)``: an integer array of shape (n,) of codes (``BANKER``,
     ``PLAYER``, ``TIE``, any index of ``engine.bets.BET_KINDS``, ``NO_BET``, ``END``), or
-    one code for every session. ``kinds()`` names the bet kinds it may choose (Banker and
+    one code for every session; a selection of one kind may return a boolean array
+    instead (True: bet it, False: no bet). ``kinds()`` names the bet kinds it may choose (Banker and
     Player unless said otherwise). A selection that prices the bets it chooses (a count
     trigger) returns their EV per unit staked from ``ev()``, which Kelly staking reads.
     """
@@ -128,7 +129,7 @@ class Choice:
     def betting(self, n: int) -> np.ndarray:
         """Boolean (n,): the sessions that stake on this coup."""
         side = np.broadcast_to(np.asarray(self.side), (n,))
-        return side >= 0
+        return side if side.dtype == np.bool_ else side >= 0
 
 
 class Staking(Part):

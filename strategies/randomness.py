@@ -41,23 +41,29 @@ class TableRandom:
     session. Draws are counted per session within each coup.
     """
 
-    __slots__ = ("_keys", "_step", "_drawn")
+    __slots__ = ("_seed", "_ids", "_keys", "_step", "_drawn")
 
     def __init__(self, seed: int, session_ids: np.ndarray) -> None:
         """``session_ids``: what tells the sessions apart (the engine: their first shoes)."""
-        with np.errstate(over="ignore"):
-            base = _mix(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))[0]
-            self._keys = _mix(base ^ (np.asarray(session_ids, dtype=np.uint64) * _GOLDEN))
+        self._seed = seed
+        self._ids = session_ids
+        self._keys: np.ndarray | None = None  # made at the first draw: most systems draw none
         self._step = 0
-        self._drawn = np.zeros(len(session_ids), dtype=np.uint64)
+        self._drawn: np.ndarray | None = None
 
     def at_step(self, step: int) -> None:
         """The engine: the coup about to be dealt is the session's ``step``-th (from 0)."""
-        if step != self._step:
-            self._step = step
+        self._step = step
+        if self._drawn is not None:
             self._drawn[:] = 0
 
     def _words(self, rows: np.ndarray | slice) -> np.ndarray:
+        if self._keys is None:
+            with np.errstate(over="ignore"):
+                base = _mix(np.array([self._seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))[0]
+                self._keys = _mix(base ^ (np.asarray(self._ids, dtype=np.uint64) * _GOLDEN))
+            self._drawn = np.zeros(self._keys.size, dtype=np.uint64)
+        assert self._drawn is not None
         keys = self._keys[rows]
         drawn = self._drawn[rows]
         with np.errstate(over="ignore"):
@@ -68,7 +74,7 @@ class TableRandom:
     @property
     def n(self) -> int:
         """The number of sessions."""
-        return int(self._keys.size)
+        return len(self._ids)
 
     def random(self) -> np.ndarray:
         """One float in [0, 1) per session."""

@@ -26,7 +26,7 @@ from engine.bets import BET_KINDS, MAIN_BETS
 
 from .base import Result, Strategy, Table, Wager
 from .kinds import check_offered
-from .parts import END, Choice, Part, Selection, SessionRule, Staking, kind_codes
+from .parts import END, NO_BET, Choice, Part, Selection, SessionRule, Staking, kind_codes
 
 
 class Parts(NamedTuple):
@@ -82,11 +82,14 @@ class Composed(Strategy):
         self._stakes = live.staking.stakes
         self._learners = tuple(part.settle for part in (live.selection, live.staking)
                                if type(part).settle is not Part.settle)
+        self._choice = Choice(NO_BET, None, self._kind_names)  # refilled at every coup
 
     def wager(self, table: Table) -> Wager:
         side = self._choose(table)
-        ev = None if self._ev is None else self._ev()
-        amount = self._stakes(table, Choice(side, ev, self._kind_names))
+        choice = self._choice
+        choice.side = side
+        choice.ev = None if self._ev is None else self._ev()
+        amount = self._stakes(table, choice)
         return compose_wager(side, amount, self._kinds, table.n, self._strict)
 
     def settle(self, table: Table, result: Result) -> None:
@@ -138,18 +141,24 @@ def compose_wager(side: np.ndarray | int, amount: np.ndarray | float,
                   kinds: tuple[tuple[str, int], ...], n: int, strict: bool) -> Wager:
     """The wager of ``amount`` per session on the kind coded in ``side`` (``NO_BET``:
     nothing; ``END``: the session ends), ``kinds`` being the kinds ``side`` may name."""
+    if type(side) is np.ndarray and not strict:  # the built-ins' arrays: one where per kind
+        if side.dtype == np.bool_:  # a selection of one kind: True bets it
+            return _made({kinds[0][0]: np.where(side, amount, 0.0)})
+        return _made({kind: np.where(side == code, amount, 0.0) for kind, code in kinds})
     if isinstance(side, int | np.integer):
         code = int(side)
         if code >= 0:
             if strict and code not in dict((c, k) for k, c in kinds):
                 raise ValueError(_bad_codes(np.array([code]), kinds))
-            return Wager({BET_KINDS[code]: np.asarray(amount)})
+            return _made({BET_KINDS[code]: np.asarray(amount)})
         if code == END:
             return Wager.end(np.ones(n, dtype=bool))
         if strict and code != -1:
             raise ValueError(_bad_codes(np.array([code]), kinds))
         return Wager({})
     side = np.asarray(side)
+    if side.dtype == np.bool_ and len(kinds) == 1 and side.shape == (n,):
+        return Wager({kinds[0][0]: np.where(side, amount, 0.0)})
     stakes = {kind: np.where(side == code, amount, 0.0) for kind, code in kinds}
     if not strict:
         return Wager(stakes)
@@ -161,6 +170,15 @@ def compose_wager(side: np.ndarray | int, amount: np.ndarray | float,
         raise ValueError(_bad_codes(side[~known], kinds))
     ended = side == END
     return Wager(stakes, stop=ended if ended.any() else None)
+
+
+def _made(stakes: dict[str, np.ndarray]) -> Wager:
+    """A wager of stakes on known kinds, made without ``Wager``'s checks (the kinds come from
+    BET_KINDS; the engine checks the amounts as it checks every wager's)."""
+    wager = Wager.__new__(Wager)
+    wager.stakes = stakes
+    wager.stop = None
+    return wager
 
 
 def _shape(value: np.ndarray) -> str:

@@ -18,7 +18,7 @@ from engine.coups import TIE as TIE_OUTCOME
 from ..base import Result, Table
 from ..compiled import SELECTIONS, PartForm
 from ..kinds import BetKind
-from ..parts import NO_BET, Selection, register_part
+from ..parts import Selection, register_part
 
 
 @register_part
@@ -74,7 +74,7 @@ class SkipFirst(Selection):
         return (self.side,)
 
     def choose(self, table: Table) -> np.ndarray:
-        return np.where(np.asarray(table.shoe_coup) >= self.n, KIND_INDEX[self.side], NO_BET)
+        return np.asarray(table.shoe_coup) >= self.n
 
     def compiled_form(self) -> PartForm:
         return PartForm(SELECTIONS["skip_first"],
@@ -135,7 +135,7 @@ class AfterTies(Selection):
         if fresh.any():
             self._recent[fresh] = 0
             self._ties = np.where(fresh, 0, self._ties)
-        return np.where(self._ties >= self.n, KIND_INDEX[self.side], NO_BET)
+        return self._ties >= self.n
 
     def settle(self, table: Table, result: Result) -> None:
         played = np.flatnonzero(result.played)

@@ -59,7 +59,7 @@ from engine.rules import TableRules
 from ..base import Table
 from ..compiled import SELECTIONS, PartForm
 from ..kinds import BetKind
-from ..parts import NO_BET, Selection, register_part
+from ..parts import Selection, register_part
 from ..registry import StrategyError
 from ..staking.progressions import NoneWord
 
@@ -170,6 +170,7 @@ class Count(Selection):
     _full_cards: int
     _last_ev: np.ndarray
     _code: int
+    _prices: bool
 
     @property
     def kind_bet(self) -> str:
@@ -198,6 +199,7 @@ class Count(Selection):
         self._full_cards = 52 * self._decks
         self._rules = table.rules
         self._code = KIND_INDEX[self.kind_bet]
+        self._prices = self.method in _EV_METHODS
         if self.method in _EV_METHODS:
             self._system = _count(table.rules, self.kind_bet, self._decks,
                                   self.max_tag if self.method == "true_count" else None)
@@ -211,16 +213,17 @@ class Count(Selection):
         return self._last_ev
 
     def ev(self) -> np.ndarray | None:
-        return self._last_ev if self.method in _EV_METHODS else None
+        return self._last_ev if self._prices else None
 
-    def _looking(self, table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The sessions that look at this coup, their cards seen, left, and counts left."""
+    def _looking(self, table: Table) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The sessions that look at this coup, and the cards seen, left (by value) and
+        left in all of every session."""
         seen = np.asarray(table.seen)
         remaining = np.asarray(table.remaining)
         left = remaining.sum(axis=1)
         look = (np.asarray(table.active, dtype=bool) & (seen.sum(axis=1) >= self.min_depth)
                 & (left >= MIN_CARDS) & (remaining >= 0).all(axis=1))
-        return np.flatnonzero(look), seen, remaining
+        return np.flatnonzero(look), seen, remaining, left
 
     def estimate(self, table: Table) -> np.ndarray:
         """The EV per unit of ``bet`` the count sees before the coup, NaN where it does not
@@ -229,14 +232,13 @@ class Count(Selection):
         Sessions look once ``min_depth`` cards have been seen and while six or more are left;
         with the exact method, sessions screened out by the count get NaN (not worth it).
         """
-        idx, seen, remaining = self._looking(table)
+        idx, seen, remaining, left = self._looking(table)
         ev = np.full(table.n, np.nan)
         if idx.size == 0:
             return ev
         if self.method == "true_count":
             ev[idx] = self._system.estimated_ev(seen[idx])
             return ev
-        left = remaining.sum(axis=1)
         if self.screen is not None:
             guess = self._system.estimated_ev(seen[idx])
             spread = 1.0 / left[idx] - 1.0 / self._full_cards
@@ -250,21 +252,20 @@ class Count(Selection):
         """The published count's true count per session (running count per deck left),
         NaN where the session does not look (dragon7 and panda8 methods)."""
         tags, _ = PUBLISHED_TAGS[self.method]
-        idx, seen, remaining = self._looking(table)
+        idx, seen, _, left = self._looking(table)
         count = np.full(table.n, np.nan)
         if idx.size:
-            decks_left = remaining[idx].sum(axis=1) / 52.0
+            decks_left = left[idx] / 52.0
             count[idx] = (seen[idx] @ tags) / decks_left
         return count
 
     def choose(self, table: Table) -> np.ndarray:
+        """True where the session bets ``kind_bet`` (one kind: a boolean per session)."""
         if self.method in PUBLISHED_TAGS:
-            good = self.true_count(table) >= self.trigger  # NaN compares False
-        else:
-            ev = self.estimate(table)
-            self._last_ev = ev
-            good = ev > self.trigger  # NaN compares False: no look, no bet
-        return np.where(good, self._code, NO_BET)
+            return self.true_count(table) >= self.trigger  # NaN compares False
+        ev = self.estimate(table)
+        self._last_ev = ev
+        return ev > self.trigger  # NaN compares False: no look, no bet
 
     def compiled_form(self) -> PartForm:
         methods = ("exact", "true_count", "dragon7", "panda8")

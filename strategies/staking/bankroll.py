@@ -96,9 +96,14 @@ class Kelly(Staking):
         side = choice.side
         if not isinstance(side, np.ndarray) or side.shape != (table.n,):
             side = np.broadcast_to(np.asarray(side), (table.n,))
-        good = side >= 0
-        ev = choice.ev if choice.ev is not None else self._exact_ev(table, side, good)
         one = choice.kinds[0] if len(choice.kinds) == 1 else None  # one kind: one payout
+        if side.dtype == np.bool_:  # a selection of one kind: True bets it
+            good = side
+            if choice.ev is None or one is None:  # the codes are needed below
+                side = np.where(good, BET_KINDS.index(one or "banker"), -1)
+        else:
+            good = side >= 0
+        ev = choice.ev if choice.ev is not None else self._exact_ev(table, side, good)
         payout = (self._payouts[BET_KINDS.index(one)] if one is not None
                   else self._payouts[np.maximum(side, 0)])
         stake = self.fraction * table.bankroll * kelly_fraction(np.where(good, ev, 0.0),
