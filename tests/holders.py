@@ -101,3 +101,74 @@ def one_line(text: str) -> str:
 def leftovers(folder: Path) -> list[str]:
     """Hidden files a command left in ``folder`` (temporaries, lock files)."""
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def live(pid: int) -> bool:
+    """Whether process ``pid`` is running (not a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def live_processes() -> dict[int, list[str]]:
+    """Every live (not zombie) process's /proc stat fields after its name: state, parent,
+    process group, session, ..."""
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                stats[int(entry.name)] = fields
+    return stats
+
+
+def session_members(sid: int) -> set[int]:
+    """Live processes of session ``sid`` (a command started its own), whoever their parent
+    is now (orphans move to init)."""
+    return {pid for pid, fields in live_processes().items() if int(fields[3]) == sid}
+
+
+def gone_within(pids: set[int], seconds: float) -> set[int]:
+    """The processes of ``pids`` still running after ``seconds`` (polled)."""
+    deadline = time.monotonic() + seconds
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if live(pid)}
+    return alive
+
+
+@contextmanager
+def mounted_tmpfs(mount: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted with ``options`` at the new folder ``mount`` for the block (the
+    test is skipped where none can be mounted: it needs root)."""
+    import shutil
+
+    import pytest
+
+    mount.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a file system needs root")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
+                          capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a file system here: {made.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def run_inputs(folder: Path, shoes: int, seed: int) -> dict[str, Path]:
+    """A generated coups dataset and a run of flat over it, in ``folder``."""
+    from engine.backtest import backtest
+    from engine.parallel import generate_dataset
+
+    generate_dataset(folder / "coups", shoes=shoes, seed=seed)
+    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
+    return {"coups": folder / "coups", "run": folder / "run"}

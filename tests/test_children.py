@@ -12,11 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from holders import ROOT, finish, spawn, wait_until
+from holders import ROOT, finish, gone_within, session_members, spawn, wait_until
 
 from engine.backtest import backtest
 
@@ -45,38 +44,6 @@ class Leaky(Strategy):
     def wager(self, table: Table) -> Wager:
         return Wager.on(banker=np.full(table.n, 10.0))
 '''
-
-
-def live(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def session_members(sid: int) -> set[int]:
-    """Live processes of session ``sid`` (a command started its own), whoever their parent
-    is now (orphans move to init)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[3]) == sid:
-                found.add(int(entry.name))
-    return found
-
-
-def gone_within(pids: set[int], seconds: float) -> set[int]:
-    deadline = time.monotonic() + seconds
-    alive = set(pids)
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = {pid for pid in alive if live(pid)}
-    return alive
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +137,34 @@ def test_ctrl_c_at_a_terminal_while_a_pool_starts_is_one_line_and_leaves_nothing
                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                            capture_output=True, text=True, timeout=180)
     assert rerun.returncode == 0, rerun.stderr
+
+
+STOPPABLE = LEAKY.replace('''def poll() -> None:
+    while True:
+        time.sleep(0.05)''', '''STOP = threading.Event()
+
+
+def poll() -> None:
+    while not STOP.wait(0.05):
+        pass''')
+
+
+def test_inside_another_program_the_command_names_the_thread_and_returns(tmp_path: Path):
+    """Run in-process (its output captured, as by a test runner or a notebook), the command
+    warns about the thread and returns, leaving the host to decide when it ends."""
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    plugin = tmp_path / "stoppable_strategy.py"
+    plugin.write_text(STOPPABLE)
+    result = CliRunner().invoke(app, ["backtest", "-s", f"{plugin}:Leaky", "--shoes", "10",
+                                      "--workers", "1", "--out", str(tmp_path / "run"), "-q",
+                                      "--no-table"])
+    stops = [module.STOP for module in list(sys.modules.values())
+             if getattr(module, "__file__", None) == str(plugin)]
+    for stop in stops:  # the host's own business: here, stop the thread
+        stop.set()
+    assert result.exit_code == 0, result.output
+    assert "leaky-poller" in result.output and "stoppable_strategy.py" in result.output
+    assert stops

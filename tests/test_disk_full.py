@@ -11,11 +11,11 @@ import errno
 import os
 import pathlib
 import shutil
-import subprocess
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from holders import mounted_tmpfs
 from typer.testing import CliRunner
 
 from engine.backtest import RUN_FILE, SUMMARY_FILE, BacktestResult
@@ -138,16 +138,8 @@ def test_no_room_for_an_import_writes_nothing(tmp_path: Path, monkeypatch):
 @pytest.fixture
 def tiny_disk(tmp_path: Path):
     """A real 1 MB filesystem (tmpfs), where the test may mount one (root on Linux)."""
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                          capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    with mounted_tmpfs(tmp_path / "tiny", "size=1m") as mount:
+        yield mount
 
 
 def test_a_real_full_disk_is_one_line_and_a_rerun_is_not_blocked(tiny_disk: Path):

@@ -7,18 +7,16 @@ locks) never push a legal name over the limit.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from holders import ROOT, leftovers, one_line
+from holders import ROOT, leftovers, mounted_tmpfs, one_line, run_inputs
 from typer.testing import CliRunner
 
-from engine.backtest import RUN_FILE, backtest
+from engine.backtest import RUN_FILE
 from engine.cli import app
-from engine.parallel import generate_dataset
 
 
 def cli(*args: str):
@@ -27,10 +25,7 @@ def cli(*args: str):
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("fs-inputs")
-    generate_dataset(folder / "coups", shoes=10, seed=2)
-    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
-    return {"coups": folder / "coups", "run": folder / "run"}
+    return run_inputs(tmp_path_factory.mktemp("fs-inputs"), shoes=10, seed=2)
 
 
 def commands(inputs: dict[str, Path], out: Path) -> dict[str, list[str]]:
@@ -52,16 +47,8 @@ def commands(inputs: dict[str, Path], out: Path) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def read_only(tmp_path_factory: pytest.TempPathFactory):
     """A real read-only file system (a tmpfs mounted ro), where the test may mount one."""
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        pytest.skip("mounting a file system needs root")
-    mount = tmp_path_factory.mktemp("ro") / "mount"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", str(mount)],
-                          capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a file system here: {made.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    with mounted_tmpfs(tmp_path_factory.mktemp("ro") / "mount", "size=1m,ro") as mount:
+        yield mount
 
 
 @pytest.mark.parametrize("command", ["generate", "import", "backtest", "compare", "report",
@@ -139,3 +126,20 @@ def test_a_folder_no_one_may_write_into_is_one_line(command: str, inputs, tmp_pa
     line = one_line(result.output)
     assert f"cannot write {closed / 'out'}" in line and "not permitted" in line
     assert list(closed.iterdir()) == []
+
+
+def test_the_same_refusals_with_a_dask_cluster(inputs, read_only, tmp_path: Path):
+    """With --scheduler the output is claimed by the command itself, before any task is
+    sent: the refusals are the same single lines (a real LocalCluster)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        address = ["--scheduler", cluster.scheduler_address]
+        for command, out, expected in (
+                ("backtest", read_only / "run", "read-only file system"),
+                ("generate", tmp_path / ("n" * 256), "longer than this file system allows")):
+            result = cli(*commands(inputs, out)[command], *address, "-q")
+            assert result.exit_code == 2, result.output
+            line = one_line(result.output)
+            assert f"cannot write {out}" in line and expected in line
+    assert list(tmp_path.iterdir()) == []

@@ -1,7 +1,8 @@
 """One owner for every output: the same rule for every command that writes.
 
-Each output kind (generate, import, backtest, compare, report, analyze, demo) is held to
-one rule by one shared test, with real processes holding the locks: a second writer,
+Each output kind (generate, import, backtest, compare, report, analyze, demo, search,
+risk) is held to one rule by one shared test (a new command that writes adds its line to
+``KINDS``), with real processes holding the locks: a second writer,
 ``--force`` included, is refused in one line naming the holder's pid; a writer that would
 replace what a run reads is refused naming the reader; a user's file at the output is
 never replaced; a finished command leaves no temporary and no lock beside its output.
@@ -28,16 +29,15 @@ from holders import (
     leftovers,
     lock_holders,
     one_line,
+    run_inputs,
     spawn,
     wait_until,
 )
 from typer.testing import CliRunner
 
-from engine.backtest import backtest
 from engine.cli import app
 from engine.io.owner import Claim, OutputExistsError, claim_output, lock_path
 from engine.io.parquet import read_coups
-from engine.parallel import generate_dataset
 
 
 def cli(*args: str):
@@ -68,15 +68,17 @@ KINDS = {
                     lambda out: out / "analysis.parquet"),
     "demo": Kind(lambda i, out: ["demo", "--shoes", "12", "--out", str(out), "--no-table"],
                  rerun=False),  # --force over a demo: tests/test_demo.py
+    "search": Kind(lambda i, out: ["search", str(i["coups"]), "-s",
+                                   "flat:side=[banker,player]", "--null", "0", "--out",
+                                   str(out)]),
+    "risk": Kind(lambda i, out: ["risk", "-s", "flat", "--coups", "3", "--check", "0",
+                                 "--out", str(out)], rerun=False),
 }
 
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("inputs")
-    generate_dataset(folder / "coups", shoes=12, seed=5)
-    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
-    return {"coups": folder / "coups", "run": folder / "run"}
+    return run_inputs(tmp_path_factory.mktemp("inputs"), shoes=12, seed=5)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -269,3 +271,49 @@ def test_a_thousand_simultaneous_claims_of_one_new_folder(tmp_path: Path):
             assert (folder / "mine.txt").read_text() == winners[0], r
             assert json.loads((folder / "_plan.json").read_text())["owner"] == winners[0]
     assert sum(kind == "won" for _, kind, _ in outcomes) >= rounds // 2
+
+
+def test_a_folder_holding_only_an_abandoned_plan_is_taken_over(tmp_path: Path):
+    """What an interrupt as a run started could leave (its plan, a half-written temporary)
+    holds nothing to keep: the same command runs again into it (it was refused)."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "_plan.json").write_text('{"job": "backtest"}')
+    (out / ".summary.parquet.0badcafe.tmp").write_bytes(b"half")
+    result = cli("backtest", "-s", "flat", "--shoes", "5", "--out", str(out), "-q",
+                 "--no-table")
+    assert result.exit_code == 0, result.output
+    assert (out / "run.json").is_file() and leftovers(out) == []
+
+
+RECORDED = ("shoe,player,banker,winner\n"  # S2's second coup breaks the drawing rules
+            "S1,9-K,3-2,P\nS1,6-K,7-K,B\nS2,9-K,3-2,P\nS2,A-5,K-4,B\nS3,6-K,7-K,B\n")
+
+
+def test_messages_name_the_users_paths_not_internal_temporaries(tmp_path: Path,
+                                                               monkeypatch):
+    """The copy --skip-invalid-shoes plays and the folder the demo is built in are
+    internal: run.json and every message name the user's dataset and --out."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kept.csv").write_text(RECORDED)
+    assert cli("import", "kept.csv", "--out", "coups", "--keep-invalid", "-q").exit_code == 0
+    played = cli("backtest", "--coups", "coups", "-s", "flat", "--out", "run", "-q",
+                 "--no-table", "--skip-invalid-shoes")
+    assert played.exit_code == 0, played.output
+    dataset = json.loads((tmp_path / "run" / "run.json").read_text())["dataset"]
+    assert dataset["path"] == "coups" and "flagged" in dataset["description"]
+    refused = cli("backtest", "--coups", "coups", "-s", "flat", "--out", "run2", "-q",
+                  "--skip-invalid-shoes", "--decks", "6")  # contradicts the dataset's rules
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    line = next(line for line in refused.output.splitlines() if line.startswith("error:"))
+    assert line.startswith("error: coups (without") and "baccarat-" not in line
+
+    demo = spawn("demo", "--shoes", "2000", "--out", str(tmp_path / "demo"), "-q",
+                 "--no-table", env={"BACCARAT_REPORT_WORKERS": "0"})
+    wait_until(lambda: any(p.name.startswith(".demo.") for p in tmp_path.iterdir()),
+               "the demo under way", child=demo)
+    demo.send_signal(signal.SIGINT)
+    code, text = finish(demo)
+    assert code == 130 and "interrupted" in text, text
+    assert ".tmp" not in text and "--resume" not in text  # the demo has nothing to resume
+    assert not (tmp_path / "demo").exists() and leftovers(tmp_path) == []

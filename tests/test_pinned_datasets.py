@@ -28,7 +28,6 @@ from engine.cli import app
 from engine.io.datasets import DatasetChanged
 from engine.io.parquet import PART_LOG, PLAN_FILE, accept_part, part_record
 from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
-from strategies.base import Strategy, Table, Wager
 
 DELAY_ENV = "SLOW_STRATEGY_SECONDS_PER_COUP"
 SLOW = f'''
@@ -102,6 +101,11 @@ def test_a_writer_is_refused_while_a_run_reads_the_dataset(datasets, tmp_path: P
     imported = cli("import", str(datasets["b"]), "--out", str(coups), "--force", "-q")
     assert imported.exit_code == 2
     assert f"being read by another run (pid {child.pid})" in one_line(imported.output)
+    wait_until(lambda: (tmp_path / "run").is_dir(), "the run folder made", child=child)
+    into_the_run = cli("import", str(datasets["b"]), "--out", str(tmp_path / "run"),
+                       "--force", "-q")  # the folder the live backtest writes
+    assert into_the_run.exit_code == 2
+    assert f"in use by another run (pid {child.pid})" in one_line(into_the_run.output)
     code, text = finish(child)
     assert code == 0, text
     assert_same_rows(datasets["whole"], tmp_path / "run")  # only the dataset it planned
@@ -159,20 +163,49 @@ def test_a_dataset_rewritten_by_cp_mid_run_stops_it_resumable_never_mixed(
     assert_same_rows(datasets["whole"], out)
 
 
-class Slowish(Strategy):
-    """Flat on Banker, 3 ms a coup: a chunk of two shoes takes about half a second."""
+def test_a_run_being_reported_is_not_replaced_under_the_report(datasets, tmp_path: Path):
+    run = tmp_path / "run"
+    backtest(datasets["a"], ["flat", "martingale", "fibonacci", "paroli"], out=run,
+             ledger=False)
+    child = spawn("report", str(run), "--out", str(tmp_path / "r.html"), "-q",
+                  env={"BACCARAT_REPORT_WORKERS": "0"})
+    wait_until(lambda: child.pid in lock_holders(run), "the run pinned", child=child)
+    result = cli("backtest", "-s", "flat", "--coups", str(datasets["a"]), "--out", str(run),
+                 "--force", "-q")
+    assert result.exit_code == 2
+    assert f"being read by another run (pid {child.pid})" in one_line(result.output)
+    code, text = finish(child)
+    assert code == 0, text
 
-    name = "slowish"
 
-    def wager(self, table: Table) -> Wager:
-        time.sleep(0.003)
-        import numpy as np
+def test_a_dataset_written_while_it_is_read_whole_is_refused(datasets, tmp_path: Path,
+                                                            monkeypatch):
+    """analyze, roads and trace read a dataset whole: a part that a program taking no lock
+    rewrites during that read (here cp, started as the read begins) is said, not mixed."""
+    import engine.io.parquet as parquet
 
-        return Wager.on(banker=np.full(table.n, 10.0))
+    coups = copy_of(datasets["a"], tmp_path)
+    real = parquet.pq.read_table
+
+    def read_while_cp_writes(*args, **kwargs):
+        table = real(*args, **kwargs)
+        subprocess.run(["cp", str(datasets["b"] / "part-00001.parquet"),
+                        str(coups / "part-00001.parquet")], check=True)
+        return table
+
+    monkeypatch.setattr(parquet.pq, "read_table", read_while_cp_writes)
+    with pytest.raises(DatasetChanged, match="changed while it was being read"):
+        parquet.read_coups(coups)
+    monkeypatch.undo()
+    assert parquet.read_coups(coups)[0].shoe_ids().size == 12  # the dataset as it is now
 
 
-def test_a_dask_worker_reading_a_changed_part_fails_the_run_cleanly(datasets, tmp_path: Path):
+def test_a_dask_worker_reading_a_changed_part_fails_the_run_cleanly(datasets, tmp_path: Path,
+                                                                     monkeypatch):
+    """On a LocalCluster of worker processes: the worker that reads the part cp rewrote
+    fails the chunk with DatasetChanged, which Dask does not retry."""
     distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv(DELAY_ENV, "0.003")  # the workers inherit it
     coups = copy_of(datasets["a"], tmp_path)
     out = tmp_path / "run"
 
@@ -185,11 +218,11 @@ def test_a_dask_worker_reading_a_changed_part_fails_the_run_cleanly(datasets, tm
         subprocess.run(["cp", str(datasets["b"] / "part-00002.parquet"),
                         str(coups / "part-00002.parquet")], check=True)
 
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         threading.Thread(target=rewrite_when_a_chunk_is_done, daemon=True).start()
         with pytest.raises(DatasetChanged, match=r"part-00002.parquet changed.*--resume"):
-            backtest(coups, [Slowish()], chunk_shoes=2, out=out,
+            backtest(coups, [f"{datasets['plugin']}:Slow"], chunk_shoes=2, out=out,
                      scheduler=cluster.scheduler_address)
     assert (out / PLAN_FILE).exists() and not list((out / SESSIONS_FILE).glob(
         "part-0000[45].parquet"))
@@ -248,3 +281,17 @@ def test_a_part_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path
     assert events[2:] == [f"fsync {parquet.PART_LOG}", "rename part-00007.parquet",
                           "fsync parts"]
     assert log.records()["part-00007.parquet"] == record
+
+
+def test_generate_resume_replays_a_truncated_part(tmp_path: Path, monkeypatch):
+    whole, out = tmp_path / "whole", tmp_path / "coups"
+    generate_dataset(whole, shoes=40, seed=4, chunk_shoes=10)
+    monkeypatch.setenv(FAULT_ENV, "3:raise")
+    with pytest.raises(ChunkFailed):
+        generate_dataset(out, shoes=40, seed=4, chunk_shoes=10)
+    monkeypatch.delenv(FAULT_ENV)
+    part = out / "part-00001.parquet"
+    part.write_bytes(part.read_bytes()[:part.stat().st_size // 2])
+    document = generate_dataset(out, shoes=40, seed=4, chunk_shoes=10, resume=True)
+    assert document["resumed_chunks"] == 2  # parts 0 and 2; 1 failed its check
+    assert_same_files(whole, out)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from holders import gone_within, live_processes, session_members
 from typer.testing import CliRunner
 
 from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
@@ -95,21 +96,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory
         child.communicate()
 
 
-def live_processes() -> dict[int, list[str]]:
-    """Every live (not zombie) process's /proc stat fields after its name: state, parent,
-    process group, session, ..."""
-    stats = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                stats[int(entry.name)] = fields
-    return stats
-
-
 def descendants(pid: int) -> set[int]:
     """Every live process whose ancestry leads to ``pid`` (read from /proc)."""
     parents = {child: int(fields[1]) for child, fields in live_processes().items()}
@@ -119,12 +105,6 @@ def descendants(pid: int) -> set[int]:
         frontier = {child for child, parent in parents.items() if parent in frontier} - found
         found |= frontier
     return found
-
-
-def session_members(sid: int) -> set[int]:
-    """Live processes of session ``sid`` (the run started its own): its workers, its fork
-    server and resource tracker, whoever their parent is now (orphans move to init)."""
-    return {pid for pid, fields in live_processes().items() if int(fields[3]) == sid}
 
 
 def wait_for_workers(child: subprocess.Popen[str], count: int) -> set[int]:
@@ -142,17 +122,6 @@ def wait_for_workers(child: subprocess.Popen[str], count: int) -> set[int]:
 def snapshot(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_size for p in folder.rglob("*")
             if p.is_file() and p.name != LOCK_FILE}
-
-
-def gone_within(pids: set[int], seconds: float) -> set[int]:
-    deadline = time.monotonic() + seconds
-    alive = set(pids)
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = {pid for pid in alive if Path(f"/proc/{pid}").exists()
-                 and (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                      != "Z")}
-    return alive
 
 
 def test_killing_the_main_process_ends_every_worker_and_nothing_is_written_after(

@@ -30,6 +30,7 @@ import importlib
 import inspect
 import os
 import sys
+import threading
 import types
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
@@ -275,6 +276,8 @@ class OneLineErrors(TyperGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args,
                                 **extra)
+        global _THREADS_BEFORE
+        _THREADS_BEFORE = set(threading.enumerate())
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args,
                                 **extra)
@@ -297,20 +300,29 @@ class OneLineErrors(TyperGroup):
         _leave(code if isinstance(code, int) else 0)
 
 
+#: The threads running when the command started (a host's own: a test runner's, ...).
+_THREADS_BEFORE: set[threading.Thread] = set()
+
+
 def _leave(code: int) -> None:
-    """Exit with ``code``; without waiting for threads a plugin left running (not daemons,
-    which Python would wait for, for ever), each named in a warning."""
+    """Exit with ``code``; without waiting for threads the command's plugins left running
+    (not daemons, which Python would wait for, for ever), each named in a warning. Run
+    inside another program (its output captured: a test runner, a notebook), the command
+    only returns: the host decides when to end."""
     from ..children import describe_all, stray_threads
 
-    strays = stray_threads()
+    strays = [thread for thread in stray_threads() if thread not in _THREADS_BEFORE]
     if not strays:
         sys.exit(code)
     names = describe_all(strays)
     print(f"warning: left without waiting for {len(strays)} thread"
           f"{'s' if len(strays) != 1 else ''} still running (started by a strategy?): "
           f"{names}", file=sys.stderr)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    if sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
     os._exit(code)
 
 

@@ -7,7 +7,8 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -76,6 +77,18 @@ def print_comparison(frame: pd.DataFrame, out: Console = console, title: str = "
                   "baseline; their difference uses Welch's interval.", highlight=False)
 
 
+@contextmanager
+def reading(runs: Sequence[Path]) -> Iterator[None]:
+    """The run folders pinned (a shared lock each) while the command reads them: a run
+    replacing one meanwhile (``backtest --force``) is refused, naming this command."""
+    from ..io.owner import pinned
+
+    with ExitStack() as stack:
+        for run in dict.fromkeys(runs):
+            stack.enter_context(pinned(run))
+        yield
+
+
 def _command() -> str:
     return " ".join(["baccarat", *map(shlex.quote, sys.argv[1:])])
 
@@ -114,7 +127,7 @@ def compare_command(
         raise OutputExistsError(f"{out} is a file; --out names the folder that will hold "
                                 f"{COMPARISON_FILE}")
     target = out / COMPARISON_FILE
-    with claim_output(target, force=force, what="comparison") as claim:
+    with claim_output(target, force=force, what="comparison") as claim, reading(runs):
         frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
         if not no_table:
             print_comparison(frame, metrics=shown)
@@ -169,7 +182,8 @@ def report_command(
         raise BaccaratError("no run folder given: name one or more run folders written by "
                             "`baccarat backtest` (or a search folder with --search, a risk "
                             "file with --risk)")
-    with claim_output(out, force=force, what="report") as claim:
+    read = [*(runs or []), *(p for p in (search, risk, analysis) if p is not None)]
+    with claim_output(out, force=force, what="report") as claim, reading(read):
         opened = load_runs(runs) if runs else []
         with FigureDrawer() as drawer:
             sections = []

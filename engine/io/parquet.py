@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from ..coups import Coups
 from ..errors import BaccaratError, DiskFullError, Interrupted, is_disk_full
 from ..rules import TableRules
-from .datasets import PartPrint, opened_as_planned
+from .datasets import DatasetChanged, PartPrint, opened_as_planned
 from .owner import (  # the lock's names, also where run-folder code always found them
     FolderLock as FolderLock,
 )
@@ -38,6 +38,7 @@ from .owner import (
     check_name,
     fsync_folder,
     fsync_path,
+    pinned,
     refused,
     temporary_sibling,
 )
@@ -176,14 +177,31 @@ def read_coups(path: str | Path) -> CoupsFile:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no coups file at {path}")
-    check_complete(path)
-    table = pq.read_table(path)
-    metadata = read_metadata(path)
+    with pinned(path):  # no writer of ours replaces it while it is read
+        check_complete(path)
+        files = parquet_files(path)
+        before = files_as_they_are(files)
+        table = pq.read_table([str(f) for f in files]) if path.is_dir() else \
+            pq.read_table(path)
+        metadata = read_metadata(path)
+        if files_as_they_are(parquet_files(path)) != before:  # a program that takes no lock
+            raise DatasetChanged(f"{path} changed while it was being read (a file of it was "
+                                 f"written meanwhile); run again once nothing writes it")
     coups = Coups.from_arrow(table)
     rules = metadata.get("rules")
     if rules:
         coups.decks = int(rules.get("decks", 8))
     return CoupsFile(coups, metadata)
+
+
+def files_as_they_are(files: Sequence[Path]) -> list[tuple[str, int, int, int]]:
+    """Each file's name, inode, size and modification time: what changes when a program
+    writes it, in place or by a rename."""
+    found = []
+    for file in files:
+        stat = os.stat(file)
+        found.append((str(file), stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    return found
 
 
 # --- Partitioned outputs: a folder of parts, each written atomically ------------------------
