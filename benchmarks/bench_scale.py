@@ -1,5 +1,6 @@
 """Scale benchmarks: per-core throughput, 1 vs 2 workers, a 10M-shoe run's peak memory,
-and a grid of 100 configurations in one pass against 100 separate runs.
+and grids of 100 configurations (Martingales; composed systems) in one pass against 100
+separate runs.
 
 Every measurement runs ``baccarat`` commands in child processes, end to end, as a user
 would (process start, dataset, replay, metrics, Parquet writing); medians of ``--repeat``
@@ -9,6 +10,7 @@ RSS sum, which counts the shared libraries once per process, is printed beside i
 
     python benchmarks/bench_scale.py                         # all (the 10M run takes minutes)
     python benchmarks/bench_scale.py --only workers grid     # skip the memory run
+    python benchmarks/bench_scale.py --only composed-grid    # issue 21's grid of systems
     python benchmarks/bench_scale.py --memory-shoes 1000000  # a smaller memory run
 
 The separate runs of the grid comparison are extrapolated from ``--separate`` of them
@@ -36,6 +38,17 @@ GRID_BASES = [10, 15, 20, 25, 30, 35, 40, 45, 50, 55]
 GRID_DOUBLINGS = list(range(1, 11))
 GRID = (f"martingale:base=[{','.join(map(str, GRID_BASES))}],"
         f"max_doublings=[{','.join(map(str, GRID_DOUBLINGS))}]")
+#: Issue 21's grid: 100 composed configurations (a selection, a staking plan, per-shoe
+#: rules), 5 x 5 x 4.
+COMPOSED_GRID = ("streak:n=1..5 | martingale:max_doublings=2..6 | "
+                 "stop:win=[50,100,150,200],loss=200,per=shoe")
+
+
+def composed_config(i: int) -> str:
+    """The i-th configuration of ``COMPOSED_GRID`` (in the grid's order)."""
+    n, doublings, win = 1 + i // 20, 2 + i // 4 % 5, (50, 100, 150, 200)[i % 4]
+    return (f"streak:n={n} | martingale:max_doublings={doublings} | "
+            f"stop:win={win},loss=200,per=shoe")
 
 
 def baccarat(args: list[str]) -> tuple[float, float, float]:
@@ -49,8 +62,11 @@ def baccarat(args: list[str]) -> tuple[float, float, float]:
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
+    # The output goes to a file, not a pipe: a command that prints more than a pipe holds
+    # (the summary of a grid of 100 configurations) would wait for this loop to read it.
+    errors = tempfile.TemporaryFile()
     child = psutil.Popen([sys.executable, "-c", CLI, *args], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.DEVNULL, stderr=errors)
     peak_pss = peak_rss = 0.0
     while child.poll() is None:
         pss = rss = 0.0
@@ -68,9 +84,12 @@ def baccarat(args: list[str]) -> tuple[float, float, float]:
         peak_pss = max(peak_pss, pss)
         peak_rss = max(peak_rss, rss)
         time.sleep(0.2)
-    _, err = child.communicate()
+    child.wait()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    errors.seek(0)
+    err = errors.read()
+    errors.close()
     if child.returncode != 0:
         raise SystemExit(f"baccarat {' '.join(args)} failed:\n{err.decode()}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -160,15 +179,19 @@ def memory(work: Path, shoes: int) -> None:
           f"({PEAK_RSS[0]:,.0f} MiB counting shared pages once per process)")
 
 
-def grid(work: Path, shoes: int, separate: int, repeat: int) -> None:
-    print(f"\n== a grid of 100 configurations over {shoes:,} shoes (--ledger none) ==")
+def grid(work: Path, shoes: int, separate: int, repeat: int, composed: bool = False) -> None:
+    what = "composed configurations" if composed else "configurations"
+    print(f"\n== a grid of 100 {what} over {shoes:,} shoes (--ledger none) ==")
     base = ["backtest", "--shoes", str(shoes), "--ledger", "none"]
-    one_pass, cpu, peak, coups = median_run([*base, "-s", GRID], work / "grid", repeat)
+    spec = COMPOSED_GRID if composed else GRID
+    one_pass, cpu, peak, coups = median_run([*base, "-s", spec], work / "grid", repeat)
     print(f"one pass: {one_pass:.1f}s ({coups * 100 / one_pass / 1e6:.1f}M configuration-coups"
           f"/s), peak memory {peak:,.0f} MiB")
     times = []
     for i in range(separate):
-        spec = f"martingale:base={GRID_BASES[i % 10]},max_doublings={GRID_DOUBLINGS[i // 10 % 10]}"
+        k = i * 100 // separate  # spread over the grid
+        spec = composed_config(k) if composed else \
+            f"martingale:base={GRID_BASES[k % 10]},max_doublings={GRID_DOUBLINGS[k // 10 % 10]}"
         wall, _, _ = baccarat([*base, "-s", spec, "--out", str(work / "sep"), "--force", "-q"])
         times.append(wall)
     total = sum(times) * 100 / separate
@@ -178,8 +201,9 @@ def grid(work: Path, shoes: int, separate: int, repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="+", choices=["core", "workers", "memory", "grid"],
-                        default=["core", "workers", "memory", "grid"])
+    parser.add_argument("--only", nargs="+",
+                        choices=["core", "workers", "memory", "grid", "composed-grid"],
+                        default=["core", "workers", "memory", "grid", "composed-grid"])
     parser.add_argument("--shoes", type=int, default=1_000_000,
                         help="shoes of the throughput runs")
     parser.add_argument("--workers-shoes", type=int, default=2_000_000,
@@ -201,6 +225,8 @@ def main() -> None:
             memory(work, args.memory_shoes)
         if "grid" in args.only:
             grid(work, args.grid_shoes, args.separate, args.repeat)
+        if "composed-grid" in args.only:
+            grid(work, args.grid_shoes, args.separate, args.repeat, composed=True)
 
 
 if __name__ == "__main__":

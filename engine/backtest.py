@@ -93,7 +93,14 @@ from .parallel import (
     resolve_workers,
     worker_stray_threads,
 )
-from .replay import EXPECTED_MODES, SessionPolicy, config_policy, replay
+from .replay import (
+    EXPECTED_MODES,
+    ConfigLedger,
+    SessionGrid,
+    SessionPolicy,
+    config_policy,
+    replay,
+)
 from .rules import TableRules
 from .session_stats import INPUTS, batches_of, session_stats
 
@@ -455,14 +462,21 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     fused = _run_fused(task, configs, first_session)
     replayed = [k for k in range(len(configs)) if fused is None or k not in fused.configs]
     by_config: dict[int, pa.Table] = {}
+    ledger_of: dict[int, tuple[SessionGrid, ConfigLedger]] = {}
     staked_kinds: set[str] = set()
+    coups = fused.coups if fused is not None else None
     if fused is not None:
         by_config.update(zip(fused.configs, fused.tables, strict=True))
         staked_kinds.update(fused.staked)
         n_sessions, n_coups = fused.sessions, fused.n_coups
+        if fused.ledgers is not None:
+            assert fused.grid is not None
+            ledger_of.update((k, (fused.grid, config_ledger))
+                             for k, config_ledger in zip(fused.configs, fused.ledgers,
+                                                         strict=True))
     if replayed:  # every configuration without a compiled form (all of them: no fused path)
-        coups = fused.coups if fused is not None and fused.coups is not None else \
-            _chunk_coups(task)
+        if coups is None:
+            coups = _chunk_coups(task)
         config_rules = None if job.config_rules is None else \
             [job.config_rules[k] for k in replayed]
         grid, ledgers = replay(coups, [configs[k] for k in replayed], job.rules, policy,
@@ -472,14 +486,16 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
         staked_kinds.update(kind for config_ledger in ledgers
                             for kind, stake in config_ledger.stakes.items() if stake.any())
         n_sessions, n_coups = int(grid.session_ids.size), len(coups)
-        if job.ledger:
-            parts.append(write_part((ledger_table(grid, coups, config_ledger, k, KINDS)
-                                     for k, config_ledger in zip(replayed, ledgers,
-                                                                 strict=True)),
-                                    folder / LEDGER_FILE, chunk.index,
-                                    {**job.metadata, "kind": "ledger"}, run_id=run_id))
+        ledger_of.update((k, (grid, config_ledger))
+                         for k, config_ledger in zip(replayed, ledgers, strict=True))
         by_config.update((k, sessions_table(grid, config_ledger, k, KINDS))
                          for k, config_ledger in zip(replayed, ledgers, strict=True))
+    if job.ledger:
+        assert coups is not None
+        parts.append(write_part((ledger_table(*ledger_of[k][:1], coups, ledger_of[k][1], k,
+                                              KINDS) for k in range(len(configs))),
+                                folder / LEDGER_FILE, chunk.index,
+                                {**job.metadata, "kind": "ledger"}, run_id=run_id))
     tables = [by_config[k] for k in range(len(configs))]
     staked = sorted(staked_kinds, key=KINDS.index)
     sessions = max(n_sessions, 1)
@@ -577,7 +593,8 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
         return None
     names = [config.name for config in configs]
     everything = len(plan.configs) == len(configs)
-    if everything and not plan.needs_pairs and task.coups is None and job.path is None:
+    if everything and not (plan.needs_pairs or plan.needs_cards or plan.ledger) \
+            and task.coups is None and job.path is None:
         assert job.seed is not None
         shoe_ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
         return run_generated(plan, names, job.rules, job.seed, shoe_ids, job.policy,

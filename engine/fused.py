@@ -70,6 +70,7 @@ from .deal import (
     max_coups_per_shoe,
 )
 from .fused_play import (
+    COUNT_METHODS,
     CYCLES,
     F_MAX_STAKE,
     F_NET,
@@ -80,6 +81,7 @@ from .fused_play import (
     I_RUIN_COUP,
     I_RUINED,
     I_STOP,
+    MIN_CARDS,
     N_FLOATS,
     N_INTS,
     N_PATH,
@@ -103,6 +105,7 @@ from .fused_play import (
     R_TABLE_MIN,
     R_TRAILING,
     SEL_AFTER_TIES,
+    SEL_COUNT,
     SEL_PATTERN,
     SEL_ROAD,
     STK_PERCENT,
@@ -117,9 +120,12 @@ from .odds import bets_offered
 from .replay import (
     END,
     STOP_REASONS,
+    ConfigLedger,
+    SessionGrid,
     SessionPolicy,
     config_policy,
     full_shoe_ev,
+    session_grid,
     session_start_rows,
 )
 from .roads import BLUE, RED
@@ -132,15 +138,21 @@ assert STOP_REASONS.index("end") == END
 with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
     _POW2 = np.exp2(np.arange(1100, dtype=np.float64))
 
-#: The parts the play kernel plays (``engine.fused_play``), by their compiled codes.
+#: The parts the play kernel plays (``engine.fused_play``), by their compiled codes (of the
+#: count triggers, the published counts: ``_plays``).
 PLAYED_SELECTIONS = frozenset(SELECTIONS[name] for name in (
     "always", "follow", "chop", "streak", "ping_pong", "pattern", "skip_first",
-    "after_ties", "road"))
+    "after_ties", "road", "count"))
 PLAYED_STAKINGS = frozenset(STAKINGS[name] for name in (
     "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
     "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
     "reverse_labouchere", "parlay", "one_three_two_four", "percent"))
-assert (SELECTIONS["road"], STAKINGS["percent"]) == (SEL_ROAD, STK_PERCENT)
+assert (SELECTIONS["road"], SELECTIONS["count"], STAKINGS["percent"]) == \
+    (SEL_ROAD, SEL_COUNT, STK_PERCENT)
+
+#: The published counts the kernel keeps (``Count.compiled_form``'s methods from
+#: ``COUNT_METHODS`` on), and their tags by card value.
+PUBLISHED = ("dragon7", "panda8")
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,7 @@ class SystemForm:
     kinds: tuple[str, ...]
     policy: SessionPolicy
     rules: TableRules
+    config: Strategy
 
 
 @dataclass(frozen=True)
@@ -163,6 +176,7 @@ class FusedPlan:
 
     systems: tuple[SystemForm, ...]
     configs: tuple[int, ...]
+    ledger: bool = False  # keep every coup played, for the ledger's rows
 
     @property
     def rules(self) -> tuple[TableRules, ...]:
@@ -173,6 +187,11 @@ class FusedPlan:
     def needs_roads(self) -> bool:
         """Whether a road follower reads the derived roads."""
         return any(system.selection.code == SEL_ROAD for system in self.systems)
+
+    @property
+    def needs_cards(self) -> bool:
+        """Whether a count reads the cards seen (the coups table must hold them)."""
+        return any(system.selection.code == SEL_COUNT for system in self.systems)
 
     @property
     def needs_pairs(self) -> bool:
@@ -189,7 +208,7 @@ def fused_plan(configs: Sequence[Strategy], rules: TableRules,
     replay must play them all (a ledger to write, exact pricing, no configuration it can
     play). A configuration that is not a built-in system of parts the kernel plays (a
     plugin, a count trigger, Kelly) is left to the replay."""
-    if ledger or expected != "auto" or not configs:
+    if expected != "auto" or not configs:
         return None
     each = tuple(config_rules) if config_rules is not None else (rules,) * len(configs)
     systems, kept = [], []
@@ -200,7 +219,7 @@ def fused_plan(configs: Sequence[Strategy], rules: TableRules,
             kept.append(k)
     if not systems:
         return None
-    return FusedPlan(tuple(systems), tuple(kept))
+    return FusedPlan(tuple(systems), tuple(kept), ledger)
 
 
 def system_form(config: Strategy, rules: TableRules,
@@ -209,17 +228,26 @@ def system_form(config: Strategy, rules: TableRules,
     from strategies.system import trusted_parts
 
     parts = trusted_parts(config)
-    if parts is None or config.needs_cards:
+    if parts is None:
         return None
     selection = declared_part_form(parts.selection)
     staking = declared_part_form(parts.staking)
-    if selection is None or staking is None or selection.code not in PLAYED_SELECTIONS \
+    if selection is None or staking is None or not _plays(selection) \
             or staking.code not in PLAYED_STAKINGS:
         return None
     kinds = tuple(parts.selection.kinds())
     if not set(kinds) <= set(bets_offered(rules)):  # the replay refuses it, naming it
         return None
-    return SystemForm(selection, staking, kinds, config_policy(config, policy), rules)
+    return SystemForm(selection, staking, kinds, config_policy(config, policy), rules, config)
+
+
+def _plays(selection: PartForm) -> bool:
+    """Whether the kernel plays this selection: of the count triggers, the published counts
+    (the effect-of-removal and exact EVs are the replay's: a matrix product whose order
+    of additions the kernel cannot promise, and the enumeration)."""
+    if selection.code == SEL_COUNT:
+        return int(selection.params[1]) - COUNT_METHODS in range(len(PUBLISHED))
+    return selection.code in PLAYED_SELECTIONS
 
 
 @dataclass
@@ -235,6 +263,10 @@ class FusedChunk:
     staked: list[str]
     configs: tuple[int, ...]
     coups: Coups | None = None
+    #: With the plan's ``ledger``: each configuration's grids (``ConfigLedger``, as the
+    #: replay's) and the sessions' grid of coup rows, for ``engine.ledger.ledger_table``.
+    ledgers: list[ConfigLedger] | None = None
+    grid: SessionGrid | None = None
 
 
 def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed: int,
@@ -292,49 +324,86 @@ def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: Sessi
     first_shoe = coups.shoe[starts]
     shoe_first = np.ones(n, dtype=np.bool_)
     shoe_first[1:] = coups.shoe[1:] != coups.shoe[:-1]
+    cards = card_counts(coups, coups.decks or plan.rules[0].decks) if plan.needs_cards \
+        else None
     played = _play(plan, names, classify_coups(coups), shoe_first,
-                   np.r_[starts, n].astype(np.int64), first_shoe, first_session)
+                   np.r_[starts, n].astype(np.int64), first_shoe, first_session, cards)
     if played is not None:
         played.coups = coups
+        if plan.ledger:
+            played.grid = session_grid(coups, policy.session_shoes, first_session)
     return played
 
 
 def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first: np.ndarray,
-          starts: np.ndarray, first_shoe: np.ndarray,
-          first_session: int) -> FusedChunk | None:
+          starts: np.ndarray, first_shoe: np.ndarray, first_session: int,
+          cards: CardCounts | None = None) -> FusedChunk | None:
     """Play the plan over the chunk's coups (``classes``; ``shoe_first`` marks each shoe's
-    first) in the sessions starting at ``starts``; their sessions tables."""
+    first; ``cards``: their ``card_counts``, where a count reads them) in the sessions
+    starting at ``starts``; their sessions tables."""
     systems = plan.systems
     n_configs = len(systems)
     n_sessions = starts.size - 1
     width = int(np.diff(starts).max())
     n_kinds = len(BET_KINDS)
-    sel = np.array([system.selection.code for system in systems], dtype=np.int64)
-    stk = np.array([system.staking.code for system in systems], dtype=np.int64)
-    selp = _padded([system.selection.params for system in systems], extra=1)
-    stkp = _padded([system.staking.params for system in systems], extra=1)
-    stk_n = np.array([len(system.staking.params) for system in systems], dtype=np.int64)
     kinds = np.zeros((n_configs, n_kinds), dtype=np.bool_)
     for c, system in enumerate(systems):
         kinds[c, [KIND_INDEX[kind] for kind in system.kinds]] = True
-    rules = np.stack([_policy_row(system.policy, system.rules) for system in systems])
     tables = {r: _payouts(r) for r in set(plan.rules)}
-    payouts = np.ascontiguousarray(np.stack([tables[r] for r in plan.rules]))
     roads = road_features(classes // _PER_OUTCOME, shoe_first) if plan.needs_roads else \
         np.zeros((1, 3, 3), dtype=np.int8)
     floats = np.zeros((n_configs, N_FLOATS + n_kinds, n_sessions))
     ints = np.zeros((n_configs, N_INTS, n_sessions), dtype=np.int64)
     path = np.zeros((n_configs, n_sessions, N_PATH))
     first_step = np.full((n_configs, n_kinds), width, dtype=np.int64)
-    window = max([1, *(_window(system.selection) for system in systems)])
-    problem = play_systems(
-        classes, shoe_first, roads, starts, width, sel, selp, stk, stkp, stk_n, kinds,
-        rules, payouts, _POW2, _FIB, CYCLES, floats, ints, path, first_step,
-        np.zeros(width), np.zeros(width), np.full(width, -1, dtype=np.int64), np.zeros(width),
-        np.zeros(stkp.shape[1] + width + 2, dtype=np.int64), np.zeros(window, dtype=np.int64),
-        np.empty((4, SUM_DEPTH), dtype=np.int64), np.empty(SUM_DEPTH))
-    if problem:
-        return None
+    per_coup = (cards.counts, cards.seen, cards.left, cards.whole) if cards is not None else \
+        (np.zeros((len(PUBLISHED), 1), dtype=np.int64), np.zeros(1, dtype=np.int64),
+         np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_))
+    # A count's stakes are priced from the cards left, coup by coup, as the replay prices
+    # every strategy that reads the cards: those configurations are played one at a time,
+    # keeping their grids; the others all at once.
+    priced = [c for c, system in enumerate(systems) if system.selection.code == SEL_COUNT]
+    kept = list(range(n_configs)) if plan.ledger else priced  # each one's grids kept
+    batches = [([c for c in range(n_configs) if c not in kept], False)]
+    batches += [([c], True) for c in kept]
+    expected_of: dict[int, np.ndarray] = {}
+    grids_of: dict[int, tuple[np.ndarray, ...]] = {}
+    priced_grid: dict[int, np.ndarray] = {}
+    for batch, keep in batches:
+        if not batch:
+            continue
+        chosen = [systems[c] for c in batch]
+        stkp = _padded([system.staking.params for system in chosen], extra=1)
+        grids = _grids(n_sessions, width) if keep else _grids(1, 1)
+        out_floats = np.zeros((len(batch), N_FLOATS + n_kinds, n_sessions))
+        out_ints = np.zeros((len(batch), N_INTS, n_sessions), dtype=np.int64)
+        out_path = np.zeros((len(batch), n_sessions, N_PATH))
+        out_first = np.full((len(batch), n_kinds), width, dtype=np.int64)
+        problem = play_systems(
+            classes, shoe_first, roads, *per_coup, starts, width,
+            np.array([system.selection.code for system in chosen], dtype=np.int64),
+            _padded([system.selection.params for system in chosen], extra=1),
+            np.array([system.staking.code for system in chosen], dtype=np.int64), stkp,
+            np.array([len(system.staking.params) for system in chosen], dtype=np.int64),
+            np.ascontiguousarray(kinds[batch]),
+            np.stack([_policy_row(system.policy, system.rules) for system in chosen]),
+            np.ascontiguousarray(np.stack([tables[system.rules] for system in chosen])),
+            _POW2, _FIB, CYCLES, out_floats, out_ints, out_path, out_first, keep, *grids,
+            np.zeros(width), np.zeros(width), np.full(width, -1, dtype=np.int64),
+            np.zeros(width), np.zeros(stkp.shape[1] + width + 2, dtype=np.int64),
+            np.zeros(max([1, *(_window(system.selection) for system in chosen)]),
+                     dtype=np.int64),
+            np.empty((4, SUM_DEPTH), dtype=np.int64), np.empty(SUM_DEPTH))
+        if problem:
+            return None
+        floats[batch], ints[batch], path[batch], first_step[batch] = \
+            out_floats, out_ints, out_path, out_first
+        if keep and batch[0] in priced:
+            assert cards is not None
+            priced_grid[batch[0]] = _priced_by_the_cards(chosen[0], grids, starts, cards)
+            expected_of[batch[0]] = priced_grid[batch[0]].sum(axis=1)
+        if keep and plan.ledger:
+            grids_of[batch[0]] = grids
     session_ids = first_session + np.arange(n_sessions, dtype=np.int64)
     out = []
     staked_kinds: set[str] = set()
@@ -345,10 +414,12 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
                      for i, kind in enumerate(system.kinds)
                      if first_step[c, KIND_INDEX[kind]] < width)
         staked_kinds.update(kind for _, _, kind in met)
-        ev = full_shoe_ev(system.rules)
-        expected = np.zeros(n_sessions)
-        for _, _, kind in met:
-            expected += floats[c, N_FLOATS + KIND_INDEX[kind]] * ev[kind]
+        expected = expected_of.get(c)
+        if expected is None:  # priced by the full shoe, as the replay prices it
+            ev = full_shoe_ev(system.rules)
+            expected = np.zeros(n_sessions)
+            for _, _, kind in met:
+                expected += floats[c, N_FLOATS + KIND_INDEX[kind]] * ev[kind]
         metrics = session_columns(
             start=float(system.policy.bankroll), net=floats[c, F_NET],
             wagered=floats[c, F_WAGERED], expected=expected, path=path[c],
@@ -361,7 +432,137 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
         k = plan.configs[c]
         out.append(session_rows(k, names[k], session_ids, first_shoe, metrics, by_kind))
     staked = sorted(staked_kinds, key=list(KIND_INDEX).index)
-    return FusedChunk(out, int(classes.size), n_sessions, staked, plan.configs)
+    chunk = FusedChunk(out, int(classes.size), n_sessions, staked, plan.configs)
+    if plan.ledger:
+        chunk.ledgers = [_config_ledger(system, grids_of[c], ints[c], first_step[c], width,
+                                        priced_grid.get(c))
+                         for c, system in enumerate(systems)]
+    return chunk
+
+
+def _config_ledger(system: SystemForm, grids: tuple[np.ndarray, ...], ints: np.ndarray,
+                   first_step: np.ndarray, width: int,
+                   priced: np.ndarray | None) -> ConfigLedger:
+    """A configuration's grids as the replay's ``ConfigLedger``: the stakes of each kind it
+    staked in the chunk (in the order the replay met them), the nets, the bankroll after
+    each coup and the coups played; its stakes' expected nets from the cards left where a
+    count priced them so (``priced``)."""
+    side, stake, net, bankroll, played = grids
+    met = sorted((int(first_step[KIND_INDEX[kind]]), i, kind)
+                 for i, kind in enumerate(system.kinds)
+                 if first_step[KIND_INDEX[kind]] < width)
+    stakes = {kind: np.where(side == KIND_INDEX[kind], stake, 0.0) for _, _, kind in met}
+    return ConfigLedger(
+        strategy=system.config, stakes=stakes, net=net, bankroll=bankroll, played=played,
+        limit_hits=ints[I_LIMIT_HITS], ruined=ints[I_RUINED].astype(bool),
+        ruin_coup=ints[I_RUIN_COUP], stop_reason=ints[I_STOP].astype(np.int8),
+        start_bankroll=float(system.policy.bankroll), shoe_ev=full_shoe_ev(system.rules),
+        exact_expected=priced,
+        priced_by="remaining cards" if priced is not None else "full shoe")
+
+
+def _grids(n_sessions: int, width: int) -> tuple[np.ndarray, ...]:
+    """The kernel's grids of one configuration (sessions x width): the kind chosen, the
+    stake placed, the net, the bankroll after the coup, whether it was played."""
+    return (np.full((n_sessions, width), -1, dtype=np.int8), np.zeros((n_sessions, width)),
+            np.zeros((n_sessions, width)), np.zeros((n_sessions, width)),
+            np.zeros((n_sessions, width), dtype=np.bool_))
+
+
+def _priced_by_the_cards(system: SystemForm, grids: tuple[np.ndarray, ...],
+                         starts: np.ndarray, cards: CardCounts) -> np.ndarray:
+    """Each session's expected net of its stakes, each priced from the cards left in the
+    shoe before its coup, as the replay prices a strategy that reads the cards
+    (``engine.replay._price_step``): the exact EV of the kind staked on the composition
+    left (the full shoe's where fewer than six cards are left), summed as numpy sums the
+    replay's grid."""
+    from .odds import expected_values_batch
+    from .odds.cache import CACHE
+
+    side, stake = grids[0], grids[1]
+    sessions, steps = np.nonzero(stake > 0)
+    rows = starts[sessions] + steps
+    remaining = cards.full - cards.by_value[rows].astype(np.int64)
+    whole = (remaining.sum(axis=1) >= MIN_CARDS) & (remaining >= 0).all(axis=1)
+    rules = system.rules if cards.decks == system.rules.decks else \
+        system.rules.model_copy(update={"decks": cards.decks})
+    ev = np.empty((rows.size, len(BET_KINDS)))
+    kinds = tuple(sorted({BET_KINDS[k] for k in side[sessions, steps]}, key=BET_KINDS.index))
+    if whole.any():
+        ev[whole] = expected_values_batch(remaining[whole], rules, validate=False,
+                                          parallel=False, cache=CACHE, kinds=kinds)
+    if not whole.all():
+        shoe = full_shoe_ev(system.rules)
+        ev[~whole] = [shoe[kind] for kind in BET_KINDS]
+    expected = np.zeros(stake.shape)
+    expected[sessions, steps] = 0.0 + stake[sessions, steps] * \
+        ev[np.arange(rows.size), side[sessions, steps]]
+    return expected
+
+
+@dataclass(frozen=True)
+class CardCounts:
+    """What the cards seen in each coup's shoe before it show (``card_counts``)."""
+
+    counts: np.ndarray    # each published count's running count (PUBLISHED x coups)
+    seen: np.ndarray      # cards seen (coups)
+    left: np.ndarray      # cards left (coups)
+    whole: np.ndarray     # no value seen more often than the shoe holds (coups)
+    by_value: np.ndarray  # the cards seen by value (coups x 10)
+    full: np.ndarray      # the full shoe by value
+    decks: int
+
+
+def card_counts(coups: Coups, decks: int) -> CardCounts:
+    """What the cards seen in each coup's shoe before it show, as the replay's table keeps
+    them (the shown burn card, then every card of each coup dealt; ``engine.replay``'s
+    ``_count_shown``), for a shoe of ``decks`` decks."""
+    from strategies.selections.counting import PUBLISHED_TAGS
+
+    n = len(coups)
+    tags = np.ascontiguousarray(np.stack([PUBLISHED_TAGS[name][0] for name in PUBLISHED]),
+                                dtype=np.int64)
+    full = np.array([16 * decks] + [4 * decks] * 9, dtype=np.int64)
+    shoe_first = np.ones(n, dtype=np.bool_)
+    shoe_first[1:] = coups.shoe[1:] != coups.shoe[:-1]
+    counts = np.empty((len(PUBLISHED), n), dtype=np.int64)
+    seen = np.empty(n, dtype=np.int64)
+    left = np.empty(n, dtype=np.int64)
+    whole = np.empty(n, dtype=np.bool_)
+    by_value = np.empty((n, full.size), dtype=np.int16)
+    _card_counts(np.ascontiguousarray(coups.cards), np.ascontiguousarray(coups.burn_shown),
+                 shoe_first, VALUE_OF_CODE, full, tags, counts, seen, left, whole, by_value)
+    return CardCounts(counts, seen, left, whole, by_value, full, decks)
+
+
+@njit(cache=True)
+def _card_counts(cards, burn_shown, shoe_first, value_of_code, full, tags, counts, seen,
+                 left, whole, seen_by_value):  # pragma: no cover - compiled
+    """``card_counts``' pass: the shoe's counts by value, before each coup."""
+    by_value = np.zeros(full.shape[0], dtype=np.int64)
+    for t in range(cards.shape[0]):
+        if shoe_first[t]:
+            by_value[:] = 0
+            if burn_shown[t] >= 0:
+                by_value[value_of_code[burn_shown[t]]] += 1
+        total = 0
+        ok = True
+        for v in range(full.shape[0]):
+            total += by_value[v]
+            ok &= full[v] - by_value[v] >= 0
+            seen_by_value[t, v] = by_value[v]
+        for j in range(tags.shape[0]):
+            running = 0
+            for v in range(full.shape[0]):
+                running += by_value[v] * tags[j, v]
+            counts[j, t] = running
+        seen[t] = total
+        left[t] = full.sum() - total
+        whole[t] = ok
+        for column in range(cards.shape[1]):
+            code = cards[t, column]
+            if code >= 0:
+                by_value[value_of_code[code]] += 1
 
 
 #: A coup's outcome is its class divided by this (``engine.bets``).

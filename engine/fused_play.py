@@ -32,7 +32,7 @@ from .jit import njit
 
 # Selections (strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
 SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SKIP_FIRST, \
-    SEL_AFTER_TIES, SEL_ROAD = range(9)
+    SEL_AFTER_TIES, SEL_ROAD, SEL_COUNT = range(10)
 STK_FLAT, STK_MARTINGALE, STK_GRAND_MARTINGALE, STK_PAROLI, STK_DALEMBERT, STK_FIBONACCI, \
     STK_LABOUCHERE, STK_OSCARS_GRIND, STK_1326, STK_CONTRA_DALEMBERT, \
     STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT = range(14)
@@ -63,6 +63,12 @@ N_PATH = 9
 
 #: Problems: where the replay would raise.
 NOT_A_STAKE, UNSETTLED = 1, 2
+
+#: The count methods' codes (``Count.compiled_form``): exact, true_count, then the
+#: published counts the kernel plays (dragon7, panda8), in ``PUBLISHED`` order from here.
+COUNT_METHODS = 2
+#: Fewer cards left than this and a count does not look (``engine.odds`` MIN_CARDS).
+MIN_CARDS = 6
 
 #: The stake cycles of 1-3-2-6 and 1-3-2-4, in base units.
 CYCLES = np.array([[1.0, 3.0, 2.0, 6.0], [1.0, 3.0, 2.0, 4.0]])
@@ -162,14 +168,19 @@ def _units(line, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True, native=True)
-def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp, stk_n,
-                 kinds, rules, payouts, pow2, fib, cycles, floats, ints, path, first_step,
-                 nets, totals, sides, kstake, line, recent, stack, left):  # pragma: no cover
+def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, cards_ok, starts,
+                 width, sel, selp, stk, stkp, stk_n, kinds, rules, payouts, pow2, fib, cycles,
+                 floats, ints, path, first_step, keep, grid_side, grid_stake, grid_net,
+                 grid_bankroll, grid_played, nets, totals, sides, kstake, line, recent,
+                 stack, left):  # pragma: no cover - compiled
     """Play every configuration over every session; 0, or the problem (``NOT_A_STAKE``,
     ``UNSETTLED``) that makes the replay raise.
 
     Per coup (the chunk's): ``classes`` (``engine.bets``), ``shoe_first`` (a shoe's first
-    coup), ``roads`` (``engine.fused.road_features``). Per session: ``starts`` (its first
+    coup), ``roads`` (``engine.fused.road_features``), and what the cards seen in its shoe
+    before it show (``engine.fused.card_counts``): each published count's running count
+    (``counts``), the cards seen and left, and whether the counts are whole (``cards_ok``).
+    Per session: ``starts`` (its first
     coup; the last entry ends the chunk); ``width``: the longest session. Per
     configuration: the selection's code and numbers (``sel``, ``selp``), the staking
     plan's (``stk``, ``stkp``, ``stk_n`` of them), ``kinds`` (the bet kinds its selection
@@ -177,7 +188,11 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
     Out: ``floats`` (configs x (``N_FLOATS`` + bet kinds) x sessions), ``ints``
     (configs x ``N_INTS`` x sessions), ``path`` (configs x sessions x ``N_PATH``) and
     ``first_step`` (the first step, over the sessions, at which each kind was staked:
-    the order the replay met them in). The rest is working space: ``nets``, ``totals``
+    the order the replay met them in); with ``keep``, the replay's grids (sessions x
+    ``width``) of what each session did on each coup it played: the kind chosen, the stake
+    placed, the net, the bankroll after it and True (``grid_side``, ``grid_stake``,
+    ``grid_net``, ``grid_bankroll``, ``grid_played``, for the ledger and for the prices of
+    the stakes from the cards left). The rest is working space: ``nets``, ``totals``
     (``width`` zeros), ``sides`` (``width`` ``NO_BET``), ``kstake`` (``width`` zeros),
     ``line`` (a Labouchere line), ``recent`` (a pattern's or a tie window's outcomes),
     ``stack``, ``left``.
@@ -222,6 +237,8 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
         ties_keep = False
         road_k = 0
         road_mode = 0
+        count_j = 0
+        threshold = 0.0
         if s_code == SEL_ALWAYS:
             side_sel = int(selp[c, 0])
         elif s_code == SEL_FOLLOW or s_code == SEL_CHOP:
@@ -243,9 +260,14 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
             n_sel = int(selp[c, 0])
             m_sel = int(selp[c, 1])
             side_sel = int(selp[c, 2])
-        else:  # SEL_ROAD
+        elif s_code == SEL_ROAD:
             road_k = int(selp[c, 0])
             road_mode = int(selp[c, 1])
+        else:  # SEL_COUNT: a published count (its tags' running counts are in ``counts``)
+            side_sel = int(selp[c, 0])
+            count_j = int(selp[c, 1]) - COUNT_METHODS
+            threshold = selp[c, 2]
+            n_sel = int(selp[c, 3])  # min_depth
         n_line = stk_n[c] - 1
         blank = 0 if s_code == SEL_AFTER_TIES else -1  # a window's empty place
         one_kind = -1  # the one bet kind the selection may choose, if it is one
@@ -255,7 +277,8 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
         more_rules = trailing < np.inf or max_losses >= 0 or shoes
         # Whether the selection learns from the outcomes (always, skip_first and the road
         # followers read none of their own).
-        learns = s_code != SEL_ALWAYS and s_code != SEL_SKIP_FIRST and s_code != SEL_ROAD
+        learns = s_code != SEL_ALWAYS and s_code != SEL_SKIP_FIRST and s_code != SEL_ROAD \
+            and s_code != SEL_COUNT
         for s in range(n_sessions):
             lo = starts[s]
             length = starts[s + 1] - lo
@@ -356,7 +379,7 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                     side = side_sel if shoe_coup >= n_sel else NO_BET
                 elif s_code == SEL_AFTER_TIES:
                     side = side_sel if ties >= n_sel else NO_BET
-                else:  # SEL_ROAD
+                elif s_code == SEL_ROAD:
                     wanted = roads[row, road_k - 1, 0] if road_mode == 0 else road_mode
                     side = NO_BET
                     if wanted != 0:
@@ -364,6 +387,13 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                             side = _BANKER
                         elif roads[row, road_k - 1, 2] == wanted:
                             side = _PLAYER
+                else:  # SEL_COUNT: the true count (running count per deck left), as
+                    # Count.true_count computes it, where the session looks
+                    side = NO_BET
+                    left_cards = cards_left[row]
+                    if (seen_cards[row] >= n_sel) & (left_cards >= MIN_CARDS) & cards_ok[row]:
+                        if counts[count_j, row] / (left_cards / 52.0) >= threshold:
+                            side = side_sel
                 # --- the staking plan's stake
                 if side < 0:
                     stake = 0.0
@@ -431,6 +461,12 @@ def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp
                 bankroll = bankroll + net
                 nets[t] = net
                 totals[t] = total
+                if keep:  # the ledger's grids: what the session did on this coup
+                    grid_side[s, t] = side
+                    grid_stake[s, t] = stake
+                    grid_net[s, t] = net
+                    grid_bankroll[s, t] = bankroll
+                    grid_played[s, t] = True
                 top_stake = max(top_stake, stake)
                 played += 1
                 coup += 1

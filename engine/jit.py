@@ -16,7 +16,10 @@ the name :data:`prange` by :func:`numba.prange`. Inlining (``inline="always"``),
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -56,6 +59,12 @@ class Kernel:
     def compiled(self) -> Any:
         """The numba dispatcher (imports numba and binds the kernel's callees first)."""
         if self._dispatcher is None:
+            with interrupts_held():
+                return self._make_dispatcher()
+        return self._dispatcher
+
+    def _make_dispatcher(self) -> Any:
+        if self._dispatcher is None:
             import numba
 
             if not self._binding:  # a kernel that calls itself is bound once
@@ -77,6 +86,9 @@ class Kernel:
                 except native.NotNative:
                     pass
         dispatcher = self._dispatcher if self._dispatcher is not None else self.compiled()
+        if not dispatcher.overloads:  # the first call compiles or loads the machine code
+            with interrupts_held():
+                return dispatcher(*args, **kwargs)
         return dispatcher(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:  # signatures, parallel_diagnostics, ...
@@ -87,6 +99,35 @@ class Kernel:
     def __repr__(self) -> str:
         state = "compiled" if self._dispatcher is not None else "not compiled yet"
         return f"<Kernel {self.__module__}.{self.__qualname__} ({state})>"
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C back while a kernel is compiled or loaded, and deliver it after.
+
+    numba (and llvmlite) call back into Python while they build or load machine code; a
+    KeyboardInterrupt raised inside such a callback is printed as "Exception ignored"
+    with a traceback and lost, and the command goes on. Here the interrupt is only noted,
+    and raised once the machine code is in place (nothing to do outside the main thread,
+    where Python never runs signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    except ValueError:  # pragma: no cover - a main thread that may not set handlers
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if noted and previous is not signal.SIG_IGN:
+            if callable(previous):
+                previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
+            else:
+                raise KeyboardInterrupt
 
 
 def _bind(func: Callable[..., Any]) -> None:

@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from .jit import interrupts_held
+
 #: The environment variable that turns the native path off ("0").
 SWITCH = "BACCARAT_NATIVE"
 
@@ -394,7 +396,8 @@ def call(kernel: Any, args: tuple[Any, ...]) -> Any:
     loaded = kernel._native.get(keys)
     if loaded is None:
         try:
-            loaded = kernel._native[keys] = _loaded(kernel, args, keys)
+            with interrupts_held():
+                loaded = kernel._native[keys] = _loaded(kernel, args, keys)
         except NotNative as exc:
             refused[name] = str(exc)
             raise

@@ -234,11 +234,10 @@ def test_a_bet_the_dataset_cannot_settle_is_refused_as_the_replay_refuses_it():
     assert "cannot be settled" in str(fused.value)
 
 
-def test_the_ledger_exact_pricing_and_plugins_take_the_replay():
+def test_exact_pricing_and_plugins_take_the_replay():
     configs = expand_spec("martingale")
     rules = TableRules()
     assert fused_plan(configs, rules, None, ledger=False, expected="auto") is not None
-    assert fused_plan(configs, rules, None, ledger=True, expected="auto") is None
     assert fused_plan(configs, rules, None, ledger=False, expected="exact") is None
 
     class Doubler(Martingale):  # changes how a Martingale stakes, declares no compiled form
@@ -492,3 +491,60 @@ def test_the_composed_built_in_of_issue_21_stops_per_shoe_as_the_replay_does():
     assert_same_run(fused, generic)
     stops = fused.sessions["stop_reason"].value_counts()
     assert stops.get("win_goal", 0) > 0 and stops.get("end", 0) > 0
+
+
+def test_the_published_counts_give_the_replays_sessions_priced_by_the_cards_left(
+        shoes: Coups):
+    """Dragon 7 and Panda 8 counts (EZ tables) played by the kernel: each coup's true count
+    from the cards seen in the shoe, the shown burn card included; their stakes priced from
+    the cards left, coup by coup, as the replay prices a strategy that reads the cards."""
+    specs = ["count:method=dragon7,threshold=1 | flat",
+             "count:method=panda8,threshold=3,min_depth=30 | martingale",
+             "count:method=dragon7,threshold=2 | paroli | stop:win=60,per=shoe",
+             "streak:n=2 | dalembert"]
+    rules = TableRules(variant="ez", table_min=5)
+    seen = assert_same_sessions(specs, shoes, rules, SessionPolicy(session_shoes=2))
+    assert seen["bets"] > 0
+    plan = fused_plan([c for s in specs for c in expand_spec(s)], rules, None, ledger=False,
+                      expected="auto")
+    assert plan is not None and plan.needs_cards
+    # The counts the kernel does not play (their EV estimates) are the replay's.
+    assert fused_plan(expand_spec("count:method=true_count | flat"), rules, None,
+                      ledger=False, expected="auto") is None
+
+
+def test_the_full_ledger_played_fused_is_the_replays_row_for_row():
+    """With the ledger, the fused path keeps every coup each session played (the kind, the
+    stake, the net, the bankroll) and writes the replay's ledger rows from them: the same
+    parts bit for bit, a count's expected nets priced from the cards left included."""
+    specs = ["martingale", "streak:n=2 | dalembert | stop:win=50,per=shoe", "road | paroli",
+             "count:method=dragon7,threshold=1 | flat", "count:method=true_count | flat",
+             f"{CHOOSY}:EveryOther | fibonacci"]
+    kwargs: dict[str, Any] = {"strategies": specs, "shoes": 14, "seed": 3, "chunk_shoes": 5,
+                              "rules": TableRules(variant="ez", table_min=5),
+                              "session_shoes": 2}
+    chunks: list[tuple[int, ...]] = []
+    kept = backtest_module._run_fused
+
+    def spy(*args: Any, **spied: Any) -> Any:
+        result = kept(*args, **spied)
+        chunks.append(result.configs if result is not None else ())
+        return result
+
+    backtest_module._run_fused = spy  # type: ignore[assignment]
+    try:
+        fused = backtest(ledger=True, **kwargs)
+    finally:
+        backtest_module._run_fused = kept
+    assert chunks and set(chunks) == {(0, 1, 2, 3)}  # the EV count, the plugin replayed
+    with generic_only():
+        generic = backtest(ledger=True, **kwargs)
+    assert_same_run(fused, generic)
+    a = read_run_table(fused.folder, "ledger")
+    b = read_run_table(generic.folder, "ledger")
+    assert a.schema.equals(b.schema) and a.num_rows == b.num_rows > 0
+    for name in a.column_names:
+        left = a.column(name).to_numpy(zero_copy_only=False)
+        right = b.column(name).to_numpy(zero_copy_only=False)
+        assert np.array_equal(left.view(np.int64), right.view(np.int64)) \
+            if left.dtype.kind == "f" else np.array_equal(left, right), name

@@ -144,3 +144,23 @@ def test_the_fused_kernels_allocate_nothing():
     for kernel in (_deal_classes, play_systems):
         assert f"{kernel.__module__}.{kernel.__qualname__}" not in native.refused
         assert kernel._native
+
+
+def test_ctrl_c_while_a_kernel_is_built_or_loaded_comes_after_it():
+    """numba and llvmlite call back into Python while they build or load machine code; a
+    KeyboardInterrupt raised in such a callback is lost ("Exception ignored"), so Ctrl-C is
+    held back while a kernel is compiled or loaded and raised once it is in place."""
+    import os
+    import signal
+    import time
+
+    from engine.jit import interrupts_held
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # Python runs its signal handler here: it must only note it
+            done.append(True)
+    assert done == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
