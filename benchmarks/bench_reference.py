@@ -22,7 +22,8 @@ Parquet, no metrics.
 
 Against them, the whole ``baccarat backtest`` process (start-up, generating and dealing
 the shoes, the fused path or the replay, metrics, the run folder): built-in Martingale
-with ``--ledger none`` (issue 21's target: 0.8 of the issue's loop), the full ledger
+and the composed ``streak:n=3 | martingale | stop:win=50,loss=200,per=shoe`` with
+``--ledger none`` (issue 21's target: 0.8 of the issue's loop each), the full ledger
 (1.5M coups/s) and a SimpleStrategy plugin (250k coups/s). As issue 21 reads its target,
 both sides are whole processes pinned to one core (``--pin``): before each backtest
 process, each loop runs as its own process (Python, numpy and numba started, the kernel
@@ -66,6 +67,8 @@ from engine.rules import TableRules  # noqa: E402
 from engine.shoe import _shuffle_in_turn, shoe_stream_state, shuffle_with  # noqa: E402
 
 SIMPLE_PLUGIN = ROOT / "examples" / "simple_martingale.py"
+#: Issue 21's composed built-in: a selection, a staking plan and per-shoe session rules.
+COMPOSED = "streak:n=3 | martingale | stop:win=50,loss=200,per=shoe"
 
 
 def outcome_table() -> np.ndarray:
@@ -358,9 +361,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--only", nargs="+", choices=("none", "full", "simple"),
-                        default=("none", "full", "simple"),
-                        help="which backtests to time (default: all three)")
+    parser.add_argument("--only", nargs="+", choices=("none", "composed", "full", "simple"),
+                        default=("none", "composed", "full", "simple"),
+                        help="which backtests to time (default: all four)")
     parser.add_argument("--workers", type=int, default=1,
                         help="--workers of the backtests (the loops stay on one core; "
                         "the ratio is then by wall clock)")
@@ -403,6 +406,9 @@ def main() -> None:
         if "none" in args.only:
             chosen.append((f"martingale, --ledger none{label}", "none",
                            [*base, "-s", "martingale", "--ledger", "none"], args.shoes))
+        if "composed" in args.only:
+            chosen.append((f"composed, --ledger none{label}", "composed",
+                           [*base, "-s", COMPOSED, "--ledger", "none"], args.shoes))
         if "full" in args.only:
             chosen.append((f"martingale, full ledger{label}", "full",
                            [*base, "-s", "martingale"], args.shoes))
@@ -433,8 +439,8 @@ def main() -> None:
     print(f"/ issue, / tuned: the median over the runs of each run's coups/s ({by}) over that\n"
           f"of the issue's (the tuned) loop over the same shoes just before it, run as a\n"
           f"whole process (in process for the backtests called in process)")
-    print("targets: --ledger none 0.8 of the issue's loop; full ledger 1.5M coups/s; "
-          "SimpleStrategy 250k coups/s")
+    print("targets: --ledger none (martingale, composed) 0.8 of the issue's loop; full "
+          "ledger 1.5M coups/s; SimpleStrategy 250k coups/s")
 
 
 if __name__ == "__main__":

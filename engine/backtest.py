@@ -55,8 +55,9 @@ from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
-from .fused import FusedChunk, covers_policy, fused_plan, run_coups, run_generated
+from .fused import FusedChunk, fused_plan, run_coups, run_generated
 from .io.datasets import DatasetChanged, PartPrint, dataset_prints
+from .io.inputs import import_in_memory, is_coups_parquet
 from .io.owner import claim_output, pinned
 from .io.parquet import (
     METADATA_KEY,
@@ -81,6 +82,7 @@ from .io.parquet import (
 )
 from .ledger import ledger_table, sessions_table
 from .metrics import SUMMARY_METRICS, summarize_stats, weighted_house_edge
+from .notebook import ResultViews
 from .parallel import (
     Backend,
     Chunk,
@@ -169,6 +171,10 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
         path = Path(coups)
         if not path.exists():
             raise FileNotFoundError(f"no coups file at {path}")
+        if not is_coups_parquet(path):  # anything `baccarat import` reads, in memory
+            table = import_in_memory(path, rules)
+            return Dataset(coups=table, fingerprint=_fingerprint_coups(table),
+                           description=f"{path} (imported in memory)")
         if reading is not None:
             reading.enter_context(pinned(path))
         check_complete(path)
@@ -276,9 +282,11 @@ def _config_is(*configs: int) -> ds.Expression:
     return field == configs[0] if len(configs) == 1 else field.isin(list(configs))
 
 
-class BacktestResult:
+class BacktestResult(ResultViews):
     """A finished run: its summary and what produced it, with the sessions and the ledger
-    read from its folder on first use.
+    read from its folder on first use. In a notebook it shows its verdict table and a
+    bankroll figure; ``plot()`` and ``bankroll_curve()`` (``engine.notebook``) draw and
+    give the bankroll by coup and the share of sessions ruined and busted.
 
     ``path`` is the run folder (None for a run made without ``out`` and not saved: its
     files then live in a temporary folder, removed with the result).
@@ -459,7 +467,8 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
             [job.config_rules[k] for k in replayed]
         grid, ledgers = replay(coups, [configs[k] for k in replayed], job.rules, policy,
                                first_session=first_session, config_rules=config_rules,
-                               expected=job.expected)  # type: ignore[arg-type]
+                               expected=job.expected,  # type: ignore[arg-type]
+                               seed=job.seed or 0, on_step=_step_progress(task, coups))
         staked_kinds.update(kind for config_ledger in ledgers
                             for kind, stake in config_ledger.stakes.items() if stake.any())
         n_sessions, n_coups = int(grid.session_ids.size), len(coups)
@@ -495,6 +504,52 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
 #: Where a chunk run in the run's own process returns the columns the summary reads.
 _SUMMARY_COLUMNS = "summary_columns"
 
+#: ``progress(coups, sessions)`` of the run playing its chunks in this process: a chunk
+#: played here reports its sessions as its steps go (a slow plugin's one chunk would
+#: otherwise hold the bar at 0 until it ends). Workers of a pool or a cluster have none.
+_HERE_PROGRESS: list[Callable[[int, int], None]] = []
+#: What a chunk has reported so far, by chunk index: (coups, sessions).
+_REPORTED: dict[int, tuple[int, int]] = {}
+
+
+@contextlib.contextmanager
+def _progress_here(progress: Callable[[int, int], None] | None) -> Iterator[None]:
+    """While the chunks run in this process, let them report their steps to ``progress``."""
+    if progress is None:
+        yield
+        return
+    _HERE_PROGRESS.append(progress)
+    _REPORTED.clear()
+    try:
+        yield
+    finally:
+        _HERE_PROGRESS.remove(progress)
+
+
+def _step_progress(task: _Task, coups: Coups) -> Callable[[int, int], None] | None:
+    """The replay's ``on_step`` for a chunk played here: the share of the chunk's sessions
+    and coups its steps have played, at most every tenth of a second."""
+    if not _HERE_PROGRESS:
+        return None
+    report = _HERE_PROGRESS[-1]
+    index, sessions, total = task.chunk.index, task.chunk.shoes, len(coups)
+    session_shoes = max(task.job.policy.session_shoes, 1)
+    sessions = -(-sessions // session_shoes)
+    last = [time.perf_counter()]
+
+    def on_step(done: int, width: int) -> None:
+        now = time.perf_counter()
+        if done < width and now - last[0] < 0.1:
+            return
+        last[0] = now
+        coups_so_far, sessions_so_far = _REPORTED.get(index, (0, 0))
+        coups_now, sessions_now = total * done // width, sessions * done // width
+        if sessions_now > sessions_so_far or coups_now > coups_so_far:
+            report(coups_now - coups_so_far, sessions_now - sessions_so_far)
+            _REPORTED[index] = (coups_now, sessions_now)
+
+    return on_step
+
 
 def _summary_columns(table: pa.Table, staked: Sequence[str]) -> dict[str, np.ndarray]:
     """The columns of one configuration's sessions table that the summary reads (the
@@ -516,15 +571,13 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
     can play (``FusedChunk.configs``; the caller replays the others), or None when it
     plays none (or refuses a stake: the replay then plays the chunk and says where)."""
     job, chunk = task.job, task.chunk
-    if not covers_policy(job.policy):
-        return None
     plan = fused_plan(configs, job.rules, job.config_rules, ledger=job.ledger,
-                      expected=job.expected)
+                      expected=job.expected, policy=job.policy)
     if plan is None:
         return None
     names = [config.name for config in configs]
     everything = len(plan.configs) == len(configs)
-    if everything and task.coups is None and job.path is None:
+    if everything and not plan.needs_pairs and task.coups is None and job.path is None:
         assert job.seed is not None
         shoe_ids = np.arange(chunk.first_shoe, chunk.first_shoe + chunk.shoes, dtype=np.int64)
         return run_generated(plan, names, job.rules, job.seed, shoe_ids, job.policy,
@@ -670,7 +723,10 @@ def backtest(
     others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
     coup bet on is then enumerated, which is slower).
 
-    ``backend_options`` go to the ``Backend`` (the Dask timeouts).
+    ``backend_options`` go to the ``Backend`` (the Dask timeouts). ``policy`` gives the
+    session rules as one ``SessionPolicy`` (``engine.Session``) instead of
+    ``bankroll``, ``when_short``, ``stop_loss``, ``win_goal``, ``max_coups`` and
+    ``session_shoes``.
 
     ``session`` gives every session rule at once (an ``engine.replay.SessionPolicy``: the
     stops per session and per shoe, the trailing stop, losses in a row, chips, stakes
@@ -812,10 +868,15 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
             columns[task.chunk.index] = chunk_stats.pop(_SUMMARY_COLUMNS)
         stats[task.chunk.index] = chunk_stats
         if progress is not None:
-            progress(chunk_stats["coups"], chunk_stats["sessions"])
+            coups_before, sessions_before = _REPORTED.pop(task.chunk.index, (0, 0))
+            coups_left = max(chunk_stats["coups"] - coups_before, 0)
+            sessions_left = max(chunk_stats["sessions"] - sessions_before, 0)
+            if coups_left or sessions_left:
+                progress(coups_left, sessions_left)
 
     try:
-        backend.run(_run_chunk, tasks, record)
+        with _progress_here(progress if not remote else None):
+            backend.run(_run_chunk, tasks, record)
     except ChunkFailed:
         raise
     except DatasetChanged as exc:

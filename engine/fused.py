@@ -1,36 +1,40 @@
-"""The fused backtest path: built-in staking systems settled in one compiled pass.
+"""The fused backtest path: built-in systems played in compiled passes, no replay.
 
-The configurations of a run that have a compiled form (``strategies/compiled.py``) skip
+The configurations of a run that are built-in systems (a selection, a staking plan and
+session rules, each part declaring its compiled form: ``strategies/compiled.py``) skip
 the replay's (sessions x steps) grids and its Python loop over the steps. When all of a
-chunk's configurations have one and its shoes are generated, one kernel shuffles, burns
-and deals each shoe and keeps only what settlement needs, the class of each coup
-(``engine/bets.py``), never a coups table; otherwise the classes come from the chunk's
-coups table (read from the file, or dealt once for these and the replayed ones). A
-second kernel then plays every configuration session by session over those classes,
-applying the table limits, the bankroll shortfall rule and the stop rules, and accumulates
-the per-session metrics the sessions table holds.
+chunk's configurations are such systems and its shoes are generated, one kernel
+shuffles, burns and deals each shoe and keeps only what settlement needs, the class of
+each coup (``engine/bets.py``), never a coups table; otherwise the classes come from the
+chunk's coups table (read from the file, or dealt once for these and the replayed ones).
+The road followers read what the derived roads show before each coup, found once per
+chunk (``road_features``). The play kernel (``engine/fused_play.py``) then plays every
+configuration session by session over those classes: each selection's choice, each
+staking plan's stake, the table's rules (chips, limits, the minimum, the shortfall) and
+every session rule, per session and per shoe, and accumulates the per-session metrics
+the sessions table holds.
 
-"Change no result": every figure is the generic path's, bit for bit. The kernel performs
-the floating-point operations of the replay in the same order (``_settle_kernel``,
-``_stop_kernel``, ``_path_metrics``), and the session sums (net, wagered) reproduce
-numpy's pairwise summation over the chunk's grid width (``_numpy_sum``), which is what
-``ndarray.sum(axis=1)`` does on the replay's grids. ``tests/test_fused.py`` compares the
-sessions tables of both paths.
+"Change no result": every figure is the replay's, bit for bit. The kernel performs the
+floating-point operations of the replay in the same order, and the session sums (net,
+wagered, each bet kind's amount) reproduce numpy's pairwise summation over the chunk's
+grid width (``engine.fused_play.pairwise_sum``), which is what ``ndarray.sum(axis=1)``
+does on the replay's grids. ``tests/test_fused.py`` compares the sessions tables of both
+paths, for every part and for combinations a property test draws.
 
-It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"``, to each
-configuration that is a built-in whose own class declares ``compiled_form`` staking on
-banker, player or tie. Any rule variant, table limits, ``when_short`` stop or reduce, the
-stop rules and ``session_shoes`` are covered. Anything else (a plugin, the simple form,
-roads, cards, side bets) is replayed beside it; the ledger and exact pricing replay
-everything, and so does a chunk in which a stake is refused (below the table minimum,
-not finite, or a bet the dataset cannot settle): the replay then raises its own error,
+It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"`` to each
+configuration that is exactly a built-in composition (``strategies.system.trusted_parts``)
+of the parts the kernel plays (``PLAYED_SELECTIONS``, ``PLAYED_STAKINGS``: every built-in
+but the count triggers and Kelly, which price bets from the cards left). Any rule
+variant, table limits and every field of ``SessionPolicy`` are covered. Anything else (a
+plugin, a part of one, the count triggers) is replayed beside it; the ledger and exact
+pricing replay everything, and so does a chunk in which a stake is refused (not a finite
+number, or a bet the dataset cannot settle): the replay then raises its own error,
 naming the session and the coup.
 """
 
 from __future__ import annotations
 
 import collections
-import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,12 +43,13 @@ import numpy as np
 import pyarrow as pa
 
 from strategies.base import Strategy
-from strategies.compiled import COMPILED_SIDES, LABOUCHERE, CompiledForm, declared_form
+from strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
 from strategies.staking.progressions import FIB as _FIB
 
 from .bets import (
     BANKER_3CARD_7,
     BANKER_6,
+    BET_KINDS,
     KIND_INDEX,
     N_PAIR_STATES,
     N_SPECIAL,
@@ -64,10 +69,60 @@ from .deal import (
     banker_draws,
     max_coups_per_shoe,
 )
+from .fused_play import (
+    CYCLES,
+    F_MAX_STAKE,
+    F_NET,
+    F_WAGERED,
+    I_BETS,
+    I_COUPS,
+    I_LIMIT_HITS,
+    I_RUIN_COUP,
+    I_RUINED,
+    I_STOP,
+    N_FLOATS,
+    N_INTS,
+    N_PATH,
+    N_RULES,
+    R_BELOW,
+    R_BROKE_BELOW,
+    R_CHIP,
+    R_GOAL_AT,
+    R_LOSS_AT,
+    R_MAX_COUPS,
+    R_MAX_LOSSES,
+    R_REDUCE,
+    R_SHOE_GOAL_AT,
+    R_SHOE_LOSS_AT,
+    R_SHOE_MAX_COUPS,
+    R_SHOE_MAX_LOSSES,
+    R_SHOE_TRAILING,
+    R_SHOES,
+    R_START,
+    R_TABLE_MAX,
+    R_TABLE_MIN,
+    R_TRAILING,
+    SEL_AFTER_TIES,
+    SEL_PATTERN,
+    SEL_ROAD,
+    STK_PERCENT,
+    SUM_DEPTH,
+    pairwise_sum,
+    play_systems,
+)
 from .jit import njit
 from .ledger import session_rows
 from .metrics import session_columns
-from .replay import END, STOP_REASONS, SessionPolicy, full_shoe_ev, session_start_rows
+from .odds import bets_offered
+from .replay import (
+    END,
+    STOP_REASONS,
+    SessionPolicy,
+    config_policy,
+    full_shoe_ev,
+    session_start_rows,
+)
+from .roads import BLUE, RED
 from .rules import TableRules
 from .shoe import shuffle_with
 
@@ -76,7 +131,29 @@ assert STOP_REASONS.index("end") == END
 #: 2**k as numpy's exp2 gives it (what the Martingale family and Paroli stake by).
 with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
     _POW2 = np.exp2(np.arange(1100, dtype=np.float64))
-_ONE_THREE_TWO_SIX = np.array([1.0, 3.0, 2.0, 6.0])
+
+#: The parts the play kernel plays (``engine.fused_play``), by their compiled codes.
+PLAYED_SELECTIONS = frozenset(SELECTIONS[name] for name in (
+    "always", "follow", "chop", "streak", "ping_pong", "pattern", "skip_first",
+    "after_ties", "road"))
+PLAYED_STAKINGS = frozenset(STAKINGS[name] for name in (
+    "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
+    "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
+    "reverse_labouchere", "parlay", "one_three_two_four", "percent"))
+assert (SELECTIONS["road"], STAKINGS["percent"]) == (SEL_ROAD, STK_PERCENT)
+
+
+@dataclass(frozen=True)
+class SystemForm:
+    """One configuration as the play kernel reads it: its selection's and staking plan's
+    compiled forms, the bet kinds its selection may choose (in its own order, the order
+    the replay meets them in a step), its session policy and its table rules."""
+
+    selection: PartForm
+    staking: PartForm
+    kinds: tuple[str, ...]
+    policy: SessionPolicy
+    rules: TableRules
 
 
 @dataclass(frozen=True)
@@ -84,51 +161,65 @@ class FusedPlan:
     """The compiled forms of a run's configurations that have one, laid out for the kernel:
     ``configs`` are their indices among the run's configurations (the others replay)."""
 
-    forms: tuple[CompiledForm, ...]
-    rules: tuple[TableRules, ...]
+    systems: tuple[SystemForm, ...]
     configs: tuple[int, ...]
 
     @property
-    def kinds(self) -> tuple[str, ...]:
-        """The bet kind of each configuration."""
-        return tuple(form.side for form in self.forms)
+    def rules(self) -> tuple[TableRules, ...]:
+        """The table rules of each configuration."""
+        return tuple(system.rules for system in self.systems)
+
+    @property
+    def needs_roads(self) -> bool:
+        """Whether a road follower reads the derived roads."""
+        return any(system.selection.code == SEL_ROAD for system in self.systems)
+
+    @property
+    def needs_pairs(self) -> bool:
+        """Whether a configuration may stake a bet whose payout reads the pair states,
+        which the dealer of generated shoes does not keep (``deal_classes``)."""
+        return any(not _pairs_ignored(system.rules, kind) for system in self.systems
+                   for kind in system.kinds)
 
 
 def fused_plan(configs: Sequence[Strategy], rules: TableRules,
                config_rules: Sequence[TableRules] | None, *, ledger: bool,
-               expected: str) -> FusedPlan | None:
+               expected: str, policy: SessionPolicy | None = None) -> FusedPlan | None:
     """The fused path's plan for the configurations it can play, or None when the generic
-    replay must play them all (a ledger to write, exact pricing, no configuration with a
-    compiled form). A configuration without a compiled form, or one that needs the roads
-    or the cards, is left to the replay."""
+    replay must play them all (a ledger to write, exact pricing, no configuration it can
+    play). A configuration that is not a built-in system of parts the kernel plays (a
+    plugin, a count trigger, Kelly) is left to the replay."""
     if ledger or expected != "auto" or not configs:
         return None
     each = tuple(config_rules) if config_rules is not None else (rules,) * len(configs)
-    forms, kept = [], []
+    systems, kept = [], []
     for k, config in enumerate(configs):
-        if config.needs_cards or config.needs_roads:
-            continue
-        form = declared_form(config)
-        if form is not None:
-            forms.append(form)
+        system = system_form(config, each[k], policy or SessionPolicy())
+        if system is not None:
+            systems.append(system)
             kept.append(k)
-    if not forms:
+    if not systems:
         return None
-    return FusedPlan(tuple(forms), tuple(each[k] for k in kept), tuple(kept))
+    return FusedPlan(tuple(systems), tuple(kept))
 
 
-#: The ``SessionPolicy`` fields the kernel plays (a stake below the table minimum hands the
-#: chunk back to the replay, so every ``below_min`` is the replay's; ``last_session`` is
-#: settled before any chunk): a run setting another field is replayed.
-KERNEL_POLICY = ("bankroll", "when_short", "stop_loss", "win_goal", "max_coups",
-                 "session_shoes", "below_min", "last_session")
+def system_form(config: Strategy, rules: TableRules,
+                policy: SessionPolicy) -> SystemForm | None:
+    """``config`` as the play kernel reads it, or None when the replay must play it."""
+    from strategies.system import trusted_parts
 
-
-def covers_policy(policy: SessionPolicy) -> bool:
-    """Whether the kernel plays every session rule ``policy`` sets."""
-    default = SessionPolicy()
-    return all(getattr(policy, f.name) == getattr(default, f.name)
-               for f in dataclasses.fields(policy) if f.name not in KERNEL_POLICY)
+    parts = trusted_parts(config)
+    if parts is None or config.needs_cards:
+        return None
+    selection = declared_part_form(parts.selection)
+    staking = declared_part_form(parts.staking)
+    if selection is None or staking is None or selection.code not in PLAYED_SELECTIONS \
+            or staking.code not in PLAYED_STAKINGS:
+        return None
+    kinds = tuple(parts.selection.kinds())
+    if not set(kinds) <= set(bets_offered(rules)):  # the replay refuses it, naming it
+        return None
+    return SystemForm(selection, staking, kinds, config_policy(config, policy), rules)
 
 
 @dataclass
@@ -149,9 +240,11 @@ class FusedChunk:
 def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed: int,
                   shoe_ids: np.ndarray, policy: SessionPolicy,
                   first_session: int) -> FusedChunk | None:
-    """Deal the generated shoes ``shoe_ids`` and play the plan's configurations over them;
-    None when a stake is refused (the caller replays the chunk to say where). ``names``
-    are the names of all the run's configurations."""
+    """Deal the generated shoes ``shoe_ids`` and play the plan's configurations over them
+    (sessions of ``policy.session_shoes`` shoes); None when a stake is refused (the caller
+    replays the chunk to say where). ``names`` are the names of all the run's
+    configurations. The plan must not need the pair states (``FusedPlan.needs_pairs``):
+    this dealer keeps none."""
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     classes, counts = deal_classes(rules, seed, ids)
     total = classes.size
@@ -161,7 +254,9 @@ def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed
     starts = shoe_starts[::per]
     if starts[-1] != total:
         starts = np.r_[starts, total]
-    return _play(plan, names, classes[:total], starts, ids[::per], policy, first_session)
+    shoe_first = np.zeros(total, dtype=np.bool_)
+    shoe_first[shoe_starts[:-1][counts > 0]] = True
+    return _play(plan, names, classes[:total], shoe_first, starts, ids[::per], first_session)
 
 
 def deal_classes(rules: TableRules, seed: int,
@@ -195,87 +290,153 @@ def run_coups(plan: FusedPlan, names: Sequence[str], coups: Coups, policy: Sessi
     n = len(coups)
     starts = session_start_rows(coups.shoe, policy.session_shoes)
     first_shoe = coups.shoe[starts]
-    played = _play(plan, names, classify_coups(coups), np.r_[starts, n].astype(np.int64),
-                   first_shoe, policy, first_session)
+    shoe_first = np.ones(n, dtype=np.bool_)
+    shoe_first[1:] = coups.shoe[1:] != coups.shoe[:-1]
+    played = _play(plan, names, classify_coups(coups), shoe_first,
+                   np.r_[starts, n].astype(np.int64), first_shoe, first_session)
     if played is not None:
         played.coups = coups
     return played
 
 
-#: The kernel's float and integer outputs per configuration and session.
-_NET, _WAGERED, _MAX_STAKE = range(3)
-_LIMIT_HITS, _RUINED, _RUIN_COUP, _STOP, _COUPS, _BETS = range(6)
-#: Why a chunk goes back to the generic replay.
-_REFUSED = 1
-
-
-def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, starts: np.ndarray,
-          first_shoe: np.ndarray, policy: SessionPolicy,
+def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first: np.ndarray,
+          starts: np.ndarray, first_shoe: np.ndarray,
           first_session: int) -> FusedChunk | None:
-    n_configs = len(plan.forms)
+    """Play the plan over the chunk's coups (``classes``; ``shoe_first`` marks each shoe's
+    first) in the sessions starting at ``starts``; their sessions tables."""
+    systems = plan.systems
+    n_configs = len(systems)
     n_sessions = starts.size - 1
     width = int(np.diff(starts).max())
-    systems = np.array([f.system for f in plan.forms], dtype=np.int64)
-    columns = np.array([KIND_INDEX[f.side] for f in plan.forms], dtype=np.int64)
-    n_params = max(len(f.params) for f in plan.forms)
-    params = np.zeros((n_configs, n_params))
-    n_given = np.zeros(n_configs, dtype=np.int64)
-    for c, form in enumerate(plan.forms):
-        params[c, :len(form.params)] = form.params
-        n_given[c] = len(form.params)
-    tables = {r: _main_bet_payouts(r) for r in set(plan.rules)}
+    n_kinds = len(BET_KINDS)
+    sel = np.array([system.selection.code for system in systems], dtype=np.int64)
+    stk = np.array([system.staking.code for system in systems], dtype=np.int64)
+    selp = _padded([system.selection.params for system in systems], extra=1)
+    stkp = _padded([system.staking.params for system in systems], extra=1)
+    stk_n = np.array([len(system.staking.params) for system in systems], dtype=np.int64)
+    kinds = np.zeros((n_configs, n_kinds), dtype=np.bool_)
+    for c, system in enumerate(systems):
+        kinds[c, [KIND_INDEX[kind] for kind in system.kinds]] = True
+    rules = np.stack([_policy_row(system.policy, system.rules) for system in systems])
+    tables = {r: _payouts(r) for r in set(plan.rules)}
     payouts = np.ascontiguousarray(np.stack([tables[r] for r in plan.rules]))
-    table_min = np.array([float(r.table_min) for r in plan.rules])
-    table_max = np.array([float(r.table_max) for r in plan.rules])
-    # The stop thresholds exactly as the replay computes them (_apply_stop_rules).
-    broke_below = np.array([r.table_min - 1e-9 for r in plan.rules])
-    loss_at = -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf
-    goal_at = policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf
-    max_coups = policy.max_coups if policy.max_coups is not None else -1
-    floats = np.zeros((n_configs, 3, n_sessions))
-    ints = np.zeros((n_configs, 6, n_sessions), dtype=np.int64)
-    path = np.zeros((n_configs, n_sessions, 9))
-    staked = np.zeros(n_configs, dtype=np.bool_)
-    problem = _settle_sessions(
-        classes, starts, width, systems, columns, params, n_given, _POW2, _FIB,
-        _ONE_THREE_TWO_SIX, payouts, table_min, table_max, policy.when_short == "reduce",
-        float(policy.bankroll), broke_below, loss_at, goal_at, max_coups, floats, ints, path,
-        staked, np.zeros(width), np.zeros(width), np.zeros(n_params + width + 2, dtype=np.int64),
-        np.empty((4, _SUM_DEPTH), dtype=np.int64), np.empty(_SUM_DEPTH))
+    roads = road_features(classes // _PER_OUTCOME, shoe_first) if plan.needs_roads else \
+        np.zeros((1, 3, 3), dtype=np.int8)
+    floats = np.zeros((n_configs, N_FLOATS + n_kinds, n_sessions))
+    ints = np.zeros((n_configs, N_INTS, n_sessions), dtype=np.int64)
+    path = np.zeros((n_configs, n_sessions, N_PATH))
+    first_step = np.full((n_configs, n_kinds), width, dtype=np.int64)
+    window = max([1, *(_window(system.selection) for system in systems)])
+    problem = play_systems(
+        classes, shoe_first, roads, starts, width, sel, selp, stk, stkp, stk_n, kinds,
+        rules, payouts, _POW2, _FIB, CYCLES, floats, ints, path, first_step,
+        np.zeros(width), np.zeros(width), np.full(width, -1, dtype=np.int64), np.zeros(width),
+        np.zeros(stkp.shape[1] + width + 2, dtype=np.int64), np.zeros(window, dtype=np.int64),
+        np.empty((4, SUM_DEPTH), dtype=np.int64), np.empty(SUM_DEPTH))
     if problem:
         return None
     session_ids = first_session + np.arange(n_sessions, dtype=np.int64)
-    start = float(policy.bankroll)
     out = []
-    for c, (form, rules) in enumerate(zip(plan.forms, plan.rules, strict=True)):
-        wagered = floats[c, _WAGERED]
+    staked_kinds: set[str] = set()
+    for c, system in enumerate(systems):
+        # The bet kinds this configuration staked in the chunk, in the order the replay met
+        # them (step by step, and within a step in its selection's order): what it prices.
+        met = sorted((int(first_step[c, KIND_INDEX[kind]]), i, kind)
+                     for i, kind in enumerate(system.kinds)
+                     if first_step[c, KIND_INDEX[kind]] < width)
+        staked_kinds.update(kind for _, _, kind in met)
+        ev = full_shoe_ev(system.rules)
         expected = np.zeros(n_sessions)
-        if staked[c]:  # the replay prices only the kinds a configuration staked on
-            expected += wagered * full_shoe_ev(rules)[form.side]
+        for _, _, kind in met:
+            expected += floats[c, N_FLOATS + KIND_INDEX[kind]] * ev[kind]
         metrics = session_columns(
-            start=start, net=floats[c, _NET], wagered=wagered, expected=expected,
-            path=path[c], bets=ints[c, _BETS], max_stake=floats[c, _MAX_STAKE],
-            limit_hits=ints[c, _LIMIT_HITS], ruined=ints[c, _RUINED].astype(bool),
-            ruin_coup=ints[c, _RUIN_COUP], stop_reason=ints[c, _STOP].astype(np.int8),
-            coups=ints[c, _COUPS])
-        by_kind = {kind: (wagered if kind == form.side and staked[c] else
-                          np.zeros(n_sessions)) for kind in KIND_INDEX}
+            start=float(system.policy.bankroll), net=floats[c, F_NET],
+            wagered=floats[c, F_WAGERED], expected=expected, path=path[c],
+            bets=ints[c, I_BETS], max_stake=floats[c, F_MAX_STAKE],
+            limit_hits=ints[c, I_LIMIT_HITS], ruined=ints[c, I_RUINED].astype(bool),
+            ruin_coup=ints[c, I_RUIN_COUP], stop_reason=ints[c, I_STOP].astype(np.int8),
+            coups=ints[c, I_COUPS])
+        by_kind = {kind: floats[c, N_FLOATS + KIND_INDEX[kind]] if first_step[
+            c, KIND_INDEX[kind]] < width else np.zeros(n_sessions) for kind in KIND_INDEX}
         k = plan.configs[c]
         out.append(session_rows(k, names[k], session_ids, first_shoe, metrics, by_kind))
-    kinds = sorted({form.side for c, form in enumerate(plan.forms) if staked[c]},
-                   key=list(KIND_INDEX).index)
-    return FusedChunk(out, int(classes.size), n_sessions, kinds, plan.configs)
+    staked = sorted(staked_kinds, key=list(KIND_INDEX).index)
+    return FusedChunk(out, int(classes.size), n_sessions, staked, plan.configs)
+
+
+#: A coup's outcome is its class divided by this (``engine.bets``).
+_PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
+
+
+def _padded(rows: list[tuple[float, ...]], extra: int) -> np.ndarray:
+    """The rows as one float array, zero-padded (``extra`` zeros past the longest)."""
+    out = np.zeros((len(rows), max(len(r) for r in rows) + extra))
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+    return out
+
+
+def _window(selection: PartForm) -> int:
+    """The outcomes a selection keeps: a pattern table's longest entry, a tie window."""
+    if selection.code == SEL_AFTER_TIES:
+        return int(selection.params[1])
+    if selection.code == SEL_PATTERN:
+        longest, j = 0, 2
+        while j < len(selection.params) and selection.params[j] > 0:
+            longest = max(longest, int(selection.params[j]))
+            j += int(selection.params[j]) + 2
+        return longest
+    return 0
+
+
+#: ``SessionPolicy.below_min`` as the kernel reads it (the replay's codes).
+_BELOW_MODES = {"raise": 0, "skip": 1, "stop": 2}
+
+
+def _policy_row(policy: SessionPolicy, rules: TableRules) -> np.ndarray:
+    """A configuration's session policy and table limits as the kernel reads them, each
+    threshold computed exactly as the replay computes it (``_apply_stop_rules``,
+    ``_RuleState``)."""
+    row = np.zeros(N_RULES)
+
+    def at(value: float | None, sign: float) -> float:
+        return sign * (np.inf if value is None else value)
+
+    row[R_START] = float(policy.bankroll)
+    row[R_REDUCE] = policy.when_short == "reduce"
+    row[R_CHIP] = float(policy.chip) if policy.chip is not None else 0.0
+    row[R_BELOW] = _BELOW_MODES[policy.below_min]
+    row[R_TABLE_MIN] = float(rules.table_min)
+    row[R_TABLE_MAX] = float(rules.table_max)
+    row[R_BROKE_BELOW] = rules.table_min - 1e-9
+    row[R_LOSS_AT] = -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf
+    row[R_GOAL_AT] = policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf
+    row[R_MAX_COUPS] = policy.max_coups if policy.max_coups is not None else -1
+    row[R_TRAILING] = at(policy.trailing_stop, 1.0) - 1e-9
+    row[R_MAX_LOSSES] = -1 if policy.losses_in_row is None else policy.losses_in_row
+    row[R_SHOES] = policy.shoe_rules()
+    row[R_SHOE_LOSS_AT] = at(policy.shoe_stop_loss, -1.0) + 1e-9
+    row[R_SHOE_GOAL_AT] = at(policy.shoe_win_goal, 1.0) - 1e-9
+    row[R_SHOE_MAX_COUPS] = -1 if policy.shoe_max_coups is None else policy.shoe_max_coups
+    row[R_SHOE_TRAILING] = at(policy.shoe_trailing_stop, 1.0) - 1e-9
+    row[R_SHOE_MAX_LOSSES] = -1 if policy.shoe_losses_in_row is None \
+        else policy.shoe_losses_in_row
+    return row
 
 
 @functools.lru_cache(maxsize=64)
-def _main_bet_payouts(rules: TableRules) -> np.ndarray:
-    """The payout table's Banker, Player and Tie columns, checked not to depend on the pair
-    states (what lets ``_main_bet_class`` leave them out)."""
-    table = payout_table(rules)[:, :len(COMPILED_SIDES)]
-    by_pairs = table.reshape(-1, N_PAIR_STATES * N_PAIR_STATES, len(COMPILED_SIDES))
-    assert all(np.array_equal(by_pairs[:, 0], by_pairs[:, j], equal_nan=True)
+def _payouts(rules: TableRules) -> np.ndarray:
+    """The payout table of ``rules`` (classes x bet kinds; cached, never written)."""
+    return np.ascontiguousarray(payout_table(rules))
+
+
+@functools.lru_cache(maxsize=256)
+def _pairs_ignored(rules: TableRules, kind: str) -> bool:
+    """Whether ``kind``'s payouts under ``rules`` are the same whatever the pair states."""
+    column = payout_table(rules)[:, KIND_INDEX[kind]]
+    by_pairs = column.reshape(-1, N_PAIR_STATES * N_PAIR_STATES)
+    return all(np.array_equal(by_pairs[:, 0], by_pairs[:, j], equal_nan=True)
                for j in range(1, by_pairs.shape[1]))
-    return np.ascontiguousarray(table)  # cached: callers copy it (np.stack), never write it
 
 
 @njit(cache=True, native=True)
@@ -460,314 +621,63 @@ def _main_bet_class(outcome, player_total, banker_total, player_third,
 assert BURN_STANDARD == _BURN_CODES["standard"]
 
 
-@njit(cache=True, inline="always")
-def _block_sum(a, lo, n):  # pragma: no cover - compiled
-    """numpy's pairwise sum of ``a[lo:lo + n]`` for n <= 128: sequential below 8 values,
-    else eight interleaved partial sums combined pairwise, then the rest in order."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    end = n - n % 8
-    while i < end:
-        j = lo + i
-        r0 += a[j]
-        r1 += a[j + 1]
-        r2 += a[j + 2]
-        r3 += a[j + 3]
-        r4 += a[j + 4]
-        r5 += a[j + 5]
-        r6 += a[j + 6]
-        r7 += a[j + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
 def _numpy_sum(a: np.ndarray, n: int) -> float:
     """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64
-    (``_pairwise_sum`` with its working space)."""
-    return float(_pairwise_sum(a, n, np.empty((4, _SUM_DEPTH), dtype=np.int64),
-                               np.empty(_SUM_DEPTH)))
+    (``engine.fused_play.pairwise_sum`` with its working space)."""
+    return float(pairwise_sum(a, n, np.empty((4, SUM_DEPTH), dtype=np.int64),
+                              np.empty(SUM_DEPTH)))
 
 
-#: The deepest split ``_pairwise_sum`` walks (a row of 128 * 2**63 values).
-_SUM_DEPTH = 64
+#: The derived roads (``engine.roads``: 1 big eye boy, 2 small road, 3 cockroach pig) and
+#: what ``road_features`` keeps of each before a coup: its latest mark, and the mark a
+#: Banker win and a Player win would add.
+_ROADS = 3
+_LAST, _IF_BANKER, _IF_PLAYER = range(3)
+
+
+def road_features(outcomes: np.ndarray, new_shoe: np.ndarray) -> np.ndarray:
+    """What the derived roads of each coup's shoe show before it is dealt: an int8 array
+    (coups, roads, 3) of the latest mark of road k + 1 and the marks a Banker and a Player
+    win would add (``RED`` 1, ``BLUE`` -1, none 0), as ``engine.roads.RoadState`` gives
+    them (``last_colour``, ``colour_if``). ``new_shoe`` flags each shoe's first coup: the
+    roads start afresh there. One pass over the chunk's coups, shared by every road
+    follower of a run."""
+    out = np.empty((outcomes.size, _ROADS, 3), dtype=np.int8)
+    _road_features(np.ascontiguousarray(outcomes, dtype=np.int8),
+                   np.ascontiguousarray(new_shoe, dtype=np.bool_), out)
+    return out
 
 
 @njit(cache=True)
-def _pairwise_sum(a, n, stack, left):  # pragma: no cover - compiled
-    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64.
-
-    numpy sums blocks of at most 128 values (``_block_sum``) and, above that, splits the
-    row in two halves (the first a multiple of 8 long) and adds their sums. The split is
-    walked here with an explicit stack rather than recursion: ``stack`` (4 x
-    ``_SUM_DEPTH`` integers) and ``left`` (``_SUM_DEPTH`` floats) are its space.
-    """
-    if n <= 128:
-        return 0.0 + _block_sum(a, 0, n)
-    los, ns, halves, stage = stack[0], stack[1], stack[2], stack[3]
-    top = 0
-    los[0] = 0
-    ns[0] = n
-    stage[0] = 0
-    ret = 0.0
-    returning = False
-    while True:
-        if returning:
-            if top < 0:
-                return 0.0 + ret
-            if stage[top] == 1:  # the left half is summed: now the right half
-                left[top] = ret
-                stage[top] = 2
-                top += 1
-                los[top] = los[top - 1] + halves[top - 1]
-                ns[top] = ns[top - 1] - halves[top - 1]
-                stage[top] = 0
-                returning = False
-            else:
-                ret = left[top] + ret
-                top -= 1
+def _road_features(outcomes, new_shoe, out):  # pragma: no cover - compiled
+    """``road_features``' pass: ``RoadState``'s update, one shoe's roads at a time."""
+    lengths = np.zeros(_ROADS + 1, dtype=np.int64)  # the big road's last columns, newest first
+    last = np.zeros(_ROADS, dtype=np.int8)
+    columns = 0
+    side = -1
+    for t in range(outcomes.shape[0]):
+        if new_shoe[t]:
+            lengths[:] = 0
+            last[:] = 0
+            columns = 0
+            side = -1
+        outcome = outcomes[t]
+        for k in range(1, _ROADS + 1):
+            # The mark a repeat of the current side would add; a new column, the other.
+            same = np.int8(RED if lengths[k] != lengths[0] else BLUE)
+            marks = columns > k
+            out[t, k - 1, _LAST] = last[k - 1]
+            out[t, k - 1, _IF_BANKER] = (same if side == BANKER else -same) if marks else 0
+            out[t, k - 1, _IF_PLAYER] = (same if side == PLAYER else -same) if marks else 0
+            if outcome != TIE and marks:
+                last[k - 1] = same if outcome == side else -same
+        if outcome == TIE:
             continue
-        size = ns[top]
-        if size <= 128:
-            ret = _block_sum(a, los[top], size)
-            top -= 1
-            returning = True
-            continue
-        half = size // 2
-        half -= half % 8
-        halves[top] = half
-        stage[top] = 1
-        top += 1
-        los[top] = los[top - 1]
-        ns[top] = half
-        stage[top] = 0
-
-
-@njit(cache=True, native=True)
-def _settle_sessions(classes, starts, width, systems, columns, params, n_given, pow2, fib,
-                     one_three_two_six, payouts, table_min, table_max, reduce, start,
-                     broke_below, loss_at, goal_at, max_coups, floats, ints, path,
-                     staked, nets, stakes, line, stack, left):  # pragma: no cover - compiled
-    """Play every configuration over every session; 0, or _REFUSED when a stake is refused.
-
-    Per session and step, in the replay's order: the system's stake, the checks and the
-    table limit, the bankroll shortfall (stop: busted; reduce: scaled), the settlement by
-    the payout table, the bankroll, the path metrics, the system's move on a win or a loss,
-    and the stop rules. A session that stops plays no more coups; the replay's grids hold
-    zeros there, which the sums below take into account by adding over the grid width.
-    ``nets`` and ``stakes`` (``width`` zeros), ``line`` (Labouchere's) and the sums'
-    ``stack`` and ``left`` are its working space: it allocates nothing (native code).
-    """
-    n_configs = systems.shape[0]
-    n_sessions = starts.shape[0] - 1
-    for c in range(n_configs):
-        system = systems[c]
-        column = columns[c]
-        base = params[c, 0]
-        p1 = params[c, 1] if params.shape[1] > 1 else 0.0
-        cap = int(p1)
-        tmin = table_min[c]
-        tmax = table_max[c]
-        any_stake = False
-        for s in range(n_sessions):
-            lo = starts[s]
-            length = starts[s + 1] - lo
-            # The system's state: k (a count, a step, or an index), series (Oscar's Grind).
-            k = 1 if system == 7 else 0
-            series = 0
-            line_lo = 0
-            line_hi = 0
-            if system == 6:
-                line_hi = n_given[c] - 1
-                for j in range(line_hi):
-                    line[j] = int(params[c, 1 + j])
-            bankroll = start
-            peak = start
-            trough = start
-            max_dd = 0.0
-            max_dd_pct = 0.0
-            win_run = 0
-            lose_run = 0
-            best_win = 0
-            best_lose = 0
-            wins = 0
-            losses = 0
-            pushes = 0
-            limit_hits = 0
-            bets = 0
-            stop = 0
-            ruined = 0
-            ruin_coup = -1
-            coup = 0
-            played = 0
-            for t in range(length):
-                # --- the stake (the Python form's wager)
-                if system == 0:
-                    stake = base
-                elif system == 1:
-                    stake = base * pow2[min(k, pow2.shape[0] - 1)]
-                elif system == 2:
-                    stake = base * (pow2[min(k + 1, pow2.shape[0] - 1)] - 1.0)
-                elif system == 3:
-                    stake = base * pow2[min(k, pow2.shape[0] - 1)]
-                elif system == 4:
-                    stake = base + p1 * k
-                elif system == 5:
-                    stake = base * fib[min(k, fib.shape[0] - 1)]
-                elif system == 6:
-                    units = line[line_lo]
-                    if line_hi - line_lo != 1:
-                        units = units + line[line_hi - 1]
-                    stake = base * float(units)
-                elif system == 7:
-                    stake = base * float(k)
-                else:
-                    stake = base * one_three_two_six[k]
-                # --- the table rules (_settle_kernel)
-                if not (np.isfinite(stake) and stake >= 0):
-                    return 1
-                if stake > tmax:
-                    limit_hits += 1
-                    stake = tmax
-                if stake > 0 and stake < tmin - 1e-12:
-                    return 1
-                total = 0.0 + stake
-                if total > bankroll + 1e-9:
-                    small = True
-                    if reduce:
-                        scale = bankroll / (total if total > 0 else 1.0)
-                        small = False
-                        stake = stake * scale
-                        if stake > 0 and stake < tmin - 1e-12:
-                            small = True
-                        total = total * scale
-                    if small:
-                        stop = 5  # busted: the session ends before this coup
-                        break
-                net = 0.0
-                if stake > 0:
-                    mult = payouts[c, classes[lo + t], column]
-                    if np.isnan(mult):
-                        return 1
-                    net += stake * mult
-                    any_stake = True
-                bankroll = bankroll + net
-                nets[t] = net
-                stakes[t] = stake
-                played += 1
-                coup += 1
-                # --- the path metrics (_path_metrics), written as selects: the outcome
-                # of a coup is random, and a mispredicted branch costs more than the work
-                peak = max(peak, bankroll)
-                trough = min(trough, bankroll)
-                dd = peak - bankroll
-                max_dd = max(max_dd, dd)
-                max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
-                won = (total > 0) & (net > 0)
-                lost = (total > 0) & (net < 0)
-                # The moves below weigh each case by these 0/1 integers rather than choose
-                # one by a conditional: numba compiles those as branches, which the random
-                # outcome mispredicts half the time (a third of the kernel's time).
-                win = np.int64(won)
-                loss = np.int64(lost)
-                same = 1 - win - loss  # neither: a push, or no stake
-                if stake > 0:
-                    bets += 1
-                    wins += won
-                    losses += lost
-                    pushes += same  # a push neither extends nor breaks a streak
-                    win_run = (win_run + 1) * win + win_run * same
-                    lose_run = (lose_run + 1) * loss + lose_run * same
-                    best_win = max(best_win, win_run)
-                    best_lose = max(best_lose, lose_run)
-                # --- the system's move (the Python form's settle); neither won nor lost
-                # (a push, or no stake) leaves every system where it is
-                if system == 1 or system == 2:
-                    raised = 0 if (cap >= 0) & (k >= cap) else k + 1
-                    k = raised * loss + k * same
-                elif system == 3:
-                    up = 0 if k + 1 >= cap else k + 1
-                    k = up * win + k * same
-                elif system == 4:
-                    k = max(k - 1, 0) * win + (k + 1) * loss + k * same
-                elif system == 5:
-                    k = max(k - 2, 0) * win + (k + 1) * loss + k * same
-                elif system == 6:
-                    if won or lost:
-                        units = line[line_lo]
-                        if line_hi - line_lo != 1:
-                            units = units + line[line_hi - 1]
-                        if won:
-                            line_lo += 1
-                            line_hi -= 1
-                            if line_hi <= line_lo:  # the line is won: a new cycle
-                                line_lo = 0
-                                line_hi = n_given[c] - 1
-                                for j in range(line_hi):
-                                    line[j] = int(params[c, 1 + j])
-                        else:
-                            if line_hi >= line.shape[0]:
-                                return 1
-                            line[line_hi] = units
-                            line_hi += 1
-                elif system == 7:
-                    moved = series + k * win - k * loss
-                    done = win * np.int64(moved >= 1)  # the series is won: a new one
-                    k = done + (1 - done) * (min(k + 1, 1 - moved) * win + k * (1 - win))
-                    series = (1 - done) * moved
-                elif system == 8:
-                    k = ((k + 1) % 4) * win + k * same
-                # --- the stop rules (_stop_kernel), in their order
-                result = bankroll - start
-                if bankroll < broke_below[c]:
-                    stop = 1
-                    ruined = 1
-                    ruin_coup = coup
-                    break
-                elif result <= loss_at:
-                    stop = 2
-                    break
-                elif result >= goal_at:
-                    stop = 3
-                    break
-                elif max_coups >= 0 and coup >= max_coups:
-                    stop = 4
-                    break
-            floats[c, 0, s] = _pairwise_sum(nets, width, stack, left)
-            floats[c, 1, s] = _pairwise_sum(stakes, width, stack, left)
-            top = 0.0
-            for t in range(played):
-                top = max(top, stakes[t])
-            floats[c, 2, s] = top
-            for t in range(played):  # the buffers hold zeros past the coups played
-                nets[t] = 0.0
-                stakes[t] = 0.0
-            ints[c, 0, s] = limit_hits
-            ints[c, 1, s] = ruined
-            ints[c, 2, s] = ruin_coup
-            ints[c, 3, s] = stop
-            ints[c, 4, s] = played
-            ints[c, 5, s] = bets
-            path[c, s, 0] = peak
-            path[c, s, 1] = trough
-            path[c, s, 2] = max_dd
-            path[c, s, 3] = max_dd_pct
-            path[c, s, 4] = best_win
-            path[c, s, 5] = best_lose
-            path[c, s, 6] = wins
-            path[c, s, 7] = losses
-            path[c, s, 8] = pushes
-        staked[c] = any_stake
-    return 0
-
-
-assert LABOUCHERE == 6
+        if outcome == side:
+            lengths[0] += 1
+        else:
+            for j in range(_ROADS, 0, -1):
+                lengths[j] = lengths[j - 1]
+            lengths[0] = 1
+            columns += 1
+            side = outcome

@@ -31,8 +31,10 @@ def ledger_table(grid: SessionGrid, coups: Coups, ledger: ConfigLedger, config: 
               session, shoe, coup, session_coup, outcome)
     columns: dict[str, pa.Array] = {
         "config": pa.array(np.full(n, config, dtype=np.int32)),
+        # int32 indices: a run's parts are read as one table, whose dictionary holds every
+        # configuration's name (a grid of composed systems has hundreds).
         "strategy": pa.DictionaryArray.from_arrays(
-            pa.array(np.zeros(n, dtype=np.int8)), pa.array([ledger.strategy.name])),
+            pa.array(np.zeros(n, dtype=np.int32)), pa.array([ledger.strategy.name])),
         "session": pa.array(session),
         "shoe": pa.array(shoe),
         "coup": pa.array(coup),

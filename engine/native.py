@@ -20,9 +20,9 @@ numba as any other, and ``refused`` says why):
   float a float64, a bool a boolean, a numpy scalar its own type, as numba types them);
   it returns a number, a boolean or nothing.
 
-A built file is named by everything its code depends on (``_digest``): the source of the
-kernel and of every kernel it calls (found as ``engine.jit`` finds them to bind them), the
-values of the module constants they read, the argument types, numba's and llvmlite's
+A built file is named by everything its code depends on (``_digest``): the source files
+of the kernel and of every kernel it calls (found as ``engine.jit`` finds them to bind
+them), the values of the module constants they read, the argument types, numba's and llvmlite's
 versions and the processor (its name and features). An edit to any of these builds
 afresh; a damaged file is built again. The files live beside numba's (the kernel module's
 ``__pycache__``, or ``NUMBA_CACHE_DIR``) and are written atomically.
@@ -156,10 +156,11 @@ def _fingerprint(value: Any) -> str:
                           np.generic)):
         return f"{type(value).__name__} {value!r}"
     if isinstance(value, type) or callable(value):
+        name = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
         try:
-            return f"{value.__qualname__} " + inspect.getsource(value)
+            return f"{name} {_source_digest(inspect.getfile(value))}"
         except (OSError, TypeError):
-            return f"{type(value).__name__} {getattr(value, '__qualname__', '')}"
+            return f"{name} {getattr(value, '_fields', '')}"
     return f"{type(value).__name__} {value!r}"
 
 
@@ -182,11 +183,23 @@ def _code_digest(func: Callable[..., Any], machine: str) -> str:
     for part in (machine, _versions()):
         h.update(part.encode() + b"\0")
     for f in _closure(func):
-        h.update(f"{f.__module__}.{f.__qualname__}\0".encode())
-        h.update(inspect.getsource(f).encode() + b"\0")
+        h.update(f"{f.__module__}.{f.__qualname__} {_source_digest(f.__code__.co_filename)}"
+                 f"\0".encode())
         for name, value in _globals_read(f).items():
             h.update(f"{name}={_fingerprint(value)}\0".encode())
     return h.hexdigest()[:24]
+
+
+def _source_digest(path: str) -> str:
+    """The digest of a module's source file (an edit anywhere in the module builds its
+    kernels afresh, as numba's own cache does); read again only when the file changed."""
+    stat = os.stat(path)
+    return _file_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 # --- the files ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
@@ -29,6 +29,7 @@ from strategies.base import (
     Wager,
     describe_value,
 )
+from strategies.randomness import TableRandom
 from strategies.readonly import ReadOnlyError
 from strategies.registry import StrategyError
 
@@ -256,7 +257,7 @@ class _ConfigRun:
 
     def __init__(self, strategy: Strategy, n: int, width: int, rules: TableRules,
                  policy: SessionPolicy, history: np.ndarray, payouts: np.ndarray,
-                 exact_ev: bool = False) -> None:
+                 exact_ev: bool = False, rng: TableRandom | None = None) -> None:
         self.strategy = strategy
         # Expected net from the cards left, filled step by step (step-major like the rest).
         self.exact_expected = np.zeros((width, n)) if exact_ev else None
@@ -264,7 +265,8 @@ class _ConfigRun:
         self.payouts = payouts
         self.offered = frozenset(bets_offered(rules))
         self.policy = policy
-        self.state = TableState(n, rules, np.full(n, float(policy.bankroll)), width, history)
+        self.state = TableState(n, rules, np.full(n, float(policy.bankroll)), width, history,
+                                rng=rng)
         self.table = self.state.table
         # The ledger grids, step-major while playing, so that each step writes one
         # contiguous row; ``ledger()`` hands them over (sessions, steps) as documented.
@@ -370,12 +372,17 @@ def replay(
     first_session: int = 0,
     config_rules: Sequence[TableRules] | None = None,
     expected: ExpectedMode = "auto",
+    seed: int = 0,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> tuple[SessionGrid, list[ConfigLedger]]:
     """Play every strategy configuration over the sessions of ``coups``.
 
     ``config_rules`` gives each configuration its own payouts and limits (rule variants
     side by side over the same shoes); by default every configuration plays ``rules``.
     ``expected`` says how each coup's expected net is priced (see ``ExpectedMode``).
+    ``on_step(steps done, of steps)`` is called after each step (progress within a chunk).
+    ``seed`` keys each session's random numbers (``table.rng``: by the seed and the
+    session's first shoe, so a session draws the same numbers in any chunk and any order).
     Returns the session grid and, per configuration, its ledger grids and session ends.
     """
     policy = policy or SessionPolicy()
@@ -396,7 +403,8 @@ def replay(
     tables = {r: payout_table(r) for r in set(per_config)}
     history = np.full((n, max(width, 1)), -1, dtype=np.int8)
     runs = [_ConfigRun(s, n, width, r, config_policy(s, policy), history, tables[r],
-                       exact_ev=has_cards and (expected == "exact" or s.needs_cards))
+                       exact_ev=has_cards and (expected == "exact" or s.needs_cards),
+                       rng=TableRandom(seed, grid.first_shoe))
             for s, r in zip(strategies, per_config, strict=True)]
     shared = _SharedView(coups, grid, rules, strategies,
                          count_cards=any(run.exact_expected is not None for run in runs))
@@ -427,6 +435,8 @@ def replay(
         for run in runs:
             run.state.advance(outcome, dealt)
             _learn(run, t, dealt, dealt_coup, grid, coups)
+        if on_step is not None:
+            on_step(t + 1, width)
     ledgers = []
     for run in runs:  # hand each configuration's grids over, freeing the step-major ones
         ledgers.append(run.ledger(policy))

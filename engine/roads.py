@@ -8,7 +8,12 @@ Two interfaces over the same rules (docs/architecture.md, "Roads"):
   that serialise to JSON and render easily;
 - :class:`RoadState`, the incremental, vectorised state of many sessions' roads that the
   replay engine updates once per coup and that strategies query (``last_colour``,
-  ``colour_if``).
+  ``colour_if``, ``ask``).
+
+The *ask marks* (:func:`ask_marks`) are what a table's scoreboard shows beside the derived
+roads before each coup: the mark each derived road would add if the next decision were
+Banker, and if it were Player (always opposite colours, or none on both while the road
+has not started).
 
 Display rule (big road and derived roads alike), six rows:
 
@@ -256,6 +261,68 @@ def derived_grid(marks: Sequence[int], rows: int = ROWS) -> list[list[int | None
     return _grid(positions, columns, rows)
 
 
+# ----------------------------------------------------------------------------- ask marks
+
+
+def next_mark(lengths: Sequence[int], k: int, repeat: bool) -> int:
+    """The mark derived road ``k`` adds for the next big road entry (``NO_MARK`` if none).
+
+    ``lengths`` are the big road's logical column lengths so far; ``repeat`` says whether
+    the next decision repeats the last column's side (it goes below it, at column C-1,
+    row r = that column's length) or starts a new column (at column C, row 0). The rule
+    is :func:`derived_road`'s for that one entry.
+    """
+    k = _check_k(k)
+    count = len(lengths)
+    if count == 0:
+        return NO_MARK
+    if repeat:  # (C-1, r >= 1): marked from column k on
+        c, r = count - 1, lengths[-1]
+        if c < k:
+            return NO_MARK
+        return BLUE if lengths[c - k] == r else RED
+    c = count  # (C, 0): marked from column k + 1 on ((k, 0) is never marked)
+    if c <= k:
+        return NO_MARK
+    return RED if lengths[c - 1] == lengths[c - 1 - k] else BLUE
+
+
+@dataclass(frozen=True)
+class AskMarks:
+    """What each derived road would add if the next decision were Banker, or Player.
+
+    ``banker[k]`` and ``player[k]`` are ``RED``, ``BLUE`` or ``NO_MARK`` for k = 1 (big eye
+    boy), 2 (small road), 3 (cockroach pig). A tie adds no mark, so it has no ask.
+    """
+
+    banker: dict[int, int]
+    player: dict[int, int]
+
+    def of(self, side: int) -> dict[int, int]:
+        """The marks for ``side`` (``BANKER`` or ``PLAYER``)."""
+        if side not in (BANKER, PLAYER):
+            raise RoadError(f"an ask is for Banker ({BANKER}) or Player ({PLAYER}), "
+                            f"not {side!r}")
+        return self.banker if side == BANKER else self.player
+
+    def to_dict(self) -> dict[str, dict[str, str | None]]:
+        """``{"B": {"big eye boy": "red", ...}, "P": {...}}``, None where no mark."""
+        return {OUTCOME_LABELS[side]: {DERIVED_ROADS[k]: COLOUR_NAMES.get(mark)
+                                       for k, mark in self.of(side).items()}
+                for side in (BANKER, PLAYER)}
+
+
+def ask_marks(road_or_outcomes: BigRoad | Sequence[int] | np.ndarray) -> AskMarks:
+    """The ask marks of a shoe so far: a :class:`BigRoad` or the shoe's outcome codes."""
+    road = (road_or_outcomes if isinstance(road_or_outcomes, BigRoad)
+            else big_road(road_or_outcomes))
+    lengths = road.lengths
+    last = road.columns[-1][0].side if road.columns else None
+    marks = {side: {k: next_mark(lengths, k, repeat=side == last) for k in DERIVED_ROADS}
+             for side in (BANKER, PLAYER)}
+    return AskMarks(marks[BANKER], marks[PLAYER])
+
+
 # ----------------------------------------------------------------------------- all of them
 
 
@@ -267,6 +334,7 @@ class Roads:
     bead_plate: list[list[int | None]]
     big_road: BigRoad
     derived: dict[int, list[int]]
+    ask: AskMarks
 
     def derived_grid(self, k: int) -> list[list[int | None]]:
         """The display grid of derived road ``k``."""
@@ -291,6 +359,7 @@ class Roads:
                 }
                 for k, name in DERIVED_ROADS.items()
             ],
+            "ask": self.ask.to_dict(),
         }
 
 
@@ -299,7 +368,7 @@ def all_roads(outcomes: Sequence[int] | np.ndarray) -> Roads:
     codes = _checked(outcomes)
     road = big_road(codes)
     return Roads(codes, bead_plate(codes), road,
-                 {k: derived_road(road, k) for k in DERIVED_ROADS})
+                 {k: derived_road(road, k) for k in DERIVED_ROADS}, ask_marks(road))
 
 
 # ----------------------------------------------------------------------------- vectorised
@@ -412,6 +481,11 @@ class RoadState:
         colour = np.where(codes == self._side, colour, -colour)
         marked = (self._columns > k) & ((codes == BANKER) | (codes == PLAYER))
         return np.where(marked, colour, NO_MARK).astype(np.int8)
+
+    def ask(self, k: int) -> np.ndarray:
+        """The ask marks of derived road ``k``: an (n, 2) array per session, column 0 the
+        mark a Banker win would add, column 1 a Player win's (1 red, -1 blue, 0 none)."""
+        return np.stack([self.colour_if(k, BANKER), self.colour_if(k, PLAYER)], axis=1)
 
     def mark_count(self, k: int) -> np.ndarray:
         """How many marks derived road ``k`` holds per session."""

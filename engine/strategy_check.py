@@ -353,9 +353,27 @@ def _measure(check: Check, figures: dict[str, Any], make: Callable[[], Strategy]
         return
     rate = len(coups) / max(statistics.median(seconds), 1e-9)
     figures["coups_per_second"] = rate
+    projected = PROJECTED_SHOES * len(coups) / max(coups.shoe_ids().size, 1) / rate
+    figures["projected_seconds"] = projected
     check.passed = True
     check.detail = (f"{rate:,.0f} coups/s (median of {len(seconds)} runs over "
-                    f"{coups.shoe_ids().size:,} sessions)")
+                    f"{coups.shoe_ids().size:,} sessions): a {PROJECTED_SHOES:,}-shoe "
+                    f"backtest takes {_duration(projected)} on one worker")
+
+
+#: The backtest whose time the speed check projects.
+PROJECTED_SHOES = 10_000
+
+
+def _duration(seconds: float) -> str:
+    """A projected time in words: "about 40 s", "about 3.5 min", "under a second"."""
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    if seconds < 5400:
+        return f"about {seconds / 60:.1f} min"
+    return f"about {seconds / 3600:.1f} h"
 
 
 def _message(exc: BaseException) -> str:

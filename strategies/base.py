@@ -28,6 +28,7 @@ from engine.coups import OUTCOME_LABELS, Coups
 from engine.errors import shown_path
 from engine.rules import TableRules
 
+from .randomness import SessionRandom, TableRandom
 from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ class Table:
     the session, -1 padding), ``n``, ``step`` (coups dealt so far) and ``rules``.
     ``roads`` (a :class:`TableRoads`) is filled for strategies with ``needs_roads``;
     ``seen`` and ``remaining`` (n, 10: cards by value shown / not yet shown in the shoe,
-    index 0 = tens and faces) for strategies with ``needs_cards``.
+    index 0 = tens and faces) for strategies with ``needs_cards``. ``rng`` (a
+    :class:`~strategies.randomness.TableRandom`) draws random numbers per session, the
+    same for the same (seed, session) whatever the chunking: ``table.rng.random()``.
 
     Everything here is read-only: assigning an attribute or writing into an array raises
     :class:`~strategies.readonly.ReadOnlyError` naming it. The engine keeps the writable
@@ -66,6 +69,7 @@ class Table:
     roads: TableRoads | None
     seen: np.ndarray | None
     remaining: np.ndarray | None
+    rng: TableRandom
 
     def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
                  max_coups: int = 1, history: np.ndarray | None = None) -> None:
@@ -118,7 +122,7 @@ class TableState:
 
     def __init__(self, n: int, rules: TableRules, start_bankroll: np.ndarray,
                  max_coups: int = 1, history: np.ndarray | None = None,
-                 table: Table | None = None) -> None:
+                 table: Table | None = None, rng: TableRandom | None = None) -> None:
         self.n = n
         self.rules = rules
         self.start_bankroll = np.array(start_bankroll, dtype=np.float64)
@@ -144,6 +148,8 @@ class TableState:
         put(self.table, "roads", None)
         put(self.table, "seen", None)
         put(self.table, "remaining", None)
+        self.rng = rng if rng is not None else TableRandom(0, np.arange(n))
+        put(self.table, "rng", self.rng)
         put(self.table, "_sources", {})
         self.publish(*self.ARRAYS)
 
@@ -177,14 +183,16 @@ class TableState:
         self.set(last_outcome=np.where(dealt, outcome, self.last_outcome).astype(np.int8))
         self.step += 1
         object.__setattr__(self.table, "step", self.step)
+        self.rng.at_step(self.step)
 
 
 class TableRoads:
     """The roads of every session, read-only: what ``table.roads`` shows a strategy.
 
     The same queries as :class:`engine.roads.RoadState` (``last_colour(k)``,
-    ``colour_if(k, outcome)``, ``mark_count(k)``, ``side``, ``streak``, ``columns``,
-    ``ties``, ``leading_ties``), each answering with a read-only array of shape (n,).
+    ``colour_if(k, outcome)``, ``ask(k)``, ``mark_count(k)``, ``side``, ``streak``,
+    ``columns``, ``ties``, ``leading_ties``), each answering with a read-only array of
+    shape (n,) (``ask``: (n, 2), the Banker and Player ask marks).
     ``k`` is 1 (big eye boy), 2 (small road) or 3 (cockroach pig); marks are 1 red,
     -1 blue, 0 none. The engine resets them when a shoe starts.
     """
@@ -210,6 +218,11 @@ class TableRoads:
     def colour_if(self, k: int, outcome: int | np.ndarray) -> np.ndarray:
         """The mark ``outcome`` (0 Banker, 1 Player, 2 Tie) would add to derived road ``k``."""
         return read_only(self._state.colour_if(k, outcome), "table.roads.colour_if()")
+
+    def ask(self, k: int) -> np.ndarray:
+        """The ask marks of derived road ``k`` (what the scoreboard predicts): (n, 2), column
+        0 the mark a Banker win would add, column 1 a Player win's (1 red, -1 blue, 0 none)."""
+        return read_only(self._state.ask(k), "table.roads.ask()")
 
     def mark_count(self, k: int) -> np.ndarray:
         """How many marks derived road ``k`` holds per session."""
@@ -427,7 +440,8 @@ class Result:
 
 
 #: The modules of the contract's own base classes (named by their subclasses, not by them).
-_CONTRACT_MODULES = frozenset({__name__, "strategies.parts", "strategies.system"})
+_CONTRACT_MODULES = frozenset({__name__, "strategies.parts", "strategies.system",
+                               "strategies.simple"})
 
 
 class Configured(BaseModel):
@@ -893,6 +907,12 @@ class SessionView:
         return self._table.rules
 
     @property
+    def rng(self) -> SessionRandom:
+        """This session's random numbers (``random()``, ``randint(a, b)``, ``choice(seq)``,
+        ``uniform(a, b)``): the same for the same (seed, session) whatever the chunking."""
+        return self._table.rng.session(self._i)
+
+    @property
     def roads(self) -> SessionRoads:
         """This session's roads (strategies with ``needs_roads = True``)."""
         roads = self._table.roads
@@ -1009,6 +1029,11 @@ class SessionRoads:
             return None
         same = 1 if state._lengths[i, k] != state._lengths[i, 0] else -1
         return _COLOURS[same if code == state._side[i] else -same]
+
+    def ask(self, k: int) -> dict[str, str | None]:
+        """The ask marks of derived road ``k``: ``{"B": "red", "P": "blue"}``, the mark a
+        Banker win and a Player win would add (None for both before the road starts)."""
+        return {side: self.colour_if(k, side) for side in ("B", "P")}
 
     def mark_count(self, k: int) -> int:
         """How many marks derived road ``k`` holds."""

@@ -88,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # their names would have it, one of them could keep a worker busy while the other idles.
 
 RUN_FIRST = ("test_warm.py", "test_signals.py", "test_startup.py", "test_new_strategy.py",
-             "test_examples.py", "test_ownership.py")
+             "test_examples.py", "test_ownership.py", "test_live_app.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -114,7 +114,10 @@ def test_progress_reports_every_chunk(tmp_path: Path):
                       progress=lambda coups, sessions: seen.append((coups, sessions)),
                       on_start=totals.append)
     assert totals == [90]
-    assert [s for _, s in seen] == [40, 40, 10]
+    # Every chunk's end is reported (chunks played here also report their sessions as
+    # their steps go, so there may be more calls between).
+    reached = set(np.cumsum([s for _, s in seen]).tolist())
+    assert {40, 80, 90} <= reached and max(reached) == 90
     assert sum(c for c, _ in seen) == result.info["counts"]["coups"]
 
 
@@ -163,5 +166,9 @@ def test_a_file_that_is_not_a_coups_table_is_refused(tmp_path: Path):
     result = cli("backtest", "-s", "flat", "--coups", str(other), "--out",
                  str(tmp_path / "run"), "-q")
     assert result.exit_code == 2
-    assert "not a coups table: no column shoe" in flat(result.output)
+    # not a coups dataset: read as `baccarat import` reads a Parquet file, which says why
+    # it holds no coups
+    assert "importing it in memory" in flat(result.output)
+    assert "error:" in result.output and "other.parquet" in flat(result.output)
+    assert "Traceback" not in result.output
     assert not (tmp_path / "run").exists()

@@ -115,3 +115,20 @@ def test_missing_file_is_an_error(tmp_path: Path) -> None:
                                  "--shoe", "0"])
     assert result.exit_code == 2
     assert "nope.parquet" in result.output
+
+
+def test_roads_print_the_ask_marks(hand_file: Path) -> None:
+    # SHOE_7's big road: lengths 2, 3, 1, 2, 7, 1, a Player last. A Player goes to (5, 1):
+    # big eye boy col 4 (7 long, not 1) red, small road col 3 (2) red, cockroach pig col 2
+    # (1 = r) blue. A Banker starts (6, 0): col 5 (1 long) against col 4 (7) blue, col 3
+    # (2) blue, col 2 (1) red.
+    result = runner.invoke(app, ["roads", "--coups", str(hand_file), "--shoe", "7"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("Ask")))
+    assert lines[at + 2].split() == ["Banker", "blue", "blue", "red"]
+    assert lines[at + 3].split() == ["Player", "red", "red", "blue"]
+    data = json.loads(runner.invoke(app, ["roads", "--coups", str(hand_file), "--shoe", "7",
+                                          "--json"]).output)
+    assert data["ask"]["P"] == {"big eye boy": "red", "small road": "red",
+                                "cockroach pig": "blue"}

@@ -1,13 +1,16 @@
-"""The fused path (``engine/fused.py``) against the generic replay: the same figures.
+"""The fused path (``engine/fused.py``, ``engine/fused_play.py``) against the replay.
 
 Every test runs the same configurations twice, once as the engine chooses (the fused
 path, which the tests check did run) and once with the fused path switched off (the
-generic replay, the reference), and asserts the sessions tables, the summaries, the run
-counts and the printed summary are equal, exactly.
+generic replay, the reference: the Python parts bet for bet), and asserts the sessions
+tables, the summaries, the run counts and the printed summary are equal, bit for bit:
+every built-in selection, staking plan and session rule, alone and combined (a property
+test draws the combinations), with the table's rules, limits, chips and shortfalls.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Iterator
@@ -17,19 +20,28 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import engine.backtest as backtest_module
 from engine.backtest import RUN_FILE, backtest, read_run_table
-from engine.bets import N_PAIR_STATES, NO_PAIR, classify_coups
+from engine.bets import BET_KINDS, N_PAIR_STATES, NO_PAIR, classify_coups
 from engine.cli import app
+from engine.coups import Coups
 from engine.deal import generate_coups
 from engine.errors import StrategyFault
-from engine.fused import _POW2, _numpy_sum, deal_classes, fused_plan
+from engine.fused import _POW2, _numpy_sum, deal_classes, fused_plan, run_coups
+from engine.ledger import sessions_table
 from engine.parallel import generate_dataset
+from engine.replay import SessionPolicy, replay
 from engine.rules import TableRules
 from strategies.builtins.progressions import Martingale
 from strategies.registry import expand_spec
+
+backtest_module = importlib.import_module("engine.backtest")  # engine.backtest: the function
+
+#: A user's selection, written as a plugin: the replay plays it, beside compiled parts.
+CHOOSY = str(Path(__file__).parent / "data" / "choosy_selection.py")
 
 #: Every built-in system, several bases (non-round ones too), caps, all three sides.
 SPECS = [
@@ -85,11 +97,18 @@ def both_ways(**kwargs: Any) -> tuple[Any, Any]:
 
 
 def assert_same_run(fused: Any, generic: Any) -> None:
+    """The same sessions bit for bit (a NaN edge where a session staked nothing included),
+    the same summary and counts."""
     a = read_run_table(fused.folder, "sessions")
     b = read_run_table(generic.folder, "sessions")
     assert a.schema.equals(b.schema)
     for name in a.column_names:
-        assert a.column(name).equals(b.column(name)), name
+        left = a.column(name).to_numpy(zero_copy_only=False)
+        right = b.column(name).to_numpy(zero_copy_only=False)
+        if left.dtype.kind == "f":  # the same bits: NaN where NaN, -0.0 where -0.0
+            assert np.array_equal(left.view(np.int64), right.view(np.int64)), name
+        else:
+            assert np.array_equal(left, right), name
     assert fused.summary.equals(generic.summary)
     assert fused.info["counts"] == generic.info["counts"]
 
@@ -188,11 +207,11 @@ def test_an_outcomes_only_table_gives_the_replays_sessions():
     assert_same_run(fused, generic)
 
 
-def test_a_stake_below_the_minimum_takes_the_replay_which_raises_it():
+def test_a_stake_below_the_minimum_is_raised_as_the_replay_raises_it():
     with counting_fused() as played:
         fused = backtest(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1,
                          ledger=False)
-    assert played == [False]  # the fused path gave the chunk back to the replay
+    assert played == [True]
     with generic_only():
         generic = backtest(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1,
                            ledger=False)
@@ -229,17 +248,18 @@ def test_the_ledger_exact_pricing_and_plugins_take_the_replay():
             return 2 * super()._stakes()
 
     assert fused_plan([Doubler()], rules, None, ledger=False, expected="auto") is None
-    mixed = fused_plan([*expand_spec("side_bet"), *configs, Doubler()], rules, None,
+    mixed = fused_plan([*expand_spec("counter"), *configs, Doubler()], rules, None,
                        ledger=False, expected="auto")
     assert mixed is not None and mixed.configs == (1,)  # the Martingale alone
 
 
 def test_compiled_configurations_play_fused_beside_the_ones_the_replay_plays():
-    """A run mixing built-ins that have a compiled form with strategies that have none (a
-    pattern follower, a road follower, a side bet) plays the first on the fused path and
-    replays only the others, over the same coups: the sessions of the replay of all."""
-    specs = ["streak:n=2", "martingale", "road", "paroli:base=7.3,side=player",
-             "side_bet", "dalembert"]
+    """A run mixing built-in systems with what the kernel does not play (the card counter,
+    Kelly staking, a plugin's part combined with built-in ones) plays the first on the
+    fused path and replays only the others, over the same coups: the sessions of the
+    replay of all."""
+    specs = ["streak:n=2", "count:method=true_count | flat", "road | martingale",
+             "paroli:base=7.3,side=player", f"{CHOOSY}:EveryOther | dalembert", "dalembert"]
     chunks: list[tuple[int, ...]] = []
     kept = backtest_module._run_fused
 
@@ -254,7 +274,7 @@ def test_compiled_configurations_play_fused_beside_the_ones_the_replay_plays():
                          rules=TableRules(table_min=5), stop_loss=120.0)
     finally:
         backtest_module._run_fused = kept
-    assert chunks == [(1, 3, 5)] * 3
+    assert chunks == [(0, 2, 3, 5)] * 3
     with generic_only():
         generic = backtest(strategies=specs, shoes=23, seed=6, chunk_shoes=10, ledger=False,
                            rules=TableRules(table_min=5), stop_loss=120.0)
@@ -327,3 +347,148 @@ def test_the_summary_from_memory_is_the_summary_of_the_parts(fused: bool, batch:
     assert result.summary.equals(from_parts)
     # Each configuration's house edge follows the kind it staked: the amounts came along.
     assert result.summary["house_edge"].round(4).tolist() == [0.0106, 0.0124, 0.1436]
+
+
+def test_road_features_are_what_the_replays_road_state_shows():
+    """Before every coup, each derived road's latest mark and the marks a Banker and a
+    Player win would add, as ``engine.roads.RoadState`` shows them to a road follower,
+    with the roads starting afresh at each shoe (ties, long dragons and short shoes)."""
+    from engine.fused import road_features
+    from engine.roads import RoadState
+
+    rng = np.random.default_rng(5)
+    outcomes = rng.choice(3, size=3000, p=[0.44, 0.45, 0.11]).astype(np.int8)
+    outcomes[100:140] = 0  # a dragon longer than the board is tall
+    new_shoe = np.zeros(outcomes.size, dtype=bool)
+    new_shoe[[0, 7, 8, 300, 301, 1500, 2999]] = True
+    features = road_features(outcomes, new_shoe)
+    state = RoadState(1)
+    for t, outcome in enumerate(outcomes):
+        if new_shoe[t]:
+            state.reset()
+        for k in (1, 2, 3):
+            shown = (state.last_colour(k)[0], state.colour_if(k, 0)[0], state.colour_if(k, 1)[0])
+            assert tuple(features[t, k - 1]) == shown, (t, k)
+        state.append(np.array([outcome]))
+    assert (features != 0).any(axis=(0, 1)).all()  # every kind of mark came up
+
+
+#: Every built-in selection the kernel plays, with parameters that change what it does.
+SELECTIONS = [
+    "always", "always:side=player", "always:side=tie", "follow", "follow:per_shoe=false",
+    "chop", "streak:n=2", "streak:n=4,per_shoe=false", "ping_pong:n=2",
+    "pattern:BBP=P,PPB=B", "pattern:BT=T,PPP=B,ties=keep,per_shoe=false", "skip_first:n=5",
+    "after_ties:n=1,m=5", "road", "road:road=small_road,mode=red",
+    "road:road=cockroach_pig,mode=blue",
+]
+#: Every built-in staking plan the kernel plays.
+STAKINGS = [
+    "flat", "martingale", "martingale:max_doublings=3", "grand_martingale", "paroli",
+    "parlay:target_wins=2", "dalembert", "dalembert:unit=2.5", "contra_dalembert",
+    "fibonacci", "labouchere", "labouchere:line=1-1-2", "reverse_labouchere",
+    "oscars_grind", "one_three_two_six", "one_three_two_four", "percent",
+    "percent:percent=3.5,base=5",
+]
+#: Session rules, per session and per shoe, alone and joined.
+RULES = [
+    "", "stop:win=50,loss=200,per=shoe", "stop:trailing=80", "stop:losses=3",
+    "stop:coups=30,per=shoe | stop:win=120", "stop:losses=2,per=shoe | stop:trailing=150",
+    "stop:loss=60,trailing=40,per=shoe",
+]
+
+
+def compose(selection: str, staking: str, rules: str = "") -> str:
+    return " | ".join(part for part in (selection, staking, rules) if part)
+
+
+#: Each selection with a staking plan, each staking plan with a selection: every part
+#: played at least once (all 16 x 18 pairs run in benchmarks/bench_grid.py's check).
+EVERY_PART = [compose(sel, STAKINGS[i % len(STAKINGS)]) for i, sel in enumerate(SELECTIONS)] \
+    + [compose(SELECTIONS[(5 * i) % len(SELECTIONS)], stk) for i, stk in enumerate(STAKINGS)]
+
+def assert_same_sessions(specs: list[str], coups: Coups, rules: TableRules,
+                         policy: SessionPolicy) -> dict[str, Any]:
+    """The fused path's sessions tables of ``specs`` over ``coups`` are the replay's, bit
+    for bit (as a chunk plays them, without a run folder); returns the fused tables'
+    stop reasons and bets, to check what the case exercised."""
+    configs = [config for spec in specs for config in expand_spec(spec)]
+    plan = fused_plan(configs, rules, None, ledger=False, expected="auto", policy=policy)
+    assert plan is not None and plan.configs == tuple(range(len(configs)))
+    fused = run_coups(plan, [c.name for c in configs], coups, policy, 0)
+    assert fused is not None
+    grid, ledgers = replay(coups, configs, rules, policy)
+    for k, config_ledger in enumerate(ledgers):
+        expected = sessions_table(grid, config_ledger, k, list(BET_KINDS))
+        got = fused.tables[k]
+        assert got.schema.equals(expected.schema)
+        for name in got.column_names:
+            left = got.column(name).to_numpy(zero_copy_only=False)
+            right = expected.column(name).to_numpy(zero_copy_only=False)
+            same = np.array_equal(left.view(np.int64), right.view(np.int64)) \
+                if left.dtype.kind == "f" else np.array_equal(left, right)
+            assert same, (specs[k] if len(specs) == len(configs) else k, name)
+    return {"stops": {reason for t in fused.tables for reason in t.column("stop_reason")
+                      .to_pylist()},
+            "bets": sum(int(np.sum(t.column("bets").to_numpy())) for t in fused.tables)}
+
+
+#: The table's rules and session policies the parts are played under.
+TABLES = [
+    pytest.param(TableRules(), SessionPolicy(), id="defaults"),
+    pytest.param(TableRules(table_min=5, table_max=200),
+                 SessionPolicy(session_shoes=2, bankroll=400.0, chip=2.5),
+                 id="limits, chips, two shoes"),
+    pytest.param(TableRules(table_min=5),
+                 SessionPolicy(when_short="reduce", bankroll=150.0, below_min="skip"),
+                 id="reduce, skip below min"),
+    pytest.param(TableRules(table_min=5, variant="ez"),
+                 SessionPolicy(below_min="stop", bankroll=300.0, shoe_win_goal=40.0,
+                               session_shoes=2),
+                 id="ez, stop below min, per-shoe goal"),
+]
+
+
+@pytest.fixture(scope="module")
+def shoes() -> Coups:
+    """Six generated shoes: the coups the parts are played over (the replay, the
+    reference, plays every configuration step by step in Python: a few shoes)."""
+    return generate_coups(TableRules(), 2, np.arange(6))
+
+
+@pytest.mark.parametrize(("rules", "policy"), TABLES)
+def test_every_selection_and_staking_plan_gives_the_replays_sessions(
+        shoes: Coups, rules: TableRules, policy: SessionPolicy):
+    seen = assert_same_sessions(EVERY_PART, shoes.take(shoes.shoe < 4), rules, policy)
+    assert seen["bets"] > 0 and "end" in seen["stops"]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(parts=st.lists(st.tuples(st.sampled_from(SELECTIONS), st.sampled_from(STAKINGS),
+                                st.sampled_from(RULES)), min_size=1, max_size=3),
+       first=st.integers(0, 4), count=st.integers(1, 2), session_shoes=st.integers(1, 2),
+       bankroll=st.sampled_from([150.0, 400.0, 1000.0]),
+       when_short=st.sampled_from(["stop", "reduce"]),
+       chip=st.sampled_from([None, 2.5, 10.0]),
+       below_min=st.sampled_from(["raise", "skip", "stop"]),
+       table_max=st.sampled_from([200, 5000]))
+def test_any_combination_of_parts_and_rules_gives_the_replays_sessions(
+        shoes: Coups, parts: list[tuple[str, str, str]], first: int, count: int,
+        session_shoes: int, bankroll: float, when_short: str, chip: float | None,
+        below_min: str, table_max: int):
+    specs = list(dict.fromkeys(compose(*p) for p in parts))
+    chunk = shoes.take(np.flatnonzero((shoes.shoe >= first) & (shoes.shoe < first + count)))
+    policy = SessionPolicy(session_shoes=session_shoes, bankroll=bankroll,
+                           when_short=when_short, chip=chip,
+                           below_min=below_min)  # type: ignore[arg-type]
+    assert_same_sessions(specs, chunk, TableRules(table_min=5, table_max=table_max), policy)
+
+
+def test_the_composed_built_in_of_issue_21_stops_per_shoe_as_the_replay_does():
+    """``streak:n=3 | martingale | stop:win=50,loss=200,per=shoe`` over sessions of three
+    shoes: sessions sit out the rest of a shoe and come back at the next."""
+    spec = "streak:n=3 | martingale | stop:win=50,loss=200,per=shoe"
+    fused, generic = both_ways(strategies=[spec], shoes=60, seed=21, session_shoes=3)
+    assert_same_run(fused, generic)
+    stops = fused.sessions["stop_reason"].value_counts()
+    assert stops.get("win_goal", 0) > 0 and stops.get("end", 0) > 0

@@ -34,7 +34,7 @@ def numpy_ledger(grid: SessionGrid, coups: Coups, ledger: ConfigLedger, config: 
     columns: dict[str, pa.Array] = {
         "config": pa.array(np.full(n, config, dtype=np.int32)),
         "strategy": pa.DictionaryArray.from_arrays(
-            pa.array(np.zeros(n, dtype=np.int8)), pa.array([ledger.strategy.name])),
+            pa.array(np.zeros(n, dtype=np.int32)), pa.array([ledger.strategy.name])),
         "session": pa.array(grid.session_ids[session_index]),
         "shoe": pa.array(coups.shoe[rows]),
         "coup": pa.array(coups.coup[rows].astype(np.int16)),

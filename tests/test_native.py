@@ -21,7 +21,8 @@ import pytest
 
 from engine import native
 from engine.backtest import backtest, read_run_table
-from engine.fused import _deal_classes, _settle_sessions
+from engine.fused import _deal_classes
+from engine.fused_play import play_systems
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,6 +141,6 @@ def test_the_fused_kernels_allocate_nothing():
     """They take the native path (a new allocation in them would silently cost a fresh
     process numba's start-up again)."""
     backtest(strategies=["martingale"], shoes=6, seed=1, ledger=False)
-    for kernel in (_deal_classes, _settle_sessions):
+    for kernel in (_deal_classes, play_systems):
         assert f"{kernel.__module__}.{kernel.__qualname__}" not in native.refused
         assert kernel._native

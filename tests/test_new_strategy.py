@@ -23,18 +23,23 @@ def new(folder: Path, *args: str):
     return runner.invoke(app, ["new-strategy", *args, "--dir", str(folder)])
 
 
+def run_pytest(folder: Path) -> subprocess.CompletedProcess[str]:
+    """pytest over the generated files, in a process of its own, as their author runs it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+         "-n", "0", str(folder)],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+
+
 def test_both_forms_pass_their_generated_tests_under_pytest(tmp_path: Path):
     assert new(tmp_path, "banker-run").exit_code == 0
     assert new(tmp_path, "SimpleBankerRun", "--simple").exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "banker_run.py", "simple_banker_run.py", "test_banker_run.py",
         "test_simple_banker_run.py"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-         "-n", "0", str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = run_pytest(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 passed" in done.stdout
 
@@ -74,3 +79,34 @@ def test_names():
     assert names_for("my-system") == ("my_system", "MySystem")
     assert names_for("BankerAfterPlayers") == ("banker_after_players", "BankerAfterPlayers")
     assert names_for("follow2") == ("follow2", "Follow2")
+
+
+@pytest.mark.parametrize("part", ["selection", "staking"])
+def test_a_part_in_both_forms_passes_its_tests_and_the_checks_in_a_system(tmp_path: Path,
+                                                                         part: str):
+    assert new(tmp_path, f"array_{part}", "--part", part).exit_code == 0
+    result = new(tmp_path, f"simple_{part}", "--part", part, "--simple")
+    label = {"selection": "a selection", "staking": "a staking plan"}[part]
+    assert result.exit_code == 0 and f"(simple form, {label})" in result.output
+    done = run_pytest(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 passed" in done.stdout
+    cls = "Array" + part.capitalize()
+    array, simple = f"{tmp_path / f'array_{part}.py'}:{cls}", \
+        f"{tmp_path / f'simple_{part}.py'}:Simple{part.capitalize()}"
+    other = "martingale" if part == "selection" else "follow"
+    systems = [f"{array} | {other}", f"{simple} | {other}"] if part == "selection" else \
+        [f"{other} | {array}", f"{other} | {simple}"]
+    outcomes = ["PPBPPPTBPBPPB", "BPPTPBBPPPB"]
+    assert play(systems[0], outcomes)[["banker", "player", "net"]].equals(
+        play(systems[1], outcomes)[["banker", "player", "net"]])
+    for spec in systems:
+        found, _ = check_strategy(lambda s=spec: make_one_strategy(s), shoes=6,
+                                  speed_shoes=6, speed_repeat=1)
+        assert all(check.passed for check in found), found
+
+
+def test_an_unknown_part_is_one_line(tmp_path: Path):
+    result = new(tmp_path, "x", "--part", "rules")
+    assert result.exit_code == 2 and "--part rules: expected selection or staking" in \
+        result.stderr

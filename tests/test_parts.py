@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from engine.backtest import backtest
 from engine.deal import generate_coups
 from engine.replay import SessionPolicy
 from engine.rules import TableRules
 from engine.testing import play
+from strategies.base import Strategy, Table, Wager
 from strategies.registry import StrategyError, expand_spec, spec_space
 from strategies.system import System
 
@@ -175,7 +178,6 @@ def test_skip_first_and_after_ties_by_hand():
 
 def ends(spec: str, shoes: list[str], **policy: object) -> list[tuple[int, str, float]]:
     """(coups played, stop reason, net) of each session of ``spec`` over ``shoes``."""
-    from engine.backtest import backtest
     from engine.coups import coups_from_outcomes
 
     result = backtest(coups_from_outcomes(shoes), [spec], **policy)  # type: ignore[arg-type]
@@ -234,3 +236,135 @@ def test_a_preset_and_its_parts_play_the_same_ledger():
         b = play(parts, coups)
         assert a.equals(b), preset
 
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Sleepy(Strategy):
+    """Flat Banker, slowly: a chunk of a few shoes takes a second."""
+
+    name = "sleepy"
+
+    def wager(self, table: Table) -> Wager:
+        time.sleep(0.004)
+        return Wager.on(banker=np.full(table.n, self.base))
+
+
+def test_progress_moves_with_the_sessions_of_a_chunk_played_here():
+    # One chunk of 12 shoes, played in this process: the progress callback hears of the
+    # sessions as the steps go (at most every tenth of a second), not once at the end, and
+    # the parts add up to the whole.
+    calls: list[tuple[float, int, int]] = []
+    started = time.perf_counter()
+    result = backtest(strategies=[Sleepy()], shoes=12, seed=3, workers=1, unchecked=True,
+                      progress=lambda coups, sessions: calls.append(
+                          (time.perf_counter() - started, coups, sessions)))
+    assert len(calls) >= 3
+    assert sum(c[2] for c in calls) == 12
+    assert sum(c[1] for c in calls) == result.info["counts"]["coups"]
+    assert calls[0][2] < 12  # some sessions were reported before the chunk ended
+
+
+# --------------------------------------------------------------------------- plugins
+
+TEN_LINES = '''
+from strategies.simple import SimpleSelection
+
+
+class AfterTwoPlayers(SimpleSelection):
+    """Bet Banker after two Player wins in a row."""
+
+    def reset(self):
+        self.players = 0
+
+    def pick(self, view):
+        return "B" if self.players >= 2 else None
+
+    def learn(self, view, outcome):
+        if outcome != "T":
+            self.players = self.players + 1 if outcome == "P" else 0
+'''
+
+
+@pytest.mark.parametrize("staking, stakes, nets", [
+    # The selection bets Banker at coups 3 (won), 6 (lost), 7 (won), 11 (a tie: pushed)
+    # and 12 (won): after P P, after P P P (still two in a row and more), after P P T.
+    ("flat", [10, 10, 10, 10, 10], [9.5, -10, 9.5, 0, 9.5]),
+    # Martingale: 10 won; 10 lost (k=1); 20 won (k=0); the push leaves k at 0.
+    ("martingale", [10, 10, 20, 10, 10], [9.5, -10, 19, 0, 9.5]),
+    # Paroli: 10 won (w=1); 20 lost (w=0); 10 won (w=1); 20 pushed (w stays 1); 20 won.
+    ("paroli", [10, 20, 10, 20, 20], [9.5, -20, 9.5, 0, 19]),
+])
+def test_a_ten_line_selection_with_three_staking_plans_by_hand(tmp_path: Path, staking: str,
+                                                              stakes: list[float],
+                                                              nets: list[float]):
+    (tmp_path / "after_two.py").write_text(TEN_LINES)
+    ledger = play(f"{tmp_path / 'after_two.py'}:AfterTwoPlayers | {staking}",
+                  "PPBPPPBBPPTB")
+    bets = ledger[ledger["banker"] > 0]
+    assert bets["coup"].tolist() == [3, 6, 7, 11, 12]
+    assert bets["banker"].tolist() == stakes
+    assert bets["net"].tolist() == nets
+    assert (ledger["player"] == 0).all() and (ledger["tie"] == 0).all()
+
+
+def test_a_plugin_selection_that_ends_its_session_and_one_that_picks_nonsense(
+        tmp_path: Path):
+    (tmp_path / "quitter.py").write_text('''
+from strategies.simple import STOP, SimpleSelection
+
+
+class QuitAhead(SimpleSelection):
+    """Banker every coup; stop the session once 15 ahead."""
+
+    def pick(self, view):
+        return STOP if view.bankroll >= 1015 else "B"
+
+
+class Nonsense(SimpleSelection):
+    def pick(self, view):
+        return "Banker!"
+''')
+    # +9.5, +9.5 (1,019 >= 1,015): the third coup is not played; stop_reason "strategy".
+    assert ends(f"{tmp_path / 'quitter.py'}:QuitAhead | flat", ["BBBB"]) == [
+        (2, "strategy", 19.0)]
+    with pytest.raises(Exception, match="pick\\(\\) returned 'Banker!'.*expected B/P/T"):
+        play(f"{tmp_path / 'quitter.py'}:Nonsense", "BB")
+
+
+# --------------------------------------------------------------------------- exact risk
+
+FINITE_SYSTEMS = [
+    "always:side=tie | contra_dalembert", "ping_pong:n=2 | reverse_labouchere",
+    "pattern:BP=B,PB=P,BBB=P | one_three_two_four", "pattern:TB=T,ties=keep | flat",
+    "skip_first:n=4 | fibonacci", "after_ties:n=1,m=5 | paroli",
+    "streak:n=2,per_shoe=false | grand_martingale:max_doublings=3",
+    "always:side=player_pair | dalembert:unit=5", "follow | oscars_grind",
+]
+
+
+@pytest.mark.parametrize("variant", ["standard", "ez"])
+def test_every_finite_part_declares_the_states_it_plays(variant: str):
+    # The declared states (strategies/finite_state.py), walked along the same coups as the
+    # composed system's play, give the stakes it placed (engine.risk's own check).
+    from engine.risk.verify import declaration_mismatches
+
+    configs = [expand_spec(spec)[0] for spec in FINITE_SYSTEMS]
+    found = declaration_mismatches(configs, TableRules(variant=variant), shoes=24)
+    assert dict(zip(FINITE_SYSTEMS, found, strict=True)) == dict.fromkeys(FINITE_SYSTEMS)
+
+
+def test_strategies_lists_the_parts_by_kind_and_their_state():
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    text = CliRunner().invoke(app, ["strategies"], env={"COLUMNS": "100"}).output
+    for title in ("Strategies (one name each", "Selections: when and what to bet",
+                  "Staking plans: how much", "Session rules: when to stop"):
+        assert title in text
+    for name in ("ping_pong", "skip_first", "after_ties", "parlay", "reverse_labouchere",
+                 "contra_dalembert", "one_three_two_four", "percent", "kelly", "stop"):
+        assert f"│ {name} " in text
+    assert text.count("exact risk: no") >= 6  # road, counter, count, parlay, ...

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Not one of these may be imported to show the help (see engine/cli/__init__.py). pydantic
 #: is light next to the others but still a fifth of a second: typer checks option values
 #: with it, which ``--help`` must not need (``engine.cli.QuickHelp``).
-HEAVY = ("matplotlib", "numba", "pandas", "pyarrow", "numpy", "scipy", "dask", "pydantic")
+HEAVY = ("matplotlib", "numba", "pandas", "pyarrow", "numpy", "scipy", "dask", "pydantic",
+         "textual")
 
 _PROBE = """
 import json, sys

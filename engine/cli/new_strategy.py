@@ -163,6 +163,241 @@ def test_a_longer_streak_waits_longer():
 ''')
 
 
+SELECTION_PLUGIN = Template('''\
+"""$title: a selection: bet Banker once Player has won `streak` decisions in a row.
+
+Written by `baccarat new-strategy --part selection`. A selection says when and what to
+bet; any staking plan says how much and any session rule when to stop, so this one part
+plays in every system:
+
+    baccarat trace "$file:$cls | martingale" --outcomes PPBPPTB
+    baccarat check-strategy "$file:$cls | dalembert | stop:win=50"
+    baccarat backtest --shoes 2000 -s "$file:$cls:streak=[2,3] | flat" --out $name-run
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from pydantic import Field
+
+from engine.coups import BANKER as BANKER_WON
+from engine.coups import PLAYER as PLAYER_WON
+from strategies.base import Result, Table
+from strategies.parts import BANKER, NO_BET, Selection
+
+
+class $cls(Selection):
+    """Bet Banker after a run of Player wins (ties skipped) until Banker wins."""
+
+    name: ClassVar[str] = "$name"
+
+    streak: int = Field(2, ge=1, description="Player wins in a row before betting Banker")
+
+    _players: np.ndarray  # per session: Player wins in a row so far
+
+    def start(self, table: Table) -> None:
+        """Called once before the first coup: table.n sessions are about to play."""
+        self._players = np.zeros(table.n, dtype=np.int64)
+
+    def choose(self, table: Table) -> np.ndarray:
+        """Per session, the bet for the coup about to be dealt: BANKER, PLAYER, TIE (or
+        any index of engine.bets.BET_KINDS: say which in kinds()), NO_BET, or END to end
+        the session. The staking plan says how much."""
+        return np.where(self._players >= self.streak, BANKER, NO_BET)
+
+    def settle(self, table: Table, result: Result) -> None:
+        """Learn the coup just dealt (result.outcome: 0 B, 1 P, 2 T)."""
+        player = result.played & (result.outcome == PLAYER_WON)
+        banker = result.played & (result.outcome == BANKER_WON)
+        self._players = np.where(player, self._players + 1,
+                                 np.where(banker, 0, self._players))
+''')
+
+SIMPLE_SELECTION_PLUGIN = Template('''\
+"""$title: a selection: bet Banker once Player has won `streak` decisions in a row.
+
+Written by `baccarat new-strategy --part selection --simple`: one session at a time,
+with plain Python values. Any staking plan and any session rule combine with it:
+
+    baccarat trace "$file:$cls | martingale" --outcomes PPBPPTB
+    baccarat check-strategy "$file:$cls | dalembert | stop:win=50"
+    baccarat backtest --shoes 2000 -s "$file:$cls:streak=[2,3] | flat" --out $name-run
+"""
+
+from __future__ import annotations
+
+from strategies.simple import SessionView, SimpleSelection
+
+
+class $cls(SimpleSelection):
+    """Bet Banker after a run of Player wins (ties skipped) until Banker wins."""
+
+    name = "$name"
+    streak: int = 2
+
+    def reset(self) -> None:
+        """A new session starts."""
+        self.players = 0
+
+    def pick(self, view: SessionView) -> str | None:
+        """"B", "P", "T", None (no bet) or STOP (end the session)."""
+        return "B" if self.players >= self.streak else None
+
+    def learn(self, view: SessionView, outcome: str) -> None:
+        """A coup the session played: "B", "P" or "T"."""
+        if outcome != "T":
+            self.players = self.players + 1 if outcome == "P" else 0
+''')
+
+STAKING_PLUGIN = Template('''\
+"""$title: a staking plan: double the stake after `losses` losses in a row.
+
+Written by `baccarat new-strategy --part staking`. A staking plan says how much; any
+selection says when and what, and any session rule when to stop. What it does on a push,
+a skipped coup and a new shoe is the engine's one rule: nothing moves. Try it with:
+
+    baccarat trace "streak:n=2 | $file:$cls" --outcomes BBPPBBBP
+    baccarat check-strategy "follow | $file:$cls | stop:loss=200"
+    baccarat backtest --shoes 2000 -s "$file:$cls:losses=[1,2]" --out $name-run
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from pydantic import Field
+
+from strategies.base import Result, Table
+from strategies.parts import Choice, Staking
+
+
+class $cls(Staking):
+    """Double the stake after a run of losses; back to the base stake after a win."""
+
+    name: ClassVar[str] = "$name"
+
+    losses: int = Field(2, ge=1, description="losses in a row before doubling")
+
+    _lost: np.ndarray   # per session: losses in a row
+    _stake: np.ndarray  # per session: the next stake
+
+    def start(self, table: Table) -> None:
+        self._lost = np.zeros(table.n, dtype=np.int64)
+        self._stake = np.full(table.n, self.base)
+
+    def stakes(self, table: Table, choice: Choice) -> np.ndarray:
+        """The amount per session of the next bet (only sessions that bet stake it)."""
+        return self._stake
+
+    def settle(self, table: Table, result: Result) -> None:
+        """result.won / result.lost: the sessions that staked and won / lost."""
+        lost = np.where(result.lost, self._lost + 1, np.where(result.won, 0, self._lost))
+        doubled = result.lost & (lost >= self.losses)
+        self._stake = np.where(result.won, self.base,
+                               np.where(doubled, 2 * self._stake, self._stake))
+        self._lost = np.where(doubled, 0, lost)
+''')
+
+SIMPLE_STAKING_PLUGIN = Template('''\
+"""$title: a staking plan: double the stake after `losses` losses in a row.
+
+Written by `baccarat new-strategy --part staking --simple`: one session at a time. Any
+selection and session rule combine with it:
+
+    baccarat trace "streak:n=2 | $file:$cls" --outcomes BBPPBBBP
+    baccarat check-strategy "follow | $file:$cls | stop:loss=200"
+"""
+
+from __future__ import annotations
+
+from strategies.simple import SessionView, SimpleStaking
+
+
+class $cls(SimpleStaking):
+    """Double the stake after a run of losses; back to the base stake after a win."""
+
+    name = "$name"
+    losses: int = 2
+
+    def reset(self) -> None:
+        """A new session starts."""
+        self.in_a_row, self.next = 0, self.base
+
+    def stake(self, view: SessionView) -> float:
+        """The amount of the next bet."""
+        return self.next
+
+    def won(self, view: SessionView, net: float) -> None:
+        """The bet won (a push, and a coup without a bet, call neither method)."""
+        self.in_a_row, self.next = 0, self.base
+
+    def lost(self, view: SessionView, net: float) -> None:
+        """The bet lost."""
+        self.in_a_row += 1
+        if self.in_a_row >= self.losses:
+            self.in_a_row, self.next = 0, 2 * self.next
+''')
+
+SELECTION_TEST = Template('''\
+"""Tests of $file, written by `baccarat new-strategy`. Run them with: pytest $test_file
+
+engine.testing.play plays a SPEC over the outcomes given with the real engine: here the
+selection with a staking plan. Work the expected values out by hand.
+"""
+
+from pathlib import Path
+
+from engine.testing import play
+
+SELECTION = f"{Path(__file__).with_name('$file')}:$cls"
+
+
+def test_flat_bets_banker_after_two_player_wins():
+    # P P: two Player wins, Banker bet on the third coup (+9.5); P P again, the tie
+    # pushes, Banker wins.
+    ledger = play(f"{SELECTION} | flat", "PPBPPTB")
+    assert ledger["banker"].tolist() == [0, 0, 10, 0, 0, 10, 10]
+    assert ledger["net"].tolist() == [0, 0, 9.5, 0, 0, 0, 9.5]
+
+
+def test_with_a_martingale_the_stake_doubles_after_a_lost_bet():
+    # Banker bet at coups 3, 4 (lost: P, so 20 next), 5 (won 19).
+    ledger = play(f"{SELECTION} | martingale", "PPPPB")
+    assert ledger["banker"].tolist() == [0, 0, 10, 20, 40]
+''')
+
+STAKING_TEST = Template('''\
+"""Tests of $file, written by `baccarat new-strategy`. Run them with: pytest $test_file
+
+engine.testing.play plays a SPEC over the outcomes given with the real engine: here the
+staking plan alone (it bets Banker every coup) and with a selection.
+"""
+
+from pathlib import Path
+
+from engine.testing import play
+
+STAKING = f"{Path(__file__).with_name('$file')}:$cls"
+
+
+def test_doubles_after_two_losses_and_resets_after_a_win():
+    # Banker every coup: P P (two lost: 20 next), P (lost once), T (a push: nothing
+    # moves), P (two lost: 40 next), B won.
+    ledger = play(STAKING, "PPPTPB")
+    assert ledger["banker"].tolist() == [10, 10, 20, 20, 20, 40]
+
+
+def test_with_a_selection_the_skipped_coups_change_nothing():
+    # follow: no bet on coup 1; B bet on 2 (P: lost), P bet on 3 (B: lost: 20 next),
+    # B on 4 (won).
+    ledger = play(f"follow | {STAKING}", "BPBB")
+    assert (ledger["banker"] + ledger["player"]).tolist() == [0, 10, 10, 20]
+''')
+
+
 def names_for(name: str) -> tuple[str, str]:
     """(snake_case name, CamelCase class name) for a NAME like "my-system" or "MySystem"."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_\-]*", name):
@@ -181,15 +416,21 @@ def new_strategy(
     name: Annotated[str, typer.Argument(help="the strategy's name, e.g. banker_after_players")],
     simple: Annotated[bool, typer.Option(
         "--simple", help="the simple form: one session, plain Python numbers")] = False,
+    part: Annotated[str | None, typer.Option(
+        "--part", help="write one part of a system instead of a whole strategy: "
+        "selection (when and what to bet) or staking (how much)")] = None,
     folder: Annotated[Path, typer.Option(
         "--dir", help="folder to write the two files into")] = Path("."),
 ) -> None:
     """Write NAME.py (a commented plugin that runs) and test_NAME.py (pytest, passing).
 
     The plugin is a complete small system to edit into your own, in the array form (every
-    session at once, fast) or with --simple the simple form. Existing files are never
-    overwritten.
+    session at once, fast) or with --simple the simple form; with --part selection or
+    --part staking, one part of a system that combines with every other part
+    ("NAME.py:Class | martingale | stop:win=50"). Existing files are never overwritten.
     """
+    if part not in (None, "selection", "staking"):
+        raise NewStrategyError(f"--part {part}: expected selection or staking")
     snake, cls = names_for(name)
     plugin = folder / f"{snake}.py"
     test = folder / f"test_{snake}.py"
@@ -202,11 +443,26 @@ def new_strategy(
         raise NewStrategyError(f"--dir {folder} is not a folder")
     values = {"name": snake, "cls": cls, "file": plugin.name, "test_file": test.name,
               "title": cls}
-    source = (SIMPLE_PLUGIN if simple else ARRAY_PLUGIN).substitute(values)
-    for path, text in ((plugin, source), (test, TEST_FILE.substitute(values))):
+    plugin_text, test_text, trace = _TEMPLATES[part, simple]
+    for path, text in ((plugin, plugin_text.substitute(values)),
+                       (test, test_text.substitute(values))):
         with open(path, "x", encoding="utf-8") as handle:  # "x": never over a file
             handle.write(text)
-    done(f"wrote {plugin} ({'simple' if simple else 'array'} form) and {test}\n"
+    kind = {"selection": ", a selection", "staking": ", a staking plan"}.get(part or "", "")
+    what = f"{'simple' if simple else 'array'} form{kind}"
+    spec = trace.format(f"{plugin}:{cls}")
+    done(f"wrote {plugin} ({what}) and {test}\n"
          f"next: pytest {test}\n"
-         f"      baccarat trace {plugin}:{cls} --outcomes PPBPPTB\n"
-         f"      baccarat check-strategy {plugin}:{cls}")
+         f"      baccarat trace \"{spec}\" --outcomes PPBPPTB\n"
+         f"      baccarat check-strategy \"{spec}\"")
+
+
+#: By (--part, --simple): the plugin, its tests, and the SPEC the closing lines suggest.
+_TEMPLATES = {
+    (None, False): (ARRAY_PLUGIN, TEST_FILE, "{}"),
+    (None, True): (SIMPLE_PLUGIN, TEST_FILE, "{}"),
+    ("selection", False): (SELECTION_PLUGIN, SELECTION_TEST, "{} | martingale"),
+    ("selection", True): (SIMPLE_SELECTION_PLUGIN, SELECTION_TEST, "{} | martingale"),
+    ("staking", False): (STAKING_PLUGIN, STAKING_TEST, "streak:n=2 | {}"),
+    ("staking", True): (SIMPLE_STAKING_PLUGIN, STAKING_TEST, "streak:n=2 | {}"),
+}

@@ -11,13 +11,13 @@ from rich.text import Text
 
 from ..errors import BaccaratError
 from . import app
-from .common import console, reports_errors
+from .common import console, note_import, reports_errors
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ..coups import Coups
-    from ..roads import BigRoadCell, Roads
+    from ..roads import AskMarks, BigRoadCell, Roads
 
 SIDE_STYLE = {0: "bold red", 1: "bold blue", 2: "bold green"}
 # The traditional drawing of each derived road's marks, used when colour shows them apart.
@@ -120,6 +120,25 @@ def _print_section(title: str, lines: list[Text], note: str = "") -> None:
     console.print()
 
 
+def render_ask(ask: AskMarks) -> list[Text]:
+    """The ask marks as two lines: what each derived road adds if the next decision is
+    Banker, or Player (a colour word, in its colour; "-" while the road has not started)."""
+    from ..roads import BLUE, DERIVED_ROADS, RED
+
+    words = {RED: ("red ", "red"), BLUE: ("blue", "blue")}
+    lines = [Text("        " + "  ".join(f"{name:<13}" for name in DERIVED_ROADS.values())
+                  .rstrip(), style="dim")]
+    for label, marks in (("Banker", ask.banker), ("Player", ask.player)):
+        line = Text(f"{label:<8}", style=SIDE_STYLE[0 if label == "Banker" else 1])
+        for k in DERIVED_ROADS:
+            word, style = words.get(marks[k], ("-", "dim"))
+            line.append(f"{word:<13}", style=style)
+            line.append("  ")
+        line.rstrip()
+        lines.append(line)
+    return lines
+
+
 def draw(roads: Roads, shoe: int) -> None:
     """Print every road of one shoe to the console, in colour where the terminal has it."""
     import numpy as np
@@ -141,6 +160,7 @@ def draw(roads: Roads, shoe: int) -> None:
     for k in DERIVED_ROADS:
         note = "" if coloured else "r = red, b = blue"
         _print_section(SECTION[k], _render_derived(roads.derived_grid(k), k, coloured), note)
+    _print_section("Ask", render_ask(roads.ask), "the mark the next decision would add")
 
 
 @app.command()
@@ -150,11 +170,12 @@ def roads(
     coups: Annotated[Path, typer.Option(help="coups Parquet file")] = Path("coups.parquet"),
     as_json: Annotated[bool, typer.Option("--json", help="print the grids as JSON")] = False,
 ) -> None:
-    """Draw one shoe's bead plate, big road and derived roads (or print them as JSON)."""
-    from ..io.parquet import read_coups
+    """Draw one shoe's bead plate, big road, derived roads and ask marks (or print them
+    as JSON)."""
+    from ..io.inputs import read_dataset
     from ..roads import all_roads
 
-    table, _ = read_coups(coups)
+    table, _ = read_dataset(coups, on_import=note_import)
     result = all_roads(shoe_outcomes(table, shoe, coups))
     if as_json:
         data: dict[str, Any] = {"shoe": shoe, **result.to_dict()}

@@ -114,14 +114,8 @@ def null_coups(lengths: np.ndarray, rules: TableRules, datasets: int,
 
 
 def check_null_shape(shoes: int, session_shoes: int, configs: int, datasets: int) -> None:
-    """Refuse a null whose fair datasets cannot be played end to end in one backtest:
-    sessions that would straddle two datasets, or more session rows than memory holds."""
-    if shoes % session_shoes:
-        raise BaccaratError(
-            f"--null: the dataset's {shoes:,} shoes are not whole sessions of "
-            f"{session_shoes} shoes, so fair datasets played end to end would share a "
-            f"session; use a --session-shoes that divides {shoes:,}")
-    rows = configs * (shoes // session_shoes) * datasets
+    """Refuse a null of more session rows than memory holds."""
+    rows = configs * -(-shoes // session_shoes) * datasets
     if rows > MAX_NULL_ROWS:
         raise BaccaratError(
             f"--null {datasets}: {configs:,} configurations x "
@@ -140,6 +134,9 @@ def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
     shoes = int(lengths.size)
     session_shoes = int(run_options.get("session_shoes", 1))
     check_null_shape(shoes, session_shoes, len(configs), datasets)
+    if shoes % session_shoes:
+        return play_each(configs, lengths, rules, datasets, seed, metric, out, run_options,
+                         progress)
     per_dataset = shoes // session_shoes
     fair = null_coups(lengths, rules, datasets, seed)
     if fair is None:
@@ -153,10 +150,41 @@ def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
     per_row = {name: values.reshape(k * datasets, per_dataset)
                for name, values in matrix.columns.items()}
     values = metric.values(per_row).reshape(k, datasets)
+    return _bests(values, metric, seed, fair is None)
+
+
+def play_each(configs: list[Any], lengths: np.ndarray, rules: TableRules, datasets: int,
+              seed: int, metric: SearchMetric, out: Path, run_options: dict[str, Any],
+              progress: Callable[[int, int], None] | None = None) -> NullResult:
+    """The null when the shoes do not make whole sessions (the observed dataset ends on a
+    short session, and so must each fair one): one backtest per fair dataset, each into
+    ``out/dataset-NNNN``, since datasets played end to end would share a session. Slower
+    than one backtest; the same fair datasets."""
+    from ..backtest import backtest
+
+    shoes = int(lengths.size)
+    first = max(1, min(datasets, BATCH_SHOES // max(shoes, 1)))
+    _, _, complete = reference_coups(rules, lengths, 0, first, seed)  # analyze's decision
+    out.mkdir(parents=True, exist_ok=True)
+    values = np.empty((len(configs), datasets))
+    for b in range(datasets):
+        fair, _, _ = reference_coups(rules, lengths, b, 1, seed, complete)
+        folder = out / f"dataset-{b:04d}"
+        backtest(fair, configs, rules=rules, ledger=False, out=folder, force=True,
+                 progress=progress, **run_options)
+        values[:, b] = metric.values(read_sessions(folder, len(configs),
+                                                   metric.columns).columns)
+    return _bests(values, metric, seed, bool(complete.all()))
+
+
+def _bests(values: np.ndarray, metric: SearchMetric, seed: int, complete: bool) -> NullResult:
+    """Each fair dataset's best configuration from the (configurations x datasets)
+    metric values."""
+    datasets = values.shape[1]
     key = np.where(np.isnan(values), -np.inf, values if metric.higher else -values)
     best_config = np.argmax(key, axis=0)
-    best = values[best_config, np.arange(datasets)]
-    return NullResult(best, best_config, seed, fair is None)
+    return NullResult(values[best_config, np.arange(datasets)], best_config, seed, complete)
 
 
-__all__ = ["MAX_NULL_ROWS", "NullResult", "check_null_shape", "null_coups", "play_null"]
+__all__ = ["MAX_NULL_ROWS", "NullResult", "check_null_shape", "null_coups", "play_each",
+           "play_null"]

@@ -1,0 +1,130 @@
+"""``baccarat live``: keep a scorecard at the table, full screen or as plain text."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TextIO
+
+import typer
+
+from ..errors import BaccaratError
+from . import app
+from .common import (
+    Commission,
+    Debug,
+    Decks,
+    RulesFile,
+    TableMax,
+    TableMin,
+    TiePays,
+    VariantOpt,
+    build_rules,
+    done,
+    print_labelled,
+    reports_errors,
+)
+
+if TYPE_CHECKING:
+    from ..live.scorecard import Scorecard
+
+DEFAULT_OUT = Path("live.csv")
+
+
+class LiveOptionsError(BaccaratError):
+    """Flags of ``baccarat live`` that do not go together."""
+
+
+@app.command()
+@reports_errors
+def live(
+    strategies: Annotated[list[str] | None, typer.Option(
+        "--strategy", "-s", help="a system to follow (SPEC, as backtest takes it; "
+        "repeat for several): its next stake and session bankroll are shown")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="the scorecard file to write, coup by coup (a CSV baccarat import reads; "
+        "default live.csv); an existing file is never replaced")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        help="continue the scorecard FILE written by baccarat live (its shoe, its rules)")
+    ] = None,
+    bankroll: Annotated[float, typer.Option(
+        help="each system's bankroll at the start of the session")] = 1000.0,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="the same screen as plain text, reading lines from stdin (for a "
+        "terminal without full-screen support, a screen reader, or a script)")] = False,
+    rules_file: RulesFile = None,
+    decks: Decks = None,
+    commission: Commission = None,
+    tie_pays: TiePays = None,
+    variant: VariantOpt = None,
+    table_min: TableMin = None,
+    table_max: TableMax = None,
+    debug: Debug = False,
+) -> None:
+    """Keep a scorecard at the table: roads and ask marks, EV from the cards, systems."""
+    from ..live.journal import Journal
+    from ..live.scorecard import Scorecard
+    from ..live.session import LiveSession
+    from ..live.systems import make_systems
+
+    flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
+             "variant": variant, "table_min": table_min, "table_max": table_max}
+    given = rules_file is not None or any(v is not None for v in flags.values())
+    rules = build_rules(rules_file, **flags) if given else None
+    if bankroll <= 0:
+        raise LiveOptionsError(f"--bankroll {bankroll:g}: expected a positive amount")
+    if resume is not None and out is not None and Path(out) != Path(resume):
+        raise LiveOptionsError(f"--resume {resume} continues that file; --out {out} names "
+                               f"another: give one of them")
+    systems = make_systems(list(strategies or []))
+    if resume is not None:
+        journal = Journal.resume(Path(resume), rules)
+    else:
+        journal = Journal.create(Path(out or DEFAULT_OUT), rules or build_rules(None))
+    try:
+        scorecard = Scorecard(LiveSession(journal), systems, bankroll)
+        if plain or not _full_screen_possible():
+            if not plain:
+                print_labelled("note", "not a full-screen terminal: the plain screen "
+                               "(--plain), one line of input at a time", "yellow")
+            run_plain(scorecard, sys.stdin, sys.stdout)
+        else:
+            from ..live.app import LiveApp
+
+            LiveApp(scorecard).run()
+    finally:
+        journal.close()
+    session = scorecard.session
+    coups = sum(len(shoe.coups) for shoe in session.shoes)
+    done(f"kept {coups:,} coup{'s' if coups != 1 else ''} of {len(session.shoes)} "
+         f"shoe{'s' if len(session.shoes) != 1 else ''} in {journal.path} (continue with "
+         f"--resume {journal.path}; baccarat import reads it)")
+
+
+def _full_screen_possible() -> bool:
+    """Whether stdin and stdout are a terminal that can take a full-screen app."""
+    return (sys.stdin.isatty() and sys.stdout.isatty()
+            and os.environ.get("TERM", "") not in ("", "dumb"))
+
+
+def run_plain(scorecard: Scorecard, lines: TextIO, out: TextIO, width: int | None = None) -> None:
+    """The plain screen: print it, read a line, carry it out, print it again, until the
+    input ends or asks to quit."""
+    from ..live.screen import plain_screen
+
+    width = width or min(120, max(40, _columns()))
+    out.write(plain_screen(scorecard.view(), width) + "\n")
+    out.flush()
+    for line in lines:
+        if not scorecard.handle(line):
+            break
+        out.write("\n" + plain_screen(scorecard.view(), width) + "\n")
+        out.flush()
+
+
+def _columns() -> int:
+    try:
+        return int(os.environ.get("COLUMNS") or os.get_terminal_size().columns)
+    except (OSError, ValueError):
+        return 80

@@ -1,0 +1,612 @@
+"""The fused path's play kernel: every built-in selection, staking plan and session rule.
+
+``play_systems`` plays each configuration of a chunk (a system of built-in parts: a
+selection, a staking plan, its session policy) session after session, coup after coup,
+in the replay's order of operations (``engine/replay.py``): before each coup the session
+rules' new-shoe bookkeeping, the selection's choice, the staking plan's stake, the table
+rules (chip rounding, the table maximum, a stake below the minimum raised, skipped or
+ending the session, the bankroll shortfall stopped or reduced), the payout lookup and the
+bankroll; after it the path metrics, the selection and the staking plan learning the coup
+(a plan moves only on a coup its session staked on and won or lost), the stop rules per
+session and then per shoe (a per-shoe stop sits the session out to its next shoe).
+
+Each part's compiled form (``strategies/compiled.py``: a code and the numbers its Python
+form reads) is read here; the Python parts stay the reference, and ``tests/test_fused.py``
+compares the two bet for bet. Every floating-point operation follows the replay's order,
+and the session sums (net, wagered, each bet kind's amount) reproduce numpy's pairwise
+summation over the chunk's grid width (``engine.fused._pairwise_sum``), so every column
+is the replay's bit for bit.
+
+The kernel allocates nothing (its callers pass its working space) so that it runs as
+native code (``engine.native``); it returns 0, or a problem code where the replay would
+raise (a stake that is not a finite non-negative number, a bet the dataset cannot
+settle): the caller then replays the chunk, which says where.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bets import N_PAIR_STATES, N_SPECIAL
+from .jit import njit
+
+# Selections (strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
+SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SKIP_FIRST, \
+    SEL_AFTER_TIES, SEL_ROAD = range(9)
+STK_FLAT, STK_MARTINGALE, STK_GRAND_MARTINGALE, STK_PAROLI, STK_DALEMBERT, STK_FIBONACCI, \
+    STK_LABOUCHERE, STK_OSCARS_GRIND, STK_1326, STK_CONTRA_DALEMBERT, \
+    STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT = range(14)
+
+#: A session's choice: a bet kind's index in ``engine.bets.BET_KINDS``, or no bet.
+NO_BET = -1
+_BANKER, _PLAYER, _TIE = 0, 1, 2
+#: A coup's outcome is its class (``engine.bets``) divided by this.
+_PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
+
+#: The session policy of each configuration, one row of ``rules`` (see ``policy_row``).
+(R_START, R_REDUCE, R_CHIP, R_BELOW, R_TABLE_MIN, R_TABLE_MAX, R_BROKE_BELOW, R_LOSS_AT,
+ R_GOAL_AT, R_MAX_COUPS, R_TRAILING, R_MAX_LOSSES, R_SHOES, R_SHOE_LOSS_AT, R_SHOE_GOAL_AT,
+ R_SHOE_MAX_COUPS, R_SHOE_TRAILING, R_SHOE_MAX_LOSSES) = range(18)
+N_RULES = 18
+
+#: Why a session ended (``engine.replay.STOP_REASONS``).
+END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, LOSSES_IN_ROW, \
+    BELOW_MIN = range(10)
+
+#: The kernel's outputs per configuration and session: floats (then one row per bet
+#: kind: the amount staked on it), integers, the path metrics.
+F_NET, F_WAGERED, F_MAX_STAKE = range(3)
+N_FLOATS = 3
+I_LIMIT_HITS, I_RUINED, I_RUIN_COUP, I_STOP, I_COUPS, I_BETS = range(6)
+N_INTS = 6
+N_PATH = 9
+
+#: Problems: where the replay would raise.
+NOT_A_STAKE, UNSETTLED = 1, 2
+
+#: The stake cycles of 1-3-2-6 and 1-3-2-4, in base units.
+CYCLES = np.array([[1.0, 3.0, 2.0, 6.0], [1.0, 3.0, 2.0, 4.0]])
+
+
+@njit(cache=True, inline="always")
+def _block_sum(a, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise sum of ``a[lo:lo + n]`` for n <= 128 (see ``_pairwise_sum``)."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    end = n - n % 8
+    while i < end:
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+#: The deepest split ``pairwise_sum`` walks (a row of 128 * 2**63 values).
+SUM_DEPTH = 64
+
+
+@njit(cache=True)
+def pairwise_sum(a, n, stack, left):  # pragma: no cover - compiled
+    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64.
+
+    numpy sums blocks of at most 128 values (``_block_sum``) and, above that, splits the
+    row in two halves (the first a multiple of 8 long) and adds their sums. The split is
+    walked here with an explicit stack rather than recursion: ``stack`` (4 x
+    ``SUM_DEPTH`` integers) and ``left`` (``SUM_DEPTH`` floats) are its space.
+    """
+    if n <= 128:
+        return 0.0 + _block_sum(a, 0, n)
+    los, ns, halves, stage = stack[0], stack[1], stack[2], stack[3]
+    top = 0
+    los[0] = 0
+    ns[0] = n
+    stage[0] = 0
+    ret = 0.0
+    returning = False
+    while True:
+        if returning:
+            if top < 0:
+                return 0.0 + ret
+            if stage[top] == 1:  # the left half is summed: now the right half
+                left[top] = ret
+                stage[top] = 2
+                top += 1
+                los[top] = los[top - 1] + halves[top - 1]
+                ns[top] = ns[top - 1] - halves[top - 1]
+                stage[top] = 0
+                returning = False
+            else:
+                ret = left[top] + ret
+                top -= 1
+            continue
+        size = ns[top]
+        if size <= 128:
+            ret = _block_sum(a, los[top], size)
+            top -= 1
+            returning = True
+            continue
+        half = size // 2
+        half -= half % 8
+        halves[top] = half
+        stage[top] = 1
+        top += 1
+        los[top] = los[top - 1]
+        ns[top] = half
+        stage[top] = 0
+
+
+@njit(cache=True, inline="always")
+def _units(line, lo, hi):  # pragma: no cover - compiled
+    """A Labouchere line's stake in base units: first + last, or the one number left."""
+    units = line[lo]
+    if hi - lo != 1:
+        units = units + line[hi - 1]
+    return units
+
+
+@njit(cache=True, native=True)
+def play_systems(classes, shoe_first, roads, starts, width, sel, selp, stk, stkp, stk_n,
+                 kinds, rules, payouts, pow2, fib, cycles, floats, ints, path, first_step,
+                 nets, totals, sides, kstake, line, recent, stack, left):  # pragma: no cover
+    """Play every configuration over every session; 0, or the problem (``NOT_A_STAKE``,
+    ``UNSETTLED``) that makes the replay raise.
+
+    Per coup (the chunk's): ``classes`` (``engine.bets``), ``shoe_first`` (a shoe's first
+    coup), ``roads`` (``engine.fused.road_features``). Per session: ``starts`` (its first
+    coup; the last entry ends the chunk); ``width``: the longest session. Per
+    configuration: the selection's code and numbers (``sel``, ``selp``), the staking
+    plan's (``stk``, ``stkp``, ``stk_n`` of them), ``kinds`` (the bet kinds its selection
+    may choose), ``rules`` (its policy, ``R_*``) and ``payouts`` (classes x bet kinds).
+    Out: ``floats`` (configs x (``N_FLOATS`` + bet kinds) x sessions), ``ints``
+    (configs x ``N_INTS`` x sessions), ``path`` (configs x sessions x ``N_PATH``) and
+    ``first_step`` (the first step, over the sessions, at which each kind was staked:
+    the order the replay met them in). The rest is working space: ``nets``, ``totals``
+    (``width`` zeros), ``sides`` (``width`` ``NO_BET``), ``kstake`` (``width`` zeros),
+    ``line`` (a Labouchere line), ``recent`` (a pattern's or a tie window's outcomes),
+    ``stack``, ``left``.
+    """
+    n_configs = sel.shape[0]
+    n_sessions = starts.shape[0] - 1
+    n_kinds = kinds.shape[1]
+    n_pow2 = pow2.shape[0]
+    n_fib = fib.shape[0]
+    for c in range(n_configs):
+        s_code = sel[c]
+        k_code = stk[c]
+        base = stkp[c, 0]
+        k_p1 = stkp[c, 1] if stkp.shape[1] > 1 else 0.0
+        cap = int(k_p1)  # the Martingale family's most doublings (-1: none), wins to bank
+        start = rules[c, R_START]
+        reduce = rules[c, R_REDUCE] > 0
+        chip = rules[c, R_CHIP]
+        below = int(rules[c, R_BELOW])
+        tmin = rules[c, R_TABLE_MIN]
+        tmax = rules[c, R_TABLE_MAX]
+        broke_below = rules[c, R_BROKE_BELOW]
+        loss_at = rules[c, R_LOSS_AT]
+        goal_at = rules[c, R_GOAL_AT]
+        max_coups = int(rules[c, R_MAX_COUPS])
+        trailing = rules[c, R_TRAILING]
+        max_losses = int(rules[c, R_MAX_LOSSES])
+        shoes = rules[c, R_SHOES] > 0
+        shoe_loss_at = rules[c, R_SHOE_LOSS_AT]
+        shoe_goal_at = rules[c, R_SHOE_GOAL_AT]
+        shoe_max_coups = int(rules[c, R_SHOE_MAX_COUPS])
+        shoe_trailing = rules[c, R_SHOE_TRAILING]
+        shoe_max_losses = int(rules[c, R_SHOE_MAX_LOSSES])
+        tmin_low = tmin - 1e-12  # a stake below this is below the table minimum
+        max_coups_at = max_coups if max_coups >= 0 else np.iinfo(np.int64).max
+        plain_stakes = chip <= 0  # no chip rounding: a stake the table takes stands
+        # The selection's numbers.
+        per_shoe = True
+        n_sel = 0
+        side_sel = 0
+        m_sel = 0
+        ties_keep = False
+        road_k = 0
+        road_mode = 0
+        if s_code == SEL_ALWAYS:
+            side_sel = int(selp[c, 0])
+        elif s_code == SEL_FOLLOW or s_code == SEL_CHOP:
+            per_shoe = selp[c, 0] > 0
+        elif s_code == SEL_STREAK or s_code == SEL_PING_PONG:
+            n_sel = int(selp[c, 0])
+            per_shoe = selp[c, 1] > 0
+        elif s_code == SEL_PATTERN:
+            ties_keep = selp[c, 0] > 0
+            per_shoe = selp[c, 1] > 0
+            j = 2  # the entries, longest first: length, outcomes, side
+            while j < selp.shape[1] and selp[c, j] > 0:
+                m_sel = max(m_sel, int(selp[c, j]))
+                j += int(selp[c, j]) + 2
+        elif s_code == SEL_SKIP_FIRST:
+            n_sel = int(selp[c, 0])
+            side_sel = int(selp[c, 1])
+        elif s_code == SEL_AFTER_TIES:
+            n_sel = int(selp[c, 0])
+            m_sel = int(selp[c, 1])
+            side_sel = int(selp[c, 2])
+        else:  # SEL_ROAD
+            road_k = int(selp[c, 0])
+            road_mode = int(selp[c, 1])
+        n_line = stk_n[c] - 1
+        blank = 0 if s_code == SEL_AFTER_TIES else -1  # a window's empty place
+        one_kind = -1  # the one bet kind the selection may choose, if it is one
+        for kind in range(n_kinds):
+            if kinds[c, kind]:
+                one_kind = kind if one_kind == -1 else -2
+        more_rules = trailing < np.inf or max_losses >= 0 or shoes
+        # Whether the selection learns from the outcomes (always, skip_first and the road
+        # followers read none of their own).
+        learns = s_code != SEL_ALWAYS and s_code != SEL_SKIP_FIRST and s_code != SEL_ROAD
+        for s in range(n_sessions):
+            lo = starts[s]
+            length = starts[s + 1] - lo
+            # The selection's state.
+            last = NO_BET
+            run = 0
+            alternations = 0
+            ties = 0
+            at = 0
+            for j in range(m_sel):
+                recent[j] = blank
+            # The staking plan's state.
+            k = 0
+            series = 0
+            units = 1
+            ride = base
+            line_lo = 0
+            line_hi = n_line
+            if k_code == STK_LABOUCHERE or k_code == STK_REVERSE_LABOUCHERE:
+                for j in range(n_line):
+                    line[j] = int(stkp[c, 1 + j])
+            # The session's money, the stop rules' counts, the path metrics.
+            bankroll = start
+            peak = start
+            trough = start
+            max_dd = 0.0
+            max_dd_pct = 0.0
+            losses_row = 0
+            shoe_start = start
+            shoe_peak = start
+            shoe_losses = 0
+            shoe_coups = 0
+            sitting = False
+            win_run = 0
+            lose_run = 0
+            best_win = 0
+            best_lose = 0
+            wins = 0
+            losses = 0
+            pushes = 0
+            limit_hits = 0
+            bets = 0
+            stop = END
+            ruined = 0
+            ruin_coup = -1
+            coup = 0
+            shoe_coup = 0
+            played = 0
+            top_stake = 0.0
+            for t in range(length):
+                row = lo + t
+                if t == 0 or shoe_first[row]:
+                    shoe_coup = 0
+                    if shoes:
+                        if sitting:  # back at the table: the per-shoe stop is over
+                            stop = END
+                            sitting = False
+                        shoe_start = bankroll
+                        shoe_peak = bankroll
+                        shoe_losses = 0
+                        shoe_coups = 0
+                    if per_shoe:
+                        last = NO_BET
+                        run = 0
+                        alternations = 0
+                        for j in range(m_sel):
+                            recent[j] = blank
+                        ties = 0
+                if sitting:
+                    shoe_coup += 1
+                    continue
+                # --- the selection's choice
+                if s_code == SEL_ALWAYS:
+                    side = side_sel
+                elif s_code == SEL_FOLLOW:
+                    side = last
+                elif s_code == SEL_CHOP:
+                    side = 1 - last if last >= 0 else NO_BET
+                elif s_code == SEL_STREAK:
+                    side = last if run >= n_sel else NO_BET
+                elif s_code == SEL_PING_PONG:
+                    side = 1 - last if alternations >= n_sel else NO_BET
+                elif s_code == SEL_PATTERN:
+                    side = NO_BET
+                    j = 2
+                    while j < selp.shape[1] and selp[c, j] > 0:
+                        size = int(selp[c, j])
+                        match = True
+                        for q in range(size):
+                            if recent[m_sel - size + q] != int(selp[c, j + 1 + q]):
+                                match = False
+                                break
+                        if match:
+                            side = int(selp[c, j + 1 + size])
+                            break
+                        j += size + 2
+                elif s_code == SEL_SKIP_FIRST:
+                    side = side_sel if shoe_coup >= n_sel else NO_BET
+                elif s_code == SEL_AFTER_TIES:
+                    side = side_sel if ties >= n_sel else NO_BET
+                else:  # SEL_ROAD
+                    wanted = roads[row, road_k - 1, 0] if road_mode == 0 else road_mode
+                    side = NO_BET
+                    if wanted != 0:
+                        if roads[row, road_k - 1, 1] == wanted:
+                            side = _BANKER
+                        elif roads[row, road_k - 1, 2] == wanted:
+                            side = _PLAYER
+                # --- the staking plan's stake
+                if side < 0:
+                    stake = 0.0
+                else:
+                    if k_code == STK_FLAT:
+                        stake = base
+                    elif k_code == STK_MARTINGALE or k_code == STK_PAROLI:
+                        stake = base * pow2[min(k, n_pow2 - 1)]
+                    elif k_code == STK_GRAND_MARTINGALE:
+                        stake = base * (pow2[min(k + 1, n_pow2 - 1)] - 1.0)
+                    elif k_code == STK_DALEMBERT or k_code == STK_CONTRA_DALEMBERT:
+                        stake = base + k_p1 * k
+                    elif k_code == STK_FIBONACCI:
+                        stake = base * fib[min(k, n_fib - 1)]
+                    elif k_code == STK_LABOUCHERE or k_code == STK_REVERSE_LABOUCHERE:
+                        stake = base * float(_units(line, line_lo, line_hi))
+                    elif k_code == STK_OSCARS_GRIND:
+                        stake = base * float(units)
+                    elif k_code == STK_1326:
+                        stake = base * cycles[0, k]
+                    elif k_code == STK_1324:
+                        stake = base * cycles[1, k]
+                    elif k_code == STK_PARLAY:
+                        stake = ride
+                    else:  # STK_PERCENT
+                        stake = max(k_p1 / 100.0 * bankroll, base)
+                    # --- the table rules (the replay's _settle_kernel), checked at once for
+                    # the common stake (one the table takes as it is), else one by one
+                    if not (plain_stakes & (stake >= tmin_low) & (stake <= tmax)):
+                        if not (np.isfinite(stake) and stake >= 0):
+                            return NOT_A_STAKE
+                        if chip > 0 and stake > 0:
+                            stake = np.floor(stake / chip + 0.5) * chip
+                        if stake > tmax:
+                            limit_hits += 1
+                            stake = tmax
+                        if stake > 0 and stake < tmin_low:
+                            if below == 0:
+                                stake = tmin
+                            elif below == 1:
+                                stake = 0.0
+                            else:  # the session ends before this coup
+                                stop = BELOW_MIN
+                                break
+                total = 0.0 + stake
+                if total > bankroll + 1e-9:
+                    small = True
+                    if reduce:
+                        scale = bankroll / (total if total > 0 else 1.0)
+                        small = False
+                        stake = stake * scale
+                        if stake > 0 and stake < tmin - 1e-12:
+                            small = True
+                        total = total * scale
+                    if small:
+                        stop = BUSTED  # the session ends before this coup
+                        break
+                net = 0.0
+                if stake > 0:
+                    mult = payouts[c, classes[row], side]
+                    if np.isnan(mult):
+                        return UNSETTLED
+                    net += stake * mult
+                sides[t] = side
+                bankroll = bankroll + net
+                nets[t] = net
+                totals[t] = total
+                top_stake = max(top_stake, stake)
+                played += 1
+                coup += 1
+                shoe_coup += 1
+                # --- the path metrics (the replay's _path_metrics)
+                peak = max(peak, bankroll)
+                trough = min(trough, bankroll)
+                dd = peak - bankroll
+                max_dd = max(max_dd, dd)
+                max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
+                # Written as 0/1 weights rather than branches from here on: the outcome is
+                # random, and a mispredicted branch costs more than the arithmetic.
+                bet = np.int64(total > 0)
+                win = bet * np.int64(net > 0)
+                loss = bet * np.int64(net < 0)
+                same = 1 - win - loss  # neither: a push, or no bet
+                bets += bet
+                wins += win
+                losses += loss
+                pushes += bet - win - loss
+                win_run = (win_run + 1) * win + win_run * same
+                lose_run = (lose_run + 1) * loss + lose_run * same
+                best_win = max(best_win, win_run)
+                best_lose = max(best_lose, lose_run)
+                # --- the selection learns the coup it played
+                if learns:
+                    outcome = classes[row] // _PER_OUTCOME
+                    decided = np.int64(outcome != _TIE)
+                    if s_code == SEL_PING_PONG:
+                        switch = decided * np.int64((last >= 0) & (outcome != last))
+                        alternations = (alternations + 1) * switch + alternations * (1 - decided)
+                    repeat = decided * np.int64(outcome == last)
+                    run = (run + 1) * repeat + (decided - repeat) + run * (1 - decided)
+                    last = outcome * decided + last * (1 - decided)
+                    if s_code == SEL_PATTERN:
+                        if decided or ties_keep:
+                            for j in range(m_sel - 1):
+                                recent[j] = recent[j + 1]
+                            recent[m_sel - 1] = outcome
+                    elif s_code == SEL_AFTER_TIES:
+                        tie = 1 - decided
+                        ties += tie - recent[at]
+                        recent[at] = tie
+                        at = (at + 1) % m_sel
+                # --- the staking plan moves on a coup it won or lost (a push, or no bet,
+                # leaves it where it is)
+                if k_code == STK_MARTINGALE or k_code == STK_GRAND_MARTINGALE:
+                    raised = 0 if (cap >= 0) & (k >= cap) else k + 1
+                    k = raised * loss + k * same
+                elif k_code == STK_PAROLI:
+                    up = 0 if k + 1 >= cap else k + 1
+                    k = up * win + k * same
+                elif k_code == STK_DALEMBERT:
+                    k = max(k - 1, 0) * win + (k + 1) * loss + k * same
+                elif k_code == STK_CONTRA_DALEMBERT:
+                    k = (k + 1) * win + max(k - 1, 0) * loss + k * same
+                elif k_code == STK_FIBONACCI:
+                    k = max(k - 2, 0) * win + (k + 1) * loss + k * same
+                elif k_code == STK_1326 or k_code == STK_1324:
+                    k = ((k + 1) % 4) * win + k * same
+                elif k_code == STK_OSCARS_GRIND:
+                    moved = series + units * win - units * loss
+                    done = win * np.int64(moved >= 1)  # the series is won: a new one
+                    units = done + (1 - done) * (min(units + 1, 1 - moved) * win
+                                                 + units * (1 - win))
+                    series = (1 - done) * moved
+                elif k_code == STK_PARLAY:
+                    if win + loss:
+                        up = k + 1
+                        if loss or up >= cap:
+                            ride = base
+                            k = 0
+                        else:
+                            ride = total + net
+                            k = up
+                elif k_code == STK_LABOUCHERE or k_code == STK_REVERSE_LABOUCHERE:
+                    if win + loss:
+                        crossed = win if k_code == STK_LABOUCHERE else loss
+                        written = _units(line, line_lo, line_hi)
+                        if crossed:
+                            line_lo += 1
+                            line_hi -= 1
+                            if line_hi <= line_lo:  # the line is done: a new cycle
+                                line_lo = 0
+                                line_hi = n_line
+                                for j in range(n_line):
+                                    line[j] = int(stkp[c, 1 + j])
+                        else:
+                            if line_hi >= line.shape[0]:  # never: one place per coup
+                                return NOT_A_STAKE
+                            line[line_hi] = written
+                            line_hi += 1
+                # --- the stop rules, per session then per shoe (the replay's order),
+                # checked at once, then one by one where one of them stops the session
+                result = bankroll - start
+                if (bankroll < broke_below) | (result <= loss_at) | (result >= goal_at) \
+                        | (coup >= max_coups_at):
+                    if bankroll < broke_below:
+                        stop = RUIN
+                        ruined = 1
+                        ruin_coup = coup
+                    elif result <= loss_at:
+                        stop = STOP_LOSS
+                    elif result >= goal_at:
+                        stop = WIN_GOAL
+                    else:
+                        stop = MAX_COUPS
+                    break
+                if not more_rules:
+                    continue
+                losses_row = (losses_row + 1) * loss + losses_row * same
+                shoe_losses = (shoe_losses + 1) * loss + shoe_losses * same
+                shoe_peak = max(shoe_peak, bankroll)
+                shoe_coups += 1
+                if bankroll <= peak - trailing:
+                    stop = TRAILING_STOP
+                    break
+                if max_losses >= 0 and losses_row >= max_losses:
+                    stop = LOSSES_IN_ROW
+                    break
+                if shoes:
+                    shoe_result = bankroll - shoe_start
+                    reason = -1
+                    if shoe_result <= shoe_loss_at:
+                        reason = STOP_LOSS
+                    elif shoe_result >= shoe_goal_at:
+                        reason = WIN_GOAL
+                    elif shoe_max_coups >= 0 and shoe_coups >= shoe_max_coups:
+                        reason = MAX_COUPS
+                    elif bankroll <= shoe_peak - shoe_trailing:
+                        reason = TRAILING_STOP
+                    elif shoe_max_losses >= 0 and shoe_losses >= shoe_max_losses:
+                        reason = LOSSES_IN_ROW
+                    if reason >= 0:
+                        stop = reason
+                        sitting = True
+            # --- the session's sums over the grid width, as the replay's grids add them
+            floats[c, F_NET, s] = pairwise_sum(nets, width, stack, left)
+            floats[c, F_WAGERED, s] = pairwise_sum(totals, width, stack, left)
+            floats[c, F_MAX_STAKE, s] = top_stake
+            if one_kind >= 0:  # every stake was on this kind: its amount is the wagered
+                floats[c, N_FLOATS + one_kind, s] = floats[c, F_WAGERED, s]
+                for t in range(min(length, first_step[c, one_kind])):
+                    if totals[t] > 0:
+                        first_step[c, one_kind] = t
+                        break
+            else:
+                for kind in range(n_kinds):
+                    if kinds[c, kind]:
+                        for t in range(length):
+                            kstake[t] = totals[t] if sides[t] == kind else 0.0
+                        floats[c, N_FLOATS + kind, s] = pairwise_sum(kstake, width, stack,
+                                                                     left)
+                        for t in range(min(length, first_step[c, kind])):
+                            if kstake[t] > 0:
+                                first_step[c, kind] = t
+                                break
+                        for t in range(length):
+                            kstake[t] = 0.0
+            for t in range(length):  # the buffers hold zeros past what was played
+                nets[t] = 0.0
+                totals[t] = 0.0
+                sides[t] = NO_BET
+            ints[c, I_LIMIT_HITS, s] = limit_hits
+            ints[c, I_RUINED, s] = ruined
+            ints[c, I_RUIN_COUP, s] = ruin_coup
+            ints[c, I_STOP, s] = stop
+            ints[c, I_COUPS, s] = played
+            ints[c, I_BETS, s] = bets
+            path[c, s, 0] = peak
+            path[c, s, 1] = trough
+            path[c, s, 2] = max_dd
+            path[c, s, 3] = max_dd_pct
+            path[c, s, 4] = best_win
+            path[c, s, 5] = best_lose
+            path[c, s, 6] = wins
+            path[c, s, 7] = losses
+            path[c, s, 8] = pushes
+    return 0

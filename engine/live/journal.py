@@ -1,0 +1,324 @@
+"""The scorecard file of ``baccarat live``: every coup on disk the moment it is entered.
+
+The file is a CSV that ``baccarat import`` reads (one coup per row: shoe, coup, the cards
+when entered, the totals, the outcome, the pair flags), with ``#`` comment lines, which
+the importers skip, for what a coup row cannot hold: the first line names the table's
+rules (JSON), ``# shoe N`` opens a shoe, ``# shoe N burn: 7H`` records its burn card.
+
+Each entry is one line appended with a single ``write`` and made durable with ``fsync``
+before the screen shows it, so a crash, a killed process or a closed terminal loses
+nothing entered; undo truncates the file back to where the last entry began. The file is
+owned for the whole session by the output lock every command takes
+(``engine.io.owner.OutputLock``): a second ``baccarat live`` (or any other command) on
+the same file is refused, naming the pid that holds it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cards import LABEL_OF_CODE, parse_card
+from ..coups import OUTCOME_LABELS
+from ..errors import BaccaratError
+from ..io.owner import OutputExistsError, OutputLock, check_name, fsync_folder, refused
+from ..rules import TableRules
+from .entry import Coup
+
+MARK = "# baccarat live"
+COLUMNS = ("shoe", "coup", "player_card1", "player_card2", "player_card3", "banker_card1",
+           "banker_card2", "banker_card3", "player_total", "banker_total", "outcome",
+           "player_pair", "banker_pair")
+#: What a torn last line (a write cut short by a power cut) is kept as: a comment.
+TORN = "# cut short, kept as it was: "
+
+
+class JournalError(BaccaratError):
+    """A scorecard file that cannot be continued (not ours, damaged, other rules)."""
+
+
+@dataclass(frozen=True)
+class ShoeOpened:
+    """``# shoe N``: shoe N starts (its coups follow)."""
+
+    shoe: int
+
+
+@dataclass(frozen=True)
+class BurnShown:
+    """``# shoe N burn: CARD``: the card shown face up when shoe N was burned."""
+
+    shoe: int
+    card: int
+
+
+@dataclass(frozen=True)
+class CoupRow:
+    """A coup row: coup ``coup`` of shoe ``shoe``."""
+
+    shoe: int
+    coup: int
+    entry: Coup
+
+
+Record = ShoeOpened | BurnShown | CoupRow
+
+
+@dataclass
+class Journal:
+    """An open scorecard file owned by this process, and the records it holds."""
+
+    path: Path
+    rules: TableRules
+    records: list[Record] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    _fd: int = -1
+    _lock: OutputLock | None = None
+    _starts: list[int] = field(default_factory=list)  # byte offset where each record begins
+
+    @classmethod
+    def create(cls, path: Path, rules: TableRules) -> Journal:
+        """Start a new file at ``path`` (refused if anything is there: nothing a user wrote
+        is replaced), owned until :meth:`close`."""
+        lock = _lock(path)
+        try:
+            if os.path.lexists(path):
+                raise OutputExistsError(
+                    f"{path} already exists; continue it with --resume {path}, or give "
+                    f"--out another name")
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+            except OSError as exc:
+                raise refused(exc, path) from None
+            journal = cls(path, rules, _fd=fd, _lock=lock)
+            header = f"{MARK} {rules.model_dump_json()}\n{','.join(COLUMNS)}\n"
+            journal._write(header)
+            fsync_folder(path.resolve().parent)
+            return journal
+        except BaseException:
+            lock.release()
+            raise
+
+    @classmethod
+    def resume(cls, path: Path, rules: TableRules | None = None) -> Journal:
+        """Open the scorecard ``path`` to continue it, with the records it holds. Rules
+        given (flags, a rules file) must be the file's; by default they are."""
+        if not path.exists():
+            raise FileNotFoundError(f"no scorecard at {path} to resume; start one with "
+                                    f"--out {path}")
+        lock = _lock(path)
+        try:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            except OSError as exc:
+                raise refused(exc, path) from None
+            try:
+                data = _read_all(fd)
+                own_rules, records, starts, torn = _parse(data, path)
+                journal = cls(path, own_rules, records, _fd=fd, _lock=lock, _starts=starts)
+                if torn is not None:  # keep the bytes a crash cut short, as a comment
+                    os.ftruncate(fd, len(data) - len(torn))
+                    journal._write(TORN + torn.decode("utf-8", "replace").strip() + "\n",
+                                   record=False)
+                    journal.notes.append(f"{path}: the last line was cut short (a crash "
+                                         f"while it was written); it is kept as a comment")
+            except BaseException:
+                os.close(fd)
+                raise
+            if rules is not None and rules != own_rules:
+                journal.close()
+                raise JournalError(f"{path} was kept under other rules ({own_rules.label()}) "
+                                   f"than the ones given ({rules.label()}); resume it "
+                                   f"without rules flags, or start a new file")
+            return journal
+        except BaseException:
+            lock.release()
+            raise
+
+    # --- writing -----------------------------------------------------------------------
+
+    def open_shoe(self, shoe: int) -> None:
+        """Record that shoe ``shoe`` starts."""
+        self._append(ShoeOpened(shoe), f"# shoe {shoe}\n")
+
+    def burn(self, shoe: int, card: int) -> None:
+        """Record the burn card shown at the start of shoe ``shoe``."""
+        self._append(BurnShown(shoe, card), f"# shoe {shoe} burn: {LABEL_OF_CODE[card]}\n")
+
+    def coup(self, shoe: int, coup: int, entry: Coup) -> None:
+        """Append coup ``coup`` of shoe ``shoe``."""
+        self._append(CoupRow(shoe, coup, entry), coup_line(shoe, coup, entry))
+
+    def undo(self) -> Record:
+        """Take the last record out of the file (truncated back to where it began)."""
+        if not self.records:
+            raise JournalError("nothing to undo")
+        start = self._starts[-1]
+        try:
+            os.ftruncate(self._fd, start)
+            os.fsync(self._fd)
+        except OSError as exc:
+            raise refused(exc, self.path) from None
+        self._starts.pop()
+        return self.records.pop()
+
+    def close(self) -> None:
+        """Close the file and release its lock (everything is on disk already)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _append(self, record: Record, line: str) -> None:
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        self._write(line)
+        self._starts.append(start)
+        self.records.append(record)
+
+    def _write(self, text: str, record: bool = True) -> None:
+        """One ``write`` of ``text`` at the end of the file, then ``fsync``."""
+        data = text.encode()
+        try:
+            written = os.write(self._fd, data)
+            if written != len(data):  # a full disk mid-line: take the piece back out
+                os.ftruncate(self._fd, os.lseek(self._fd, 0, os.SEEK_END) - written)
+                raise OSError(28, "No space left on device")
+            os.fsync(self._fd)
+        except OSError as exc:
+            raise refused(exc, self.path) from None
+
+
+def coup_line(shoe: int, coup: int, entry: Coup) -> str:
+    """The CSV row of a coup (cards blank where not entered or not dealt)."""
+    def cards(hand: tuple[int, ...]) -> list[str]:
+        labels = [LABEL_OF_CODE[c] for c in hand]
+        return labels + [""] * (3 - len(labels))
+
+    totals = ([str(entry.player_total), str(entry.banker_total)] if entry.has_cards
+              else ["", ""])
+    row = [str(shoe), str(coup), *cards(entry.player), *cards(entry.banker), *totals,
+           OUTCOME_LABELS[entry.outcome], "yes" if entry.player_pair else "",
+           "yes" if entry.banker_pair else ""]
+    return ",".join(row) + "\n"
+
+
+def _lock(path: Path) -> OutputLock:
+    check_name(path)
+    if path.is_dir():
+        raise OutputExistsError(f"{path} is a folder; the scorecard is one file: give a file "
+                                f"name")
+    lock = OutputLock(path)
+    try:
+        lock.acquire()
+    except OSError as exc:
+        raise refused(exc, path) from None
+    return lock
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse(data: bytes, path: Path) -> tuple[TableRules, list[Record], list[int], bytes | None]:
+    """The rules, the records with the offset each begins at, and a torn last line."""
+    torn = None
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        torn, data = data[cut:], data[:cut]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise JournalError(f"{path} is not a scorecard baccarat live wrote (not UTF-8 "
+                           f"text)") from None
+    lines = text.splitlines(keepends=True)
+    if not lines or not lines[0].startswith(MARK):
+        raise JournalError(f"{path} is not a scorecard baccarat live wrote (its first line "
+                           f"is not '{MARK} ...'); --resume continues only those")
+    rules = _rules(lines[0], path)
+    if len(lines) < 2 or lines[1].strip() != ",".join(COLUMNS):
+        raise JournalError(f"{path}, line 2: expected the header {','.join(COLUMNS)}")
+    records: list[Record] = []
+    starts: list[int] = []
+    offset = len(lines[0].encode()) + len(lines[1].encode())
+    for number, line in enumerate(lines[2:], start=3):
+        record = _record(line, f"{path}, line {number}")
+        if record is not None:
+            records.append(record)
+            starts.append(offset)
+        offset += len(line.encode())
+    return rules, records, starts, torn
+
+
+def _rules(line: str, path: Path) -> TableRules:
+    from ..rules import rules_from_mapping
+
+    try:
+        mapping: dict[str, Any] = json.loads(line[len(MARK):])
+    except ValueError:
+        raise JournalError(f"{path}, line 1: the rules after '{MARK}' are not JSON") from None
+    return rules_from_mapping(mapping, source=f"{path}, line 1")
+
+
+def _record(line: str, where: str) -> Record | None:
+    text = line.strip()
+    if not text or text.startswith(TORN.strip()):
+        return None
+    if text.startswith("#"):
+        words = text[1:].split()
+        try:
+            if len(words) == 2 and words[0] == "shoe":
+                return ShoeOpened(int(words[1]))
+            if len(words) == 4 and words[0] == "shoe" and words[2] == "burn:":
+                return BurnShown(int(words[1]), parse_card(words[3], where))
+        except ValueError:
+            pass
+        return None  # a comment of the user's own
+    values = next(csv.reader(io.StringIO(text)))
+    if len(values) != len(COLUMNS):
+        raise JournalError(f"{where}: {len(values)} fields, expected {len(COLUMNS)} "
+                           f"({','.join(COLUMNS)})")
+    row = dict(zip(COLUMNS, values, strict=True))
+    try:
+        return CoupRow(int(row["shoe"]), int(row["coup"]), _entry(row, where))
+    except ValueError:
+        raise JournalError(f"{where}: shoe and coup must be whole numbers, got "
+                           f"{row['shoe']!r}, {row['coup']!r}") from None
+
+
+def _entry(row: dict[str, str], where: str) -> Coup:
+    from .entry import coup_from_cards
+
+    outcome = row["outcome"].strip().upper()
+    if outcome not in OUTCOME_LABELS:
+        raise JournalError(f"{where}: outcome {row['outcome']!r} is not B, P or T")
+    player = [row[f"player_card{i}"] for i in (1, 2, 3) if row[f"player_card{i}"]]
+    banker = [row[f"banker_card{i}"] for i in (1, 2, 3) if row[f"banker_card{i}"]]
+    if not player and not banker:
+        return Coup(OUTCOME_LABELS.index(outcome), player_pair=row["player_pair"] == "yes",
+                    banker_pair=row["banker_pair"] == "yes")
+    dealt = player[:2] + banker[:2]  # back into dealing order: P B P B, then the thirds
+    order = [dealt[0], dealt[2], dealt[1], dealt[3], *player[2:], *banker[2:]] \
+        if len(dealt) == 4 else dealt
+    try:
+        entry = coup_from_cards(order)
+    except BaccaratError as exc:
+        raise JournalError(f"{where}: {exc}") from None
+    if OUTCOME_LABELS[entry.outcome] != outcome:
+        raise JournalError(f"{where}: the cards make {entry.describe()}, but the row says "
+                           f"{outcome}")
+    return entry
+
+
+__all__ = ["BurnShown", "COLUMNS", "CoupRow", "Journal", "JournalError", "Record",
+           "ShoeOpened", "coup_line"]

@@ -1,0 +1,191 @@
+"""The simple form: a strategy, a selection or a staking plan written for one session.
+
+Plain Python values, one session at a time; the engine makes one copy per session and
+loops over them (slower than the array form, but a new trigger is ten lines)::
+
+    class AfterTwoPlayers(SimpleSelection):
+        \"\"\"Bet Banker after two Player wins in a row.\"\"\"
+
+        def reset(self):
+            self.players = 0
+
+        def pick(self, view):
+            return "B" if self.players >= 2 else None
+
+        def learn(self, view, outcome):
+            self.players = self.players + 1 if outcome == "P" else 0
+
+and ``-s "after_two.py:AfterTwoPlayers | martingale | stop:win=50"`` plays it with any
+staking plan and any session rule. ``view`` is the session's
+:class:`~strategies.base.SessionView` (bankroll, history, roads, cards, odds, ``rng``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.bets import BET_KINDS
+
+from .base import (
+    STOP,
+    Result,
+    SessionFault,
+    SessionView,
+    SimpleStrategy,
+    Table,
+    _session_copies,
+    kind_hint,
+)
+from .parts import END, NO_BET, Choice, Selection, Staking
+
+#: The letters a simple selection may pick by, and the bet kind of each.
+_LETTER_KINDS = {"B": "banker", "P": "player", "T": "tie"}
+_LETTERS = "BPT"
+
+
+class _PerSession:
+    """The per-session copies of a simple part during a run, with their views."""
+
+    __slots__ = ("copies", "views", "table")
+
+    def __init__(self, part: Any, table: Table, reset: str) -> None:
+        self.copies: list[Any] = _session_copies(part, table.n)
+        self.table = table
+        self.views = [SessionView(table, i) for i in range(table.n)]
+        for i, copy in enumerate(self.copies):
+            try:
+                getattr(copy, reset)()
+            except Exception as exc:
+                raise SessionFault(i, reset) from exc
+
+
+class SimpleSelection(Selection):
+    """A selection for one session: ``pick(view)`` the bet for the next coup.
+
+    ``pick`` returns "B", "P" or "T" (or a bet kind's name: "banker", "dragon7", ...),
+    None for no bet, or ``STOP`` to end the session (stop_reason "strategy"). ``reset()``
+    starts a session; ``learn(view, outcome)`` sees each coup the session played ("B",
+    "P" or "T"). ``bets`` names the kinds ``pick`` may return (Banker, Player, Tie unless
+    said otherwise).
+    """
+
+    bets: ClassVar[tuple[str, ...]] = ("banker", "player", "tie")
+
+    def reset(self) -> None:
+        """Start a new session (clear any state kept on ``self``)."""
+
+    def pick(self, view: SessionView) -> str | None:
+        """The bet for the next coup in this session ("B", "P", "T", a kind, None, STOP)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define pick(self, view), "
+                                  f"the method that picks the session's bet")
+
+    def learn(self, view: SessionView, outcome: str) -> None:
+        """Learn the outcome ("B", "P" or "T") of a coup the session played."""
+
+    def kinds(self) -> tuple[str, ...]:
+        return self.bets
+
+    # The array contract, by looping the scalar one over the sessions.
+    def start(self, table: Table) -> None:
+        self._seats: _PerSession | None = None  # a previous run's copies are not copied
+        self._seats = _PerSession(self, table, "reset")
+        self._codes = {**{letter: BET_KINDS.index(kind)
+                          for letter, kind in _LETTER_KINDS.items() if kind in self.bets},
+                       **{kind: BET_KINDS.index(kind) for kind in self.bets}}
+
+    def choose(self, table: Table) -> np.ndarray:
+        seats = self._seats
+        assert seats is not None
+        codes = np.full(table.n, NO_BET, dtype=np.int64)
+        picks = [copy.pick for copy in seats.copies]
+        for i in np.flatnonzero(table.active).tolist():
+            try:
+                picked = picks[i](seats.views[i])
+            except Exception as exc:
+                raise SessionFault(i, "pick") from exc
+            if picked is None:
+                continue
+            if picked is STOP:
+                codes[i] = END
+                continue
+            code = self._codes.get(picked) if isinstance(picked, str) else None
+            if code is None:
+                raise SessionFault(i, "pick", _bad_pick(picked, self.bets))
+            codes[i] = code
+        return codes
+
+    def settle(self, table: Table, result: Result) -> None:
+        seats = self._seats
+        assert seats is not None
+        outcome = result.outcome.tolist()
+        for i in np.flatnonzero(result.played).tolist():
+            try:
+                seats.copies[i].learn(seats.views[i], _LETTERS[outcome[i]])
+            except Exception as exc:
+                raise SessionFault(i, "learn") from exc
+
+
+def _bad_pick(picked: Any, bets: tuple[str, ...]) -> str:
+    hint = kind_hint(picked) if isinstance(picked, str) else ""
+    letters = "/".join(letter for letter, kind in _LETTER_KINDS.items() if kind in bets)
+    return (f"pick() returned {picked!r}{hint}; expected {letters}, one of its bets "
+            f"({', '.join(bets)}), None for no bet or STOP")
+
+
+class SimpleStaking(Staking):
+    """A staking plan for one session: ``stake(view)`` the amount of the next bet.
+
+    ``reset()`` starts a session; ``won(view, net)`` and ``lost(view, net)`` are called
+    after a bet the session won or lost (a push and a coup without a bet call neither: what
+    every staking plan does on them).
+    """
+
+    def reset(self) -> None:
+        """Start a new session (clear any state kept on ``self``)."""
+
+    def stake(self, view: SessionView) -> float:
+        """The amount of the next bet in this session."""
+        raise NotImplementedError(f"{type(self).__name__} does not define stake(self, "
+                                  f"view), the method that sizes the session's bet")
+
+    def won(self, view: SessionView, net: float) -> None:
+        """The session's bet won ``net``."""
+
+    def lost(self, view: SessionView, net: float) -> None:
+        """The session's bet lost (``net`` is negative)."""
+
+    # The array contract, by looping the scalar one over the sessions.
+    def start(self, table: Table) -> None:
+        self._seats: _PerSession | None = None
+        self._seats = _PerSession(self, table, "reset")
+
+    def stakes(self, table: Table, choice: Choice) -> np.ndarray:
+        seats = self._seats
+        assert seats is not None
+        amounts = np.zeros(table.n)
+        betting = choice.betting(table.n) & np.asarray(table.active, dtype=bool)
+        for i in np.flatnonzero(betting).tolist():
+            try:
+                amounts[i] = seats.copies[i].stake(seats.views[i])
+            except (TypeError, ValueError) as exc:
+                raise SessionFault(i, "stake", f"stake() returned something that is not a "
+                                   f"number ({exc})") from exc
+            except Exception as exc:
+                raise SessionFault(i, "stake") from exc
+        return amounts
+
+    def settle(self, table: Table, result: Result) -> None:
+        seats = self._seats
+        assert seats is not None
+        net = result.net.tolist()
+        for method, mask in (("won", result.won), ("lost", result.lost)):
+            for i in np.flatnonzero(mask).tolist():
+                try:
+                    getattr(seats.copies[i], method)(seats.views[i], net[i])
+                except Exception as exc:
+                    raise SessionFault(i, method) from exc
+
+
+__all__ = ["STOP", "SessionView", "SimpleSelection", "SimpleStaking", "SimpleStrategy"]
