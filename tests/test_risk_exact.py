@@ -85,6 +85,12 @@ ENUMERATED = [
     ("labouchere:line=3-1-2,base=4", TableRules(), SessionPolicy(bankroll=150,
                                                                   below_min="skip"), 7),
     ("martingale:base=5", TableRules(), SessionPolicy(bankroll=50, below_min="stop"), 7),
+    # reduced stakes that win 0.95 (or 0.96) of a bankroll off the money grid
+    ("martingale", TableRules(), SessionPolicy(bankroll=62.5, when_short="reduce"), 7),
+    ("fibonacci", TableRules(), SessionPolicy(bankroll=41, when_short="reduce",
+                                              stop_loss=30), 7),
+    ("dalembert", TableRules(commission=0.04), SessionPolicy(bankroll=47,
+                                                             when_short="reduce"), 7),
 ]
 
 

@@ -29,7 +29,7 @@ shoe's phase in the state and the shoe's own hazard in the transitions.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -55,6 +55,7 @@ from ..replay import (
 from ..rules import TableRules
 from .coups import class_tallies, exact, exact_payouts
 from .machine import Machine, RiskError, TooManyStates, result_of
+from .offgrid import OffGrid, OffGridEnds
 from .shoes import fewest_coups, hazards, session_lengths, shoe_lengths
 
 N_REASONS = len(STOP_REASONS)
@@ -123,7 +124,38 @@ class ChainResult:
     states: int                 # states of the system reached
     cells: int                  # most (state, bankroll) cells held at once
     shoes_followed: str         # how the chain followed the shoes (PLAIN, BY_SHOE, PHASES)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: sessions whose bankroll left the grid (``--when-short reduce``)
+    off_grid: OffGridEnds | None = None
+
+    def amounts(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Every final bankroll, on the grid and off it, as (Python integers in units of
+        ``unit / scale``, ascending; the probability of each by stop reason (rows);
+        ``scale``)."""
+        held = np.flatnonzero(self.final.any(axis=0))
+        if not self.off_grid:
+            return held.astype(object), self.final[:, held], 1
+        scale = self.off_grid.scale
+        amount = np.concatenate([held.astype(object) * scale, self.off_grid.amount])
+        rows = np.concatenate([self.final[:, held], self.off_grid.by_reason], axis=1)
+        order = np.lexsort((amount,))
+        amount, rows = amount[order], rows[:, order]
+        first = np.r_[True, amount[1:] != amount[:-1]].astype(bool)
+        group = np.cumsum(first) - 1
+        merged = np.zeros((int(first.sum()), rows.shape[0]))
+        np.add.at(merged, group, rows.T)
+        merged = merged.T
+        return amount[first], merged, scale
+
+    def endings(self) -> dict[Fraction, np.ndarray]:
+        """Every final bankroll (exact) -> its probability by stop reason."""
+        amount, rows, scale = self.amounts()
+        return {Fraction(int(a), scale) * self.unit: rows[:, k]
+                for k, a in enumerate(amount.tolist())}
+
+    def total(self, reason: int) -> float:
+        """P(the session ends for ``reason``)."""
+        extra = math.fsum(self.off_grid.by_reason[reason]) if self.off_grid else 0.0
+        return math.fsum(self.final[reason]) + extra
 
 
 @njit(cache=True)
@@ -209,7 +241,7 @@ def _ended(src, first, n, p, final, reason, j0):  # pragma: no cover - compiled
 def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_n, t_delta,
              t_num, t_den, t_target, t_prob, ruin_at, last, reduce, end_hazard, new_off,
              new_lo, new_buf, final, played, reduced_mass, reduced_money, entered,
-             end_reason):  # pragma: no cover - compiled
+             end_reason, sp_u, sp_e, sp_i, sp_q):  # pragma: no cover - compiled
     """Pass 2 of a coup: move every mass (see the module docstring). Returns the mass
     that went off the grid (the caller refuses it).
 
@@ -219,9 +251,11 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
     the bankrolls below the stakes bust, or under ``reduce`` go one at a time. A state that
     ends the session before the coup (``end_reason``: the strategy's end, a stake below
     the minimum under ``below_min="stop"``) ends it there; an edge whose target is -2 - r
-    ends the session for reason r after the coup (a trailing stop, losses in a row).
+    ends the session for reason r after the coup (a trailing stop, losses in a row). A
+    reduced stake whose payout is not a whole number of units is written to the ``sp_``
+    arrays (state, edge, bankroll, mass) for the off-grid entries; returns how many.
     """
-    spilled = 0.0
+    spilled = 0
     stay = 1.0 - end_hazard
     for a_ in range(live.shape[0]):
         u = live[a_]
@@ -255,7 +289,11 @@ def _scatter(live, off, lo, cnt, buf, stake, rfloor, loss_at, goal_at, t_off, t_
                     q = m * t_prob[e]
                     j, ok = _reduced_target(i, t_num[e], t_den[e])
                     if not ok:
-                        spilled += q
+                        sp_u[spilled] = u
+                        sp_e[spilled] = e
+                        sp_i[spilled] = i
+                        sp_q[spilled] = q
+                        spilled += 1
                         continue
                     v = t_target[e]
                     if j < ruin_at:
@@ -467,6 +505,10 @@ class _Run:
         self.start = start
         self.reduce = chain.policy.when_short == "reduce"
         self.table_min = exact(self.rules.table_min)
+        self.stop_loss = exact(self.policy.stop_loss) if self.policy.stop_loss else None
+        self.win_goal = exact(self.policy.win_goal) if self.policy.win_goal else None
+        #: per chain state, the smallest bankroll (grid units, exact) a reduced stake may be
+        self.floors: dict[int, Fraction] = {}
         self._money_cache: dict[Any, tuple[Any, ...]] = {}
         self._amounts_cache: dict[Any, list[Fraction]] = {}
         self.kinds: list[str] = []
@@ -497,6 +539,7 @@ class _Run:
         self.wagered = np.zeros(len(BET_KINDS))
         self.hits = 0.0
         self.most_cells = 0
+        self.offgrid = OffGrid(self)
 
     # -- money --------------------------------------------------------------------------
     def units(self, amount: Fraction) -> int:
@@ -526,6 +569,7 @@ class _Run:
         self.unit = unit
         if factor == 1:
             return
+        self.offgrid.regrid(factor)
         self.final = _stretch(self.final, factor)
         n = len(self.keys)
         buf = []
@@ -626,7 +670,8 @@ class _Run:
             per_class.append((self.units(net), per_unit.numerator, per_unit.denominator,
                               result_of(net, total)))
         found = (self.units(total), kind_stake, kind_share,
-                 math.ceil(floor / self.unit) if total else 0, per_class)
+                 math.ceil(floor / self.unit) if total else 0, per_class,
+                 floor / self.unit if total else Fraction(0))
         self._money_cache[key] = found
         return found
 
@@ -635,7 +680,8 @@ class _Run:
         machine = self.machine
         row = machine.rows[s]
         cs = self.cs
-        units, kind_stake, kind_share, rfloor, per_class = self._money(row)
+        units, kind_stake, kind_share, rfloor, per_class, floor = self._money(row)
+        self.floors[u] = floor
         cs.state[u] = s
         cs.stake[u] = units
         cs.hits[u] = row.limit_hits
@@ -765,7 +811,7 @@ class _Run:
             end_hazard = hazards(session_lengths(self.rules, self.chain.shoes))
         for t in range(horizon):
             live = self._live()
-            if live.size == 0:
+            if live.size == 0 and not self.offgrid.u.size:
                 break
             last = self.chain.coups is not None and t == horizon - 1 or (
                 self.policy.max_coups is not None and t + 1 == self.policy.max_coups)
@@ -786,7 +832,7 @@ class _Run:
             carry: dict[int, tuple[int, np.ndarray]] = {}
             for t in range(hazard.size):
                 live = self._live()
-                if live.size == 0:
+                if live.size == 0 and not self.offgrid.u.size:
                     break
                 h = float(hazard[t + 1]) if t + 1 < hazard.size else 1.0
                 self._coup(live, False, h if final_shoe else 0.0)
@@ -796,6 +842,7 @@ class _Run:
                 self._end_all()
             else:
                 self._load(carry)
+                self.offgrid.next_shoe()
 
     def _live(self) -> np.ndarray:
         return np.flatnonzero(self.cnt[: len(self.keys)]).astype(np.int64)
@@ -808,6 +855,7 @@ class _Run:
             window = self.buf[self.off[u]: self.off[u] + self.cnt[u]]
             _add_window(carry, v, int(self.lo[u]), window * h)
             window *= 1.0 - h
+        self.offgrid.carry(h)
 
     def _end_all(self) -> None:
         """What is left ran out of coups."""
@@ -816,6 +864,7 @@ class _Run:
             self._widen(int(self.lo[u]) + c)
             _ended(self.buf, int(self.off[u]), c, 1.0, self.final, END, int(self.lo[u]))
             self.cnt[u] = 0
+        self.offgrid.end_all()
 
     def _expand_unit_for(self, s: int) -> None:
         """Set the grid for the first state before any mass is placed."""
@@ -845,7 +894,8 @@ class _Run:
             self.final = out
 
     def _coup(self, live: np.ndarray, last: bool, end_hazard: float) -> None:
-        """Every live chain state plays one coup."""
+        """Every live chain state plays one coup (and every off-grid session)."""
+        self.offgrid.coup(last, end_hazard)
         self._expand(live)
         n = len(self.keys)
         live = np.flatnonzero(self.cnt[:n]).astype(np.int64)  # a regrid keeps the same
@@ -871,6 +921,13 @@ class _Run:
         new_lo = np.zeros(max(n, self.off.shape[0]), np.int64)
         new_lo[:n] = np.where(reached, tlo, 0)
         new_buf = np.zeros(cells)
+        room = 0
+        if self.reduce and live.size:  # the reduced stakes' cells, each down every edge
+            short = np.minimum(self.lo[live] + self.cnt[live] - 1, cs.stake[live] - 1) - \
+                np.maximum(self.lo[live], cs.rfloor[live]) + 1
+            room = int((np.maximum(short, 0) * cs.t_n[live]).sum())
+        sp_u, sp_e, sp_i = (np.zeros(room, np.int64) for _ in range(3))
+        sp_q = np.zeros(room)
         played = np.zeros(n)
         reduced_mass = np.zeros(n)
         reduced_money = np.zeros(n)
@@ -879,12 +936,13 @@ class _Run:
                            cs.loss_at, cs.goal_at, cs.t_off, cs.t_n, tr.delta, tr.num,
                            tr.den, tr.target, tr.prob, ruin_at, last, self.reduce,
                            end_hazard, new_off, new_lo, new_buf, self.final, played,
-                           reduced_mass, reduced_money, entered, cs.end_reason)
-        if spilled > 0:
-            raise TooManyStates(
-                "under --when-short reduce, a reduced stake here wins a fraction of the "
-                "smallest money unit (e.g. 0.95 x a bankroll of 375.5), which exact risk's "
-                "money grid does not follow")
+                           reduced_mass, reduced_money, entered, cs.end_reason, sp_u, sp_e,
+                           sp_i, sp_q)
+        if spilled:  # reduced stakes that won a fraction of the unit: off the grid
+            self.offgrid.begin()
+            self.offgrid.spill(sp_u[:spilled], sp_e[:spilled], sp_i[:spilled],
+                               sp_q[:spilled], last, end_hazard)
+            self.offgrid.finish()
         self._account(played, reduced_mass, reduced_money, entered)
         self.off, self.lo = new_off, new_lo
         cnt = np.zeros(max(n, self.cnt.shape[0]), np.int64)
@@ -914,11 +972,26 @@ class _Run:
         if self.reduce:
             self.wagered += float(self.unit) * (reduced_money @ self.kind_share[:n])
 
+    def _account_rows(self, u: np.ndarray, mass: np.ndarray, reduced_mass: np.ndarray,
+                      reduced_money: np.ndarray, entered_only: bool = False) -> None:
+        """:meth:`_account` for off-grid entries: chain states ``u`` with ``mass`` (which
+        all came to the coup, and played it unless ``entered_only``)."""
+        if not u.size:
+            return
+        self._kind_rows(int(u.max()) + 1)
+        self.hits += float(mass @ self.cs.hits[u])
+        if entered_only:
+            return
+        self.coups_played += float(mass.sum())
+        self.wagered += (mass - reduced_mass) @ self.kind_stake[u]
+        self.wagered += float(self.unit) * (reduced_money @ self.kind_share[u])
+
     def _result(self) -> ChainResult:
         wagered = {kind: float(self.wagered[KIND_INDEX[kind]]) for kind in self.kinds}
         final = self.final[0] - self.final[1]  # the sums with what they rounded away
         return ChainResult(self.unit, final, self.coups_played, wagered, self.hits,
-                           len(self.machine.rows), self.most_cells, self.mode)
+                           len(self.machine.rows), self.most_cells, self.mode,
+                           self.offgrid.endings())
 
 
 def _window(cells: dict[int, float]) -> tuple[int, np.ndarray]:

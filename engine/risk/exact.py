@@ -117,11 +117,19 @@ def _figures(risk: ExactRisk) -> dict[str, float]:
 def from_chain(spec: str, rules: TableRules, policy: SessionPolicy, coups: int | None,
                result: ChainResult) -> ExactRisk:
     """An :class:`ExactRisk` from a played chain (start: the policy's bankroll)."""
-    final = result.final
-    held = np.flatnonzero(final.any(axis=0))
     start = Fraction(repr(float(policy.bankroll)))
-    net = np.array([float(i * result.unit - start) for i in held.tolist()])
-    risk = ExactRisk(spec, rules, policy, coups, result.unit, net, final[:, held],
+    if result.off_grid:  # bankrolls off the money grid too: every amount, exactly
+        amount, by_reason, scale = result.amounts()
+        # (amount * unit / scale - start) as a float, from exact integers
+        unit = result.unit / scale
+        top = (amount * unit.numerator * start.denominator
+               - start.numerator * unit.denominator)
+        net = np.array([x / (unit.denominator * start.denominator) for x in top.tolist()])
+    else:
+        held = np.flatnonzero(result.final.any(axis=0))
+        net = np.array([float(i * result.unit - start) for i in held.tolist()])
+        by_reason = result.final[:, held]
+    risk = ExactRisk(spec, rules, policy, coups, result.unit, net, by_reason,
                      result.coups, result.wagered, result.limit_hits, result.states,
                      result.cells, result.shoes_followed)
     risk.figures = _figures(risk)

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
 from ..replay import BUSTED, RUIN, SessionPolicy
 from ..rules import TableRules
 from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, ChainResult, SessionChain
@@ -57,9 +55,12 @@ class SessionsRisk:
 def _ended(result: ChainResult, without: tuple[int, ...] = (RUIN,)) -> dict[Fraction, float]:
     """Bankroll -> probability of the chain's sessions that ended for any reason but
     those in ``without``."""
-    mass = result.final.sum(axis=0) - result.final[list(without)].sum(axis=0)
-    held = np.flatnonzero(mass > 0)
-    return {int(i) * result.unit: float(mass[i]) for i in held.tolist()}
+    out = {}
+    for amount, row in result.endings().items():
+        mass = float(row.sum() - row[list(without)].sum())
+        if mass > 0:
+            out[amount] = mass
+    return out
 
 
 def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
@@ -83,7 +84,7 @@ def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
     for _ in range(sessions):
         if start:
             result = chain.run(start)
-            ruined += math.fsum(result.final[RUIN])
+            ruined += result.total(RUIN)
             start = _ended(result)
         if clean:
             clean = _ended(chain.run(clean), (RUIN, BUSTED))
@@ -108,8 +109,8 @@ def measured_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
         found = sessions_risk(strategy, rules, policy, coups, sessions)
         return found.ruin_by[-1] if measure == "ruin" else found.either_by[-1]
     result = SessionChain(strategy, rules, policy, coups).run()
-    ruin = math.fsum(result.final[RUIN])
-    return ruin if measure == "ruin" else ruin + math.fsum(result.final[BUSTED])
+    ruin = result.total(RUIN)
+    return ruin if measure == "ruin" else ruin + result.total(BUSTED)
 
 
 @dataclass
