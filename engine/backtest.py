@@ -57,6 +57,7 @@ from .deal import generate_coups
 from .errors import BaccaratError, StrategyFault
 from .fused import FusedChunk, fused_plan, run_coups, run_generated
 from .io.datasets import DatasetChanged, PartPrint, dataset_prints
+from .io.inputs import import_in_memory, is_coups_parquet
 from .io.owner import claim_output, pinned
 from .io.parquet import (
     METADATA_KEY,
@@ -81,6 +82,7 @@ from .io.parquet import (
 )
 from .ledger import ledger_table, sessions_table
 from .metrics import SUMMARY_METRICS, summarize_stats, weighted_house_edge
+from .notebook import ResultViews
 from .parallel import (
     Backend,
     Chunk,
@@ -169,6 +171,10 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
         path = Path(coups)
         if not path.exists():
             raise FileNotFoundError(f"no coups file at {path}")
+        if not is_coups_parquet(path):  # anything `baccarat import` reads, in memory
+            table = import_in_memory(path, rules)
+            return Dataset(coups=table, fingerprint=_fingerprint_coups(table),
+                           description=f"{path} (imported in memory)")
         if reading is not None:
             reading.enter_context(pinned(path))
         check_complete(path)
@@ -276,9 +282,11 @@ def _config_is(*configs: int) -> ds.Expression:
     return field == configs[0] if len(configs) == 1 else field.isin(list(configs))
 
 
-class BacktestResult:
+class BacktestResult(ResultViews):
     """A finished run: its summary and what produced it, with the sessions and the ledger
-    read from its folder on first use.
+    read from its folder on first use. In a notebook it shows its verdict table and a
+    bankroll figure; ``plot()`` and ``bankroll_curve()`` (``engine.notebook``) draw and
+    give the bankroll by coup and the share of sessions ruined and busted.
 
     ``path`` is the run folder (None for a run made without ``out`` and not saved: its
     files then live in a temporary folder, removed with the result).
@@ -715,7 +723,10 @@ def backtest(
     others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
     coup bet on is then enumerated, which is slower).
 
-    ``backend_options`` go to the ``Backend`` (the Dask timeouts).
+    ``backend_options`` go to the ``Backend`` (the Dask timeouts). ``policy`` gives the
+    session rules as one ``SessionPolicy`` (``engine.Session``) instead of
+    ``bankroll``, ``when_short``, ``stop_loss``, ``win_goal``, ``max_coups`` and
+    ``session_shoes``.
 
     ``session`` gives every session rule at once (an ``engine.replay.SessionPolicy``: the
     stops per session and per shoe, the trailing stop, losses in a row, chips, stakes

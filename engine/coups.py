@@ -16,6 +16,7 @@ import numpy as np
 from .cards import LABEL_OF_CODE, N_CODES, NO_CARD
 
 if TYPE_CHECKING:  # pyarrow is imported by the storage conversions only (it is slow to load)
+    import pandas as pd
     import pyarrow as pa
 
 BANKER, PLAYER, TIE = 0, 1, 2
@@ -71,6 +72,32 @@ class Coups:
     def has_totals(self) -> bool:
         """Whether the hand totals are known (cards or recorded totals)."""
         return bool(len(self)) and bool((self.player_total >= 0).all())
+
+    def __repr__(self) -> str:
+        return f"Coups({self.describe()})"
+
+    def describe(self) -> str:
+        """One line: how many coups and shoes, the decks, cards or outcomes only."""
+        shoes = int(np.count_nonzero(np.r_[True, self.shoe[1:] != self.shoe[:-1]])) \
+            if len(self) else 0
+        decks = f", {self.decks} decks" if self.decks else ""
+        kind = "with cards" if self.has_cards else "outcomes only"
+        flagged = (f", {int(np.count_nonzero(~self.valid)):,} flagged invalid"
+                   if self.valid is not None and not self.valid.all() else "")
+        return f"{len(self):,} coups in {shoes:,} shoes{decks}, {kind}{flagged}"
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The table as a DataFrame with the columns of a coups Parquet file (``shoe``,
+        ``coup``, the six card columns, the totals, ``outcome``, ...)."""
+        return self.to_arrow().to_pandas()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = self.take(slice(0, 10)).to_pandas()
+        return (f"<div><p><b>Coups</b>: {html.escape(self.describe())}</p>"
+                f"{head.to_html(index=False)}"
+                f"{'<p>...</p>' if len(self) > 10 else ''}</div>")
 
     def shoe_ids(self) -> np.ndarray:
         """The distinct shoe ids in table order."""

@@ -15,14 +15,25 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
+def lazy_exports(package: str, where: Mapping[str, str], keep: tuple[str, ...] = (),
+                 also: tuple[str, ...] = ()) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: name -> the relative submodule holding it.
 
     A name may be both an export and a submodule (``engine.report.compare``, the function,
-    lives in ``engine/report/compare.py``): importing the submodule must not replace the
-    export, so the package refuses that one assignment the import system makes.
+    lives in ``engine/report/compare.py``; ``keep`` names more such exports, held in
+    other submodules): importing the submodule must not replace the export, so the
+    package refuses that one assignment the import system makes. The package's ``dir()``
+    lists the exports (and the submodules named in ``also``), so tab completion finds them
+    before they are imported.
     """
-    _keep_exports_over_submodules(sys.modules[package], where)
+    module = sys.modules[package]
+    _keep_exports_over_submodules(module, where, keep)
+    exported = set(where) | set(also)
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(module)) | exported)
+
+    module.__dir__ = __dir__  # type: ignore[method-assign]
 
     def __getattr__(name: str) -> Any:
         if name not in where:
@@ -34,8 +45,9 @@ def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]
     return __getattr__
 
 
-def _keep_exports_over_submodules(module: types.ModuleType, where: Mapping[str, str]) -> None:
-    shadowed = {name for name, source in where.items() if source == f".{name}"}
+def _keep_exports_over_submodules(module: types.ModuleType, where: Mapping[str, str],
+                                  keep: tuple[str, ...] = ()) -> None:
+    shadowed = {name for name, source in where.items() if source == f".{name}"} | set(keep)
     if not shadowed:
         return
 

@@ -314,7 +314,8 @@ class Backend:
     def _new_pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([  # imported once, in the server the workers fork from
-            "engine.backtest", "engine.parallel", "strategies.builtins", "engine.numba_preload"])
+            "engine.backtest", "engine.parallel", "strategies.builtins", "engine.numba_preload",
+            "engine.worker_start"])
         # The fork server (and so every worker forked from it) starts with Ctrl-C held
         # back: Ctrl-C at a terminal reaches the whole process group, and is the main
         # process's to handle (a server or worker hit while starting printed a traceback).
@@ -498,8 +499,9 @@ def _probe_scheduler(address: str, timeout: float) -> str | None:
     if not outcome:
         return f"no answer within {timeout:g} s"
     answer = outcome[0]
-    if isinstance(answer, asyncio.TimeoutError | TimeoutError):
-        return f"no answer within {timeout:g} s"
+    if isinstance(answer, asyncio.TimeoutError | TimeoutError) or (
+            isinstance(answer, OSError) and str(answer).startswith("Timed out")):
+        return f"no answer within {timeout:g} s"  # distributed's own timeout is an OSError
     if isinstance(answer, BaseException):
         return f"{type(answer).__name__}: {answer}".rstrip(": ")[:300]
     if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):

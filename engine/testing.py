@@ -164,8 +164,19 @@ def _read_dataset(path: Path, shoe: int | None = None) -> Coups:
     """A coups Parquet file or folder, or only one shoe of it (the others are not read)."""
     import pyarrow.parquet as pq
 
+    from .io.inputs import import_in_memory, is_coups_parquet
     from .io.parquet import check_complete, read_coups, read_metadata
 
+    if not is_coups_parquet(path):  # anything `baccarat import` reads, imported in memory
+        table = import_in_memory(path)
+        if shoe is None:
+            return table
+        picked = table.take(np.flatnonzero(table.shoe == shoe))
+        if not len(picked):
+            ids = table.shoe_ids()
+            held = f"{ids[0]}..{ids[-1]} ({ids.size} shoes)" if ids.size else "none"
+            raise PlayError(f"no shoe {shoe} in {path}; shoe ids held: {held}")
+        return picked
     if shoe is None:
         table, _ = read_coups(path)
         return table

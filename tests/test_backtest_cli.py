@@ -166,5 +166,9 @@ def test_a_file_that_is_not_a_coups_table_is_refused(tmp_path: Path):
     result = cli("backtest", "-s", "flat", "--coups", str(other), "--out",
                  str(tmp_path / "run"), "-q")
     assert result.exit_code == 2
-    assert "not a coups table: no column shoe" in flat(result.output)
+    # not a coups dataset: read as `baccarat import` reads a Parquet file, which says why
+    # it holds no coups
+    assert "importing it in memory" in flat(result.output)
+    assert "error:" in result.output and "other.parquet" in flat(result.output)
+    assert "Traceback" not in result.output
     assert not (tmp_path / "run").exists()

@@ -50,7 +50,9 @@ def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "Mean net" in result.output and "paired" in result.output
 
     report = (demo / "report.html").read_text()
-    assert report.count("<figure>") == len(DEMO_STRATEGIES) * 4 + 2
+    # fan, final net, drawdown each; ruin for Martingale, bust for Martingale and
+    # Fibonacci (no empty panel); the bankroll, ruin and bust overlays
+    assert report.count("<figure>") == len(DEMO_STRATEGIES) * 3 + 1 + 2 + 3
     assert len(report.encode()) < 5_000_000
     assert "<script" not in report and ".tmp" not in report
 

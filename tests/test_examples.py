@@ -111,4 +111,7 @@ def test_api_compare_runs_and_saves(tmp_path: Path) -> None:
     for name in ("flat", "banker_after_players"):
         assert (tmp_path / name / "summary.parquet").exists()
     report = (tmp_path / "report.html").read_text()
-    assert report.count("<figure>") == 2 * 4 + 2
+    from test_report import expected_figures  # counted from the session rows
+
+    assert report.count("<figure>") == expected_figures(tmp_path / "flat",
+                                                         tmp_path / "banker_after_players")

@@ -10,6 +10,7 @@ test draws the combinations), with the table's rules, limits, chips and shortfal
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Iterator
@@ -23,7 +24,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import engine.backtest as backtest_module
 from engine.backtest import RUN_FILE, backtest, read_run_table
 from engine.bets import BET_KINDS, N_PAIR_STATES, NO_PAIR, classify_coups
 from engine.cli import app
@@ -37,6 +37,8 @@ from engine.replay import SessionPolicy, replay
 from engine.rules import TableRules
 from strategies.builtins.progressions import Martingale
 from strategies.registry import expand_spec
+
+backtest_module = importlib.import_module("engine.backtest")  # engine.backtest: the function
 
 #: A user's selection, written as a plugin: the replay plays it, beside compiled parts.
 CHOOSY = str(Path(__file__).parent / "data" / "choosy_selection.py")

@@ -4,6 +4,7 @@ the same rows whatever the chunk size; retries; readers that see a folder of par
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
@@ -106,7 +107,7 @@ def test_the_summary_from_the_parts_agrees_with_the_sessions(reference: Path):
 
 def test_the_summary_is_the_same_read_one_configuration_at_a_time(reference: Path,
                                                                   monkeypatch):
-    import engine.backtest as module
+    module = importlib.import_module("engine.backtest")  # engine.backtest is the function
 
     configs = module.resolve_strategies(SPECS)
     grouped = module.summarize_run(reference, configs, TableRules())

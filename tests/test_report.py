@@ -99,11 +99,26 @@ def report3(run3: Path) -> str:
 
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A run whose report is short (three figures: one configuration, no ledger), for the
+    """A run whose report is short (two figures: one configuration, no ledger), for the
     tests of how a report is written rather than what it shows."""
     folder = tmp_path_factory.mktemp("report") / "small"
     backtest(strategies=["flat"], shoes=20, seed=11, ledger=False, out=folder)
     return folder
+
+
+def expected_figures(*folders: Path) -> int:
+    """The figures a report of these run folders holds, counted from their session rows:
+    per configuration the fan (with a ledger), final net and drawdown, and the ruin and
+    bust curves of a configuration that has any; with several configurations the bankroll
+    overlay (with a ledger) and the ruin and bust overlays that have anything on them."""
+    frames = [pd.read_parquet(folder / "sessions.parquet") for folder in folders]
+    ledger = all((folder / "ledger.parquet").exists() for folder in folders)
+    per = [(bool(part["ruined"].any()), bool(part["busted"].any()))
+           for frame in frames for _, part in frame.groupby("config")]
+    count = sum(int(ledger) + 2 + ruined + busted for ruined, busted in per)
+    if len(per) > 1:
+        count += int(ledger) + any(r for r, _ in per) + any(b for _, b in per)
+    return count
 
 
 # -- the numbers behind the figures ---------------------------------------------------------
@@ -210,7 +225,7 @@ def test_a_step_histogram_counts_and_frames_like_bars() -> None:
 
 # -- the page -------------------------------------------------------------------------------
 
-def test_report_sections_figures_and_tables(report3: str) -> None:
+def test_report_sections_figures_and_tables(report3: str, run3: Path) -> None:
     page = Page(report3)
     for heading in ("Baccarat backtest report", "Verdict", "Summary",
                     "Rules, dataset and configurations", "Table rules",
@@ -223,9 +238,11 @@ def test_report_sections_figures_and_tables(report3: str) -> None:
     # the setup of one run is shown once: one rules table, one dataset table
     assert report3.count("<h3>Table rules</h3>") == 1
     assert report3.count("<h3>Dataset and sessions</h3>") == 1
-    # per configuration: fan, final net, drawdown, ruin; plus two overlays
-    assert page.tags.get("figure") == 3 * 4 + 2
-    assert page.figures_with_svg == 3 * 4 + 2
+    # per configuration: fan, final net, drawdown, and the ruin and bust curves where a
+    # session was ruined or busted (no empty panel); plus the overlays with anything on them
+    assert page.tags.get("figure") == expected_figures(run3)
+    assert page.figures_with_svg == expected_figures(run3)
+    assert "no session ruined" not in report3
     assert len(page.ids) == len(set(page.ids))  # figure ids do not collide
     # every summary metric title, in the table's order
     titles = [m.title for m in SUMMARY_METRICS]
@@ -244,7 +261,7 @@ def test_report_without_a_ledger(tmp_path: Path) -> None:
     text = render_report(folder)
     page = Page(text)
     assert "without a ledger" in text
-    assert page.tags.get("figure") == 2 * 3 + 1  # no fans, no median overlay
+    assert page.tags.get("figure") == expected_figures(folder)  # no fans, no bankroll overlay
     assert "Bankroll by coup" not in text
     assert_self_contained(text)
 
@@ -258,21 +275,21 @@ def test_report_of_two_runs_on_different_shoes(run3: Path, tmp_path: Path) -> No
     assert any(h.startswith(f"Run other {other}") for h in page.headings)
     assert "other/flat" in page.headings
     assert "unpaired" in text and "Welch" in text
-    assert page.tags.get("figure") == 4 * 4 + 2
+    assert page.tags.get("figure") == expected_figures(run3, other)
 
 
 def test_report_command(run3: Path, small_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     result = runner.invoke(app, ["report", str(run3), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert f"wrote {out} (14 figures" in flat(result.output)
+    assert f"wrote {out} ({expected_figures(run3)} figures" in flat(result.output)
     assert_self_contained(out.read_text())
     again = runner.invoke(app, ["report", str(run3), "--out", str(out)])
     assert again.exit_code == 2 and "--force" in flat(again.output)
     # --force replaces a report of ours (here by a shorter one, quicker to draw)
     forced = runner.invoke(app, ["report", str(small_run), "--out", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
-    assert f"wrote {out} (3 figures" in flat(forced.output)
+    assert f"wrote {out} ({expected_figures(small_run)} figures" in flat(forced.output)
 
 
 def test_report_command_errors_write_nothing(tmp_path: Path) -> None:
@@ -365,3 +382,20 @@ def test_runs_that_share_their_setup_show_it_once(tmp_path: Path) -> None:
     assert "expected edge" in verdict and "full-shoe house edge" in verdict
     assert "mean net: configuration - r0/flat" in verdict
     assert "-1.058%" in verdict and "-1.235%" in verdict  # Banker and Player, expected
+
+
+def test_the_report_leads_with_the_mean_bankroll_plots_busts_and_names_rules_in_words(
+        report3: str, run3: Path) -> None:
+    overlays = report3[report3.find('id="overlays"'):report3.find('id="summary"')]
+    assert "Mean bankroll by coup" in overlays
+    sessions = pd.read_parquet(run3 / "sessions.parquet")
+    assert sessions["busted"].any()  # Martingale busts in 400 shoes
+    assert "Share of sessions busted" in overlays and "Share of sessions ruined" in overlays \
+        or "No session ruined" in overlays
+    setup = report3[report3.find('id="setup"'):]
+    rules = setup[:setup.find("</table>")]
+    for words in ("decks in the shoe", "cards behind the cut card", "Banker commission",
+                  "one more coup after the cut card", "table minimum stake"):
+        assert words in rules, words
+    for raw in ("burn_count", "extra_coup_after_cut", "cut_card", "table_min"):
+        assert f"<td>{raw}</td>" not in rules

@@ -75,6 +75,8 @@ class QuickHelp(TyperCommand):
 def _unset_is_false(option: Any) -> Any:
     if option is not None and option.default is None:
         option.default = False
+    if option is not None:
+        _no_flag_value(option)
     return option
 
 
@@ -128,8 +130,34 @@ def _build(name: str) -> Any:
     info = _info(name)
     if info.cls in (None, TyperCommand):  # typer's default, unless a command chose its own
         info.cls = QuickHelp
-    return get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
-                                 rich_markup_mode=app.rich_markup_mode)
+    if info.help is None:
+        info.help = reflow(inspect.getdoc(info.callback) or "")
+    command = get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
+                                    rich_markup_mode=app.rich_markup_mode)
+    for param in command.params:
+        _no_flag_value(param)
+    return command
+
+
+def reflow(text: str) -> str:
+    """A docstring as help text that wraps to the terminal: the lines of each paragraph
+    joined (typer keeps a docstring's line breaks, so a help printed narrower than the
+    source left words alone on a line); lists and indented blocks are kept as written."""
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        lines = paragraph.splitlines()
+        if any(line.startswith((" ", "- ", "* ")) for line in lines):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs)
+
+
+def _no_flag_value(param: Any) -> Any:
+    """A flag takes no value: its help shows none (typer printed ``<bool>`` beside it)."""
+    if getattr(param, "is_flag", False) and not getattr(param, "count", False):
+        param.metavar = ""
+    return param
 
 
 def _listed(name: str) -> Any:
@@ -139,8 +167,8 @@ def _listed(name: str) -> Any:
     the list shows only the first line of each command's help.
     """
     info = _info(name)
-    helptext = (inspect.cleandoc(info.help) if info.help is not None
-                else inspect.getdoc(info.callback))
+    helptext = reflow(inspect.cleandoc(info.help) if info.help is not None
+                      else inspect.getdoc(info.callback) or "")
     return TyperCommand(name, help=helptext, short_help=info.short_help, hidden=info.hidden,
                         deprecated=info.deprecated, rich_markup_mode=app.rich_markup_mode,
                         rich_help_panel=info.rich_help_panel)
@@ -224,6 +252,8 @@ class OneLineErrors(TyperGroup):
         # again on demand, as :class:`QuickHelp` commands like the others.
         self.commands = LazyCommands({name: command for name, command in self.commands.items()
                                       if name not in COMMANDS})
+        for param in self.params:
+            _no_flag_value(param)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
@@ -253,9 +283,17 @@ class OneLineErrors(TyperGroup):
             _leave(0)
         except click_errors.ClickException as exc:
             _leave(_one_line(exc))
-        except typer.Abort:
+        except typer.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):  # click's word for Ctrl-C
+                print("interrupted", file=sys.stderr)
+                _leave(130)
             print("error: aborted", file=sys.stderr)
             _leave(1)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            _leave(130)
+        except Exception as exc:  # noqa: BLE001 - the one error path: never a traceback
+            _leave(_unexpected(exc))
         _leave(code if isinstance(code, int) else 0)
 
 
@@ -288,6 +326,22 @@ def _one_line(exc: click_errors.ClickException) -> int:
             if isinstance(exc, click_errors.UsageError) and context is not None else "")
     print(f"error: {where}{message}{hint}", file=sys.stderr)
     return 2 if isinstance(exc, click_errors.UsageError) else exc.exit_code
+
+
+def _unexpected(exc: BaseException) -> int:
+    """An error no command turned into its own line (a bug, or a library's error on input
+    nothing checked): one line naming it, the traceback only with --debug or
+    BACCARAT_DEBUG=1; exit status 1."""
+    from ..errors import debug_requested, full_traceback
+
+    if debug_requested() or "--debug" in sys.argv[1:]:
+        print(full_traceback(exc), file=sys.stderr)
+        hint = ""
+    else:
+        hint = " (--debug or BACCARAT_DEBUG=1 prints the full traceback)"
+    message = " ".join(str(exc).split()) or "no message"
+    print(f"error: unexpected {type(exc).__name__}: {message}{hint}", file=sys.stderr)
+    return 1
 
 
 def _given_value(exc: BaseException) -> object | None:

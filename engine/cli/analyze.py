@@ -26,6 +26,8 @@ from .common import (
     console,
     done,
     err_console,
+    note_import,
+    print_table,
     progress_bar,
     reports_errors,
 )
@@ -47,13 +49,13 @@ def read_datasets(paths: list[Path]) -> tuple[Coups, dict[str, Any]]:
     import numpy as np
 
     from ..coups import Coups
-    from ..io.parquet import read_coups
+    from ..io.inputs import read_dataset
 
     parts: list[Coups] = []
     first_meta: dict[str, Any] = {}
     offset = 0
     for path in paths:
-        coups, meta = read_coups(path)
+        coups, meta = read_dataset(path, on_import=note_import)
         if not parts:
             first_meta = meta
         elif (meta.get("rules") or None) != (first_meta.get("rules") or None):
@@ -193,10 +195,10 @@ def analyze(
         typer.echo(json.dumps({**analysis.to_json(), **metadata}, indent=2))
         err_console.print(message, highlight=False, soft_wrap=True)
         return
-    console.print(analysis_table(analysis))
+    print_table(analysis_table(analysis), stack=True)
     if not analysis.flagged.empty:
         console.print("<: stands out (Holm-adjusted p below 5%)", highlight=False)
-    console.print(f"Verdict: {analysis.verdict}", highlight=False, soft_wrap=True)
+    console.print(f"Verdict: {analysis.verdict}", highlight=False, overflow="fold")
     for note in analysis.notes:
-        console.print(f"Note: {note}", highlight=False, soft_wrap=True)
+        console.print(f"Note: {note}", highlight=False, overflow="fold")
     done(message)

@@ -33,10 +33,11 @@ from .common import (
     VariantOpt,
     Workers,
     build_rules,
-    console,
     done,
     local_workers,
+    note_import,
     print_labelled,
+    print_table,
     progress_bar,
     reports_errors,
 )
@@ -147,7 +148,7 @@ def backtest(
     --resume finishes it.
     """
     from ..backtest import backtest as run_backtest
-    from .tables import summary_tables
+    from .tables import print_summary
 
     if ledger not in ("full", "none"):
         raise BaccaratError(f"--ledger {ledger}: expected full or none")
@@ -164,7 +165,12 @@ def backtest(
     started = time.perf_counter()
     stack = contextlib.ExitStack()
     if coups is not None and coups.exists():
-        coups = _flagged_notice(coups, skip_invalid_shoes, stack)
+        from ..io.inputs import import_note, is_coups_parquet
+
+        if is_coups_parquet(coups):
+            coups = _flagged_notice(coups, skip_invalid_shoes, stack)
+        else:
+            note_import(import_note(coups))
     with stack, progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
         task = progress.task_ids[0]
         coups_done = 0
@@ -194,8 +200,7 @@ def backtest(
     if not no_table:
         used = result.summary["rules"].unique()  # the rules played, the dataset's shoe rules
         title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
-        for table in summary_tables(result.summary, console.width, f"Backtest: {title}"):
-            console.print(table)
+        print_summary(result.summary, f"Backtest: {title}")
     short = result.info.get("short_last_session")
     if short:
         kept = ("kept (--last-session drop leaves it out)" if short["kept"] else
@@ -254,7 +259,7 @@ def strategies() -> None:
                 for field, info in cls.model_fields.items()
             )
             table.add_row(name, describe(cls) + _exact_risk_note(cls), params)
-        console.print(table)
+        print_table(table)
 
 
 def _exact_risk_note(cls: type) -> str:

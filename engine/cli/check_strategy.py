@@ -20,6 +20,7 @@ from .common import (
     build_rules,
     console,
     err_console,
+    print_table,
     reports_errors,
 )
 
@@ -86,7 +87,7 @@ def check_strategy(
         for check in checks:
             word, style = VERDICT[check.passed]
             table.add_row(check.name, Text(word, style=style), check.detail)
-        console.print(table)
+        print_table(table)
         if failed:
             console.print(f"{len(failed)} of {len(checks)} checks failed or could not run",
                           highlight=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -18,7 +19,9 @@ from rich.markup import escape
 from ..errors import BaccaratError, DiskFullError, debug_requested, full_traceback
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from rich.progress import Progress
+    from rich.table import Table
 
     from ..rules import TableRules
 
@@ -30,6 +33,11 @@ def print_labelled(label: str, text: str, style: str) -> None:
     """One line on stderr: ``label:`` in ``style``, then ``text`` as it is. Messages quote
     users' files and lines, whose brackets (a log's ``[table-3]``) are not rich markup."""
     err_console.print(f"[{style}]{label}:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+def note_import(line: str) -> None:
+    """Say that a dataset that is not a coups Parquet dataset is being imported in memory."""
+    print_labelled("note", line, "yellow")
+
 
 RulesFile = Annotated[
     Path | None, typer.Option("--rules", help="TOML or JSON file of table rules", exists=False)
@@ -43,7 +51,7 @@ Burn = Annotated[str | None, typer.Option(help="burn procedure: standard, none o
 TableMin = Annotated[float | None, typer.Option("--table-min", help="table minimum stake")]
 TableMax = Annotated[float | None, typer.Option("--table-max", help="table maximum stake")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (the results "
-                                     "are still printed; see --no-table)")]
+                                     "are still printed)")]
 NoTable = Annotated[bool, typer.Option("--no-table", help="do not print the results table "
                                        "(the closing line still says what was written)")]
 Force = Annotated[bool, typer.Option("--force", help="overwrite an existing output")]
@@ -171,6 +179,144 @@ def progress_bar(description: str, total: int, unit: str, quiet: bool) -> Iterat
         yield progress
 
 
+# -- output that fits the terminal it is given, every value whole ------------------------------
+
+#: A label column wider than this share of the width makes a blocked table a vertical one:
+#: blocks would hold a column or two each (35 blocks of one metric for long labels).
+WIDE_LABEL_SHARE = 0.45
+
+
+def fits(table: Table, width: int, out: Console | None = None) -> bool:
+    """Whether ``table`` printed ``width`` columns wide shows every value whole: each
+    no-wrap cell on one line, every word of the other cells and of the headers unbroken."""
+    from rich.console import Console as Sizer
+    from rich.measure import Measurement
+
+    sizer = Sizer(width=width, color_system=None, legacy_windows=False,
+                  file=open(os.devnull, "w"))  # noqa: SIM115 - closed below
+    try:
+        lines = ["".join(seg.text for seg in line)
+                 for line in sizer.render_lines(table, sizer.options, pad=False)]
+        wide = sizer.options.update(width=10_000, max_width=10_000)
+        least = Measurement.get(sizer, wide, table).minimum
+    finally:
+        sizer.file.close()
+    if least > width or any(len(line.rstrip()) > width for line in lines):
+        return False
+    words = {word for line in lines for word in line.split()}
+    text = "\n".join(lines)
+    for column in table.columns:
+        if any(word not in words for word in str(column.header).split()):
+            return False
+        for cell in column.cells:
+            plain = _cell_text(cell)
+            if column.no_wrap and plain.strip() and plain.strip() not in text:
+                return False
+            if any(word not in text for word in plain.split()):
+                return False
+    return True
+
+
+def _cell_text(cell: Any) -> str:
+    from rich.text import Text
+
+    if isinstance(cell, Text):
+        return cell.plain
+    return Text.from_markup(cell).plain if isinstance(cell, str) else str(cell)
+
+
+def vertical(table: Table, keys: int = 1, out: Console | None = None) -> RenderableType:
+    """``table``'s cells laid out one row after another: each row headed by its first
+    ``keys`` cells, then a line per other column (its header, then the value), for a
+    table too wide for the terminal. Values keep their column's wrapping: a number is
+    never broken, a text wraps at its spaces."""
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.table import Table as Grid
+    from rich.text import Text
+
+    columns = list(table.columns)
+    rows = list(zip(*(list(column.cells) for column in columns), strict=True))
+    parts: list[RenderableType] = []
+    for row in rows:
+        heading = " · ".join(str(cell) for cell in row[:keys] if str(cell))
+        parts.append(Text(heading, style="bold", overflow="fold"))
+        grid = Grid.grid(padding=(0, 2))
+        grid.add_column(overflow="fold", max_width=max(16, (out or console).width * 2 // 5))
+        grid.add_column(justify="left", overflow="fold")
+        for column, cell in zip(columns[keys:], row[keys:], strict=True):
+            if str(cell).strip():
+                grid.add_row(Text(_plain(column.header)), cell)
+        parts.append(Padding(grid, (0, 0, 0, 2)))
+    return Group(*parts)
+
+
+def stacked(table: Table, keys: int = 1, out: Console | None = None) -> RenderableType:
+    """``table`` with its first ``keys`` cells of each row on a line of their own above the
+    row's other cells (labels stacked over their values), for a table that fits only
+    without its label column. Every other cell must be a one-line value."""
+    from rich.console import Group
+    from rich.table import Table as Bare
+    from rich.text import Text
+
+    out = out or console
+    columns = list(table.columns)
+    rows = list(zip(*(list(column.cells) for column in columns), strict=True))
+    rest = Bare(box=None, show_edge=False, pad_edge=False, header_style="bold")
+    for column in columns[keys:]:
+        rest.add_column(column.header, justify=column.justify, no_wrap=True,
+                        overflow="fold")
+    for row in rows:
+        rest.add_row(*row[keys:])
+    lines = out.render_lines(rest, out.options.update(width=out.width), pad=False)
+    header = len(lines) - len(rows)
+    def text(line: list[Any]) -> Text:
+        return Text.assemble(*((seg.text, seg.style) for seg in line))
+
+    parts: list[RenderableType] = [text(line) for line in lines[:header]]
+    for row, line in zip(rows, lines[header:], strict=True):
+        parts.append(Text(" · ".join(_cell_text(c) for c in row[:keys] if _cell_text(c)),
+                          style="bold", overflow="fold"))
+        parts.append(text(line))
+    return Group(*parts)
+
+
+def _plain(header: Any) -> str:
+    return " ".join(str(header).split())
+
+
+def print_table(table: Table, keys: int = 1, out: Console | None = None,
+                stack: bool = False) -> None:
+    """Print ``table`` so that it fits the console's width with no value cut: its title as
+    a line of its own (wrapped at spaces), then the table; when it is too wide, with its
+    labels stacked over their rows (``stack``, if that fits) or in :func:`vertical`'s
+    layout. Sent to a file or a pipe, the width is ``COLUMNS`` or 80."""
+    out = out or console
+    title, table.title = table.title, None
+    if title:
+        out.print(title, highlight=False, overflow="fold")
+    for column in table.columns:
+        column.overflow = "fold"  # never an ellipsis: a long header or word folds
+    if fits(table, out.width, out):
+        out.print(table, highlight=False)
+    elif stack and _fits_without(table, keys, out):
+        out.print(stacked(table, keys, out), highlight=False)
+    else:
+        out.print(vertical(table, keys, out), highlight=False)
+
+
+def _fits_without(table: Table, keys: int, out: Console) -> bool:
+    from rich.table import Table as Bare
+
+    rest = Bare(box=None, show_edge=False, pad_edge=False)
+    for column in list(table.columns)[keys:]:
+        rest.add_column(column.header, no_wrap=True)
+    for row in zip(*(list(c.cells) for c in list(table.columns)[keys:]), strict=True):
+        rest.add_row(*row)
+    return fits(rest, out.width, out)
+
+
 def done(message: str) -> None:
-    """The one closing line every command prints: what was written where."""
+    """The one closing line every command prints: what was written where (one line, its
+    paths whole, so that it can be copied or read by a script)."""
     console.print(message, highlight=False, soft_wrap=True)

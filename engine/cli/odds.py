@@ -17,7 +17,7 @@ from .common import (
     TiePays,
     VariantOpt,
     build_rules,
-    console,
+    print_table,
     reports_errors,
 )
 
@@ -129,8 +129,8 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
     for kind, edge in edges.items():
         bets.add_row(_TITLES[kind], _pays(kind, rules), f"{_p_win(kind, probs):.6f}",
                      f"{edge * 100:.4f}%")
-    console.print(outcomes)
-    console.print(bets)
+    print_table(outcomes)
+    print_table(bets)
 
 
 def compare_rows(base: TableRules) -> list[dict[str, Any]]:
@@ -164,13 +164,13 @@ def _print_compare(rows: list[dict[str, Any]]) -> None:
     table.add_column("Rules", no_wrap=True)
     table.add_column("Decks", justify="right", no_wrap=True, min_width=5)
     for kind in kinds:
-        table.add_column(_SHORT_TITLES[kind], justify="right", no_wrap=True)
+        table.add_column(_SHORT_TITLES[kind], justify="right")  # "Panda 8" may wrap
     for i, row in enumerate(rows):
         edges = row["house_edge"]
         table.add_row(row["rules"], str(row["decks"]), *(
             f"{edges[kind] * 100:.3f}" if kind in edges else "" for kind in kinds
         ), end_section=i + 1 < len(rows) and rows[i + 1]["rules"] != row["rules"])
-    console.print(table)
+    print_table(table, keys=2, stack=True)
 
 
 @app.command()

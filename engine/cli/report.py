@@ -64,9 +64,13 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
 
 def print_comparison(frame: pd.DataFrame, out: Console = console, title: str = "Comparison",
                      metrics: Sequence[str] | None = None) -> None:
-    """Print the comparison tables, and a note when some configurations are unpaired."""
-    for table in comparison_tables(frame, out.width, title, metrics):
-        out.print(table)
+    """Print the comparison fitted to the console, and a note when some configurations
+    are unpaired."""
+    from .tables import print_metric_table
+
+    (whole,) = comparison_tables(frame, 10**6, title, metrics)
+    columns = [(str(c.header), [str(cell) for cell in c.cells]) for c in whole.columns[1:]]
+    print_metric_table([str(v) for v in frame["label"]], columns, str(whole.title), out)
     if (frame["pairing"] == "unpaired").any():
         out.print("unpaired: those configurations did not play the same shoes as the "
                   "baseline; their difference uses Welch's interval.", highlight=False)

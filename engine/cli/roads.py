@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ..errors import BaccaratError
 from . import app
-from .common import console, reports_errors
+from .common import console, note_import, reports_errors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -120,10 +120,10 @@ def roads(
 ) -> None:
     """Draw one shoe's bead plate, big road, derived roads and ask marks (or print them
     as JSON)."""
-    from ..io.parquet import read_coups
+    from ..io.inputs import read_dataset
     from ..roads import all_roads
 
-    table, _ = read_coups(coups)
+    table, _ = read_dataset(coups, on_import=note_import)
     result = all_roads(shoe_outcomes(table, shoe, coups))
     if as_json:
         data: dict[str, Any] = {"shoe": shoe, **result.to_dict()}

@@ -10,9 +10,11 @@ import math
 from collections.abc import Sequence
 
 import pandas as pd
+from rich.console import Console
 from rich.table import Table
 
 from ..metrics import SUMMARY_METRICS, format_metric
+from .common import WIDE_LABEL_SHARE, console, print_table, vertical
 
 #: The summary columns `baccarat backtest` prints (summary.parquet holds them all).
 TERMINAL_SUMMARY = ("sessions", "mean_net", "median_net", "prob_profit", "risk_of_ruin",
@@ -34,29 +36,32 @@ def block_tables(labels: Sequence[str], columns: Sequence[Column], width: int, t
     """Tables of ``columns`` split into blocks that fit ``width``, ``labels`` in each."""
     label_width = max([len(label_title), *map(len, labels)]) + 3
 
-    def need(head: str, cells: list[str]) -> int:
-        longest_word = max((len(w) for w in head.split()), default=0)
-        header = max(longest_word, math.ceil(len(head) / 2))
-        return max([header, *map(len, cells)]) + 3
+    def least(head: str, cells: list[str]) -> int:  # the header wraps at its spaces only
+        return max([*(len(w) for w in head.split()), *map(len, cells), 1])
 
-    blocks: list[list[tuple[str, list[str], int]]] = [[]]
+    def need(head: str, cells: list[str]) -> int:
+        return max(least(head, cells), math.ceil(len(head) / 2)) + 3
+
+    blocks: list[list[tuple[str, list[str]]]] = [[]]
     used = label_width + 1
     for head, cells in columns:
         size = need(head, cells)
         if blocks[-1] and used + size > width:
             blocks.append([])
             used = label_width + 1
-        blocks[-1].append((head, cells, size - 3))
+        blocks[-1].append((head, cells))
         used += size
     tables = []
     for i, block in enumerate(blocks):
         part = f" ({i + 1}/{len(blocks)})" if len(blocks) > 1 else ""
         table = Table(title=title + part, header_style="bold", title_justify="left")
         table.add_column(label_title, no_wrap=True)
-        for head, _, size in block:
-            table.add_column(head, justify="right", max_width=size)
+        for head, cells in block:
+            # the header may wrap at its spaces; a cell never does (its width is kept)
+            table.add_column(head, justify="right", overflow="fold",
+                             width=need(head, cells) - 3)
         for r, label in enumerate(labels):
-            table.add_row(label, *[cells[r] for _, cells, _ in block])
+            table.add_row(label, *[cells[r] for _, cells in block])
         tables.append(table)
     return tables
 
@@ -83,19 +88,42 @@ def family_edge_column(columns: list[Column], table: pd.DataFrame) -> list[Colum
     return out
 
 
-def summary_tables(summary: pd.DataFrame, width: int, title: str,
-                   metrics: Sequence[str] = TERMINAL_SUMMARY) -> list[Table]:
-    """A run's summary, one row per configuration (labelled with its rules when they
-    differ). With several configurations the edge verdict has its family-wise (Holm)
-    twin beside it, and the title says how many configurations were tried."""
+def print_metric_table(labels: Sequence[str], columns: Sequence[Column], title: str,
+                       out: Console | None = None, label_title: str = "configuration") -> None:
+    """Print one row per label and a column per metric so that it fits the console: one
+    table if it fits, else blocks of columns with the labels repeated, else (labels too
+    long for blocks of more than a column or two) a block per label, a line per metric."""
+    out = out or console
+    width = out.width
+    label_width = max([len(label_title), *map(len, labels)]) + 3
+    if label_width > width * WIDE_LABEL_SHARE:
+        (whole,) = block_tables(labels, columns, 10**6, title, label_title)
+        whole.title = None
+        out.print(title, highlight=False, overflow="fold")
+        out.print(vertical(whole, out=out), highlight=False)
+        return
+    for table in block_tables(labels, columns, width, title, label_title):
+        print_table(table, out=out)
+
+
+def summary_labels(summary: pd.DataFrame) -> list[str]:
+    """A run's configurations as its tables label them (with their rules when they differ)."""
     labels = [str(s) for s in summary["spec"]]
     if summary["rules"].nunique() > 1:
         labels = [f"{spec} @ {rules}" for spec, rules in zip(labels, summary["rules"],
                                                              strict=True)]
+    return labels
+
+
+def print_summary(summary: pd.DataFrame, title: str, out: Console | None = None,
+                  metrics: Sequence[str] = TERMINAL_SUMMARY) -> None:
+    """A run's summary, one row per configuration, fitted to the console. With several
+    configurations the edge verdict has its family-wise (Holm) twin beside it, and the
+    title says how many configurations were tried."""
     columns = metric_columns(summary, metrics)
     if len(summary) > 1:
         from ..search.family import tried_phrase
 
         columns = family_edge_column(columns, summary)
         title = f"{title} ({tried_phrase(len(summary))})"
-    return block_tables(labels, columns, width, title)
+    print_metric_table(summary_labels(summary), columns, title, out)

@@ -26,6 +26,7 @@ from .common import (
     VariantOpt,
     build_rules,
     console,
+    print_labelled,
     reports_errors,
 )
 
@@ -68,6 +69,10 @@ def trace_coups(outcomes: str | None, coups: Path | None, shoe: int | None) -> C
             raise TraceInputError("--shoe picks a shoe of --coups FILE; --outcomes is one shoe")
         return to_coups([outcomes])
     assert coups is not None
+    from ..io.inputs import import_note, is_coups_parquet
+
+    if coups.exists() and not is_coups_parquet(coups):
+        print_labelled("note", import_note(coups), "yellow")
     if shoe is None:  # only the shoe column is read to see whether the file holds one shoe
         ids = shoe_ids_in(coups)
         if ids.size != 1:
@@ -83,10 +88,13 @@ def shoe_ids_in(path: Path) -> Any:
     import numpy as np
     import pyarrow.parquet as pq
 
+    from ..io.inputs import import_in_memory, is_coups_parquet
     from ..io.parquet import check_complete
 
     if not path.exists():
         raise FileNotFoundError(f"no coups file at {path}")
+    if not is_coups_parquet(path):
+        return import_in_memory(path).shoe_ids()
     check_complete(path)
     return np.unique(pq.read_table(path, columns=["shoe"]).column("shoe").to_numpy())
 
@@ -221,7 +229,7 @@ def trace(
              else f"{len(table)} coups")
     label = strategy.spec() or type(strategy).__name__
     console.print(render(ledger, f"{label} over {where}, {rules.label()}, "
-                                 f"bankroll {bankroll:,.2f}"), soft_wrap=True)
+                                 f"bankroll {bankroll:,.2f}"), overflow="fold")
     net = float(ledger["net"].sum())
     end = float(ledger["bankroll"].iloc[-1]) if len(ledger) else bankroll
     console.print(f"{len(ledger)} coups shown, net {net:+,.2f}, bankroll {end:,.2f}",

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -156,8 +156,20 @@ def write_coups(coups: Coups, path: str | Path, rules: TableRules | None, **extr
     return Path(path)
 
 
-def read_coups(path: str | Path) -> tuple[Coups, dict[str, Any]]:
-    """Read a coups Parquet file (or a folder of parts) and its metadata.
+class CoupsFile(NamedTuple):
+    """What ``read_coups`` returns: the coups and the dataset's metadata (a tuple, so
+    ``coups, metadata = read_coups(path)`` reads both)."""
+
+    coups: Coups
+    #: The ``baccarat`` metadata of the file: ``rules`` (the TableRules it was dealt or
+    #: recorded under, as a dict), and for generated datasets ``seed``, ``shoes``,
+    #: ``shuffle``; for imports ``source``/``formats``; empty for a plain Parquet file.
+    metadata: dict[str, Any]
+
+
+def read_coups(path: str | Path) -> CoupsFile:
+    """Read a coups Parquet file (or a folder of parts): ``CoupsFile(coups, metadata)``,
+    the ``Coups`` table (its ``decks`` from the metadata's rules) and the metadata dict.
 
     A folder an interrupted ``generate`` left is refused (``IncompleteOutputError``).
     """
@@ -171,7 +183,7 @@ def read_coups(path: str | Path) -> tuple[Coups, dict[str, Any]]:
     rules = metadata.get("rules")
     if rules:
         coups.decks = int(rules.get("decks", 8))
-    return coups, metadata
+    return CoupsFile(coups, metadata)
 
 
 # --- Partitioned outputs: a folder of parts, each written atomically ------------------------

@@ -35,6 +35,7 @@ class BankrollFan:
     samples: dict[int, np.ndarray] = field(default_factory=dict)  # session -> path
     sessions_used: int = 0
     sessions_total: int = 0
+    mean: np.ndarray = field(default_factory=lambda: np.empty(0))  # (T+1,) mean bankroll
 
     @property
     def median(self) -> np.ndarray:
@@ -112,7 +113,7 @@ def _fan(run: Run, config: int, part: pd.DataFrame, samples: int,
     return BankrollFan(coups=np.arange(horizon + 1),
                        quantiles=dict(zip(FAN_QUANTILES, percentiles, strict=True)),
                        samples=paths, sessions_used=int(ids.size),
-                       sessions_total=int(all_ids.size))
+                       sessions_total=int(all_ids.size), mean=grid.mean(axis=0))
 
 
 def bankroll_fans(run: Run, sessions: pd.DataFrame, *, samples: int = 5,

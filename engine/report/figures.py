@@ -181,8 +181,10 @@ def histogram(values: np.ndarray, prefix: str, xlabel: str, colour_: str = PALET
 
 
 def ruin_chart(curves: Mapping[str, np.ndarray], prefix: str,
-               colours: Mapping[str, str] | None = None) -> str:
-    """Share of sessions ruined by each coup: one curve per configuration."""
+               colours: Mapping[str, str] | None = None,
+               ylabel: str = "sessions ruined") -> str:
+    """Share of sessions stopped (ruined, or busted with ``ylabel``) by each coup: one
+    curve per configuration. Callers leave the chart out when every curve is zero."""
     with matplotlib.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=SIZE)
         top = 0.0
@@ -190,30 +192,31 @@ def ruin_chart(curves: Mapping[str, np.ndarray], prefix: str,
             c = (colours or {}).get(label, colour(i))
             ax.step(np.arange(curve.size), curve, where="post", color=c, lw=1.6, label=label)
             top = max(top, float(curve.max()) if curve.size else 0.0)
-        if top == 0.0:
-            ax.text(0.5, 0.5, "no session ruined", transform=ax.transAxes, ha="center",
-                    va="center", color="#555555")
         ax.set_ylim(0, max(top * 1.1, 0.01))
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.set_xlabel("coup in session")
-        ax.set_ylabel("sessions ruined")
+        ax.set_ylabel(ylabel)
         if len(curves) > 1:
             ax.legend(loc="upper left", fontsize=7, frameon=False)
         return to_svg(fig, prefix)
 
 
-def median_overlay(fans: Mapping[str, BankrollFan], prefix: str, start: float | None,
-                   colours: Mapping[str, str] | None = None) -> str:
-    """The median bankroll by coup of several configurations on one chart."""
+def bankroll_overlay(fans: Mapping[str, BankrollFan], prefix: str, start: float | None,
+                     colours: Mapping[str, str] | None = None) -> str:
+    """The mean bankroll by coup of several configurations on one chart (solid), their
+    median dashed: the mean is what a system returns, the median what most sessions see
+    (a Martingale's median climbs while its mean falls)."""
     with matplotlib.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=SIZE)
         for i, (label, fan) in enumerate(fans.items()):
             c = (colours or {}).get(label, colour(i))
-            ax.plot(fan.coups, fan.median, color=c, lw=1.6, label=label)
+            ax.plot(fan.coups, fan.mean if fan.mean.size else fan.median, color=c, lw=1.6,
+                    label=f"{label} (mean)")
+            ax.plot(fan.coups, fan.median, color=c, lw=0.9, ls="--")
         if start is not None:
-            ax.axhline(start, color="black", lw=0.8, ls="--")
+            ax.axhline(start, color="black", lw=0.8, ls=":")
         ax.set_xlabel("coup in session")
-        ax.set_ylabel("median bankroll (units)")
+        ax.set_ylabel("bankroll (units): mean, median dashed")
         ax.legend(loc="best", fontsize=7, frameon=False)
         return to_svg(fig, prefix)
 

@@ -3,11 +3,12 @@
 The page opens with what a reader came for, on one screen: the verdict table (each
 configuration's realized edge against its expected edge, beside the full-shoe house edge,
 risk of ruin, busted, mean net and the paired difference from the baseline) and, with
-several configurations, the median-bankroll and ruin overlays. Then the summary table
+several configurations, the mean (and median) bankroll, ruin and bust overlays. Then the
+summary table
 (metrics in ``SUMMARY_METRICS`` order); the rules, dataset, session policy and
 configurations, each shown once when the runs share it; then per configuration the
 bankroll fan chart, the distribution of final net and of max drawdown, and the share of
-sessions ruined by coup.
+sessions ruined and busted by coup (a chart with nothing on it is a line of text instead).
 
 Each section is a function of one ``Report`` (the runs, the comparison, the
 configurations); ``SECTIONS`` lists them in page order, so a new section is one function
@@ -39,7 +40,7 @@ from .drawing import FigureDrawer
 from .runs import Run, Runs, load_runs
 
 SESSION_COLUMNS = ["config", "session", "start_bankroll", "net", "max_drawdown", "ruined",
-                   "ruin_coup", "coups"]
+                   "ruin_coup", "coups", "busted"]
 Progress = Callable[[int, int], None]
 
 
@@ -273,7 +274,8 @@ def _verdict_section(report: Report) -> str:
 
 
 def _overlay_section(report: Report) -> str:
-    """The median bankroll and ruin curves of every configuration on one chart each."""
+    """The mean (and median) bankroll, and the ruin and bust curves, of every
+    configuration on one chart each; a chart with nothing on it is left out, said in words."""
     items, counter, draw = report.items, report.counter, report.drawer.draw
     if len(items) < 2:
         return ""
@@ -283,19 +285,34 @@ def _overlay_section(report: Report) -> str:
     starts = {float(item.sessions["start_bankroll"].iloc[0]) for item in items
               if len(item.sessions)}
     if fans:
-        svg = draw(figures.median_overlay, fans, counter.prefix(),
+        svg = draw(figures.bankroll_overlay, fans, counter.prefix(),
                    starts.pop() if len(starts) == 1 else None, colours)
-        out.append(_figure(svg, "Median bankroll by coup (stopped sessions keep their final "
-                                "bankroll)."))
+        out.append(_figure(svg, "Mean bankroll by coup (solid) and median (dashed); a "
+                                "stopped session keeps its final bankroll."))
     else:
-        out.append('<p class="note">No run kept its ledger, so there is no median bankroll '
+        out.append('<p class="note">No run kept its ledger, so there is no bankroll '
                    "overlay.</p>")
-    curves = {item.label: _ruin(item) for item in items}
-    out.append(_figure(draw(figures.ruin_chart, curves, counter.prefix(), colours),
-                       "Share of sessions ruined (bankroll below the table minimum) by "
-                       "coup."))
+    out += _stop_figures(report, {item.label: _ruin(item) for item in items},
+                         {item.label: _bust(item) for item in items}, colours)
     out.append("</div></section>")
     return "".join(out)
+
+
+def _stop_figures(report: Report, ruined: dict[str, np.ndarray],
+                  busted: dict[str, np.ndarray], colours: dict[str, str]) -> list[str]:
+    """The ruin chart and the bust chart side by side; an empty one is a line of text."""
+    out = []
+    for curves, what, words in ((ruined, "sessions ruined",
+                                 "ruined (bankroll below the table minimum)"),
+                                (busted, "sessions busted",
+                                 "busted (could not pay the stake asked for)")):
+        if not any(curve.size and curve.max() > 0 for curve in curves.values()):
+            out.append(f'<p class="note">No session {words.split(" (")[0]}.</p>')
+            continue
+        svg = report.drawer.draw(figures.ruin_chart, curves, report.counter.prefix(),
+                                 colours, what)
+        out.append(_figure(svg, f"Share of sessions {words} by coup."))
+    return out
 
 
 def _summary_section(report: Report) -> str:
@@ -311,6 +328,28 @@ def _summary_section(report: Report) -> str:
             "metric table (the same names as <code>summary.parquet</code> and "
             "<code>baccarat compare</code>).</p>"
             f'<div class="wide">{_table(head, rows, "summary")}</div></section>')
+
+
+#: Each field of ``TableRules`` as the report's rules table names it.
+RULE_WORDS = {
+    "decks": "decks in the shoe", "burn": "burn procedure",
+    "burn_count": "cards burned (fixed burn)", "cut_card": "cards behind the cut card",
+    "extra_coup_after_cut": "one more coup after the cut card",
+    "commission": "Banker commission", "tie_pays": "Tie pays (to 1)",
+    "variant": "variant (standard, EZ, Super 6)", "pair_pays": "pairs pay (to 1)",
+    "table_min": "table minimum stake", "table_max": "table maximum stake",
+}
+
+
+def rule_words(field: str) -> str:
+    """A rules field in words (a field added later: its description, or its name spaced)."""
+    from ..rules import TableRules
+
+    if field in RULE_WORDS:
+        return RULE_WORDS[field]
+    described = TableRules.model_fields.get(field)
+    return (described.description if described is not None and described.description
+            else field.replace("_", " "))
 
 
 def _config_rules(run: Run) -> list[dict[str, object]]:
@@ -349,7 +388,8 @@ def _setup_section(report: Report) -> str:
     head = ["rule"] + ([f"set {i + 1}" for i in range(len(rule_sets))]
                        if len(rule_sets) > 1 else ["value"])
     out.append('<div class="grid"><div><h3>Table rules</h3>' + _table(
-        head, [[_e(k)] + [_e(r.get(k)) for r in rule_sets] for k in names]) + "</div>")
+        head, [[_e(rule_words(k))] + [_e(r.get(k)) for r in rule_sets] for k in names])
+        + "</div>")
     facts = [_dataset_facts(run) for run in runs]
     if all(f == facts[0] for f in facts):
         out.append("<div><h3>Dataset and sessions</h3>" + _table(
@@ -402,6 +442,13 @@ def _ruin(item: _Item) -> np.ndarray:
     return ruin_curve(s["ruined"].to_numpy(), s["ruin_coup"].to_numpy(), _horizon(item))
 
 
+def _bust(item: _Item) -> np.ndarray:
+    """Share of sessions busted by each coup (a busted session stopped after its last)."""
+    s = item.sessions
+    busted = s["busted"].to_numpy(bool) if "busted" in s else np.zeros(len(s), bool)
+    return ruin_curve(busted, s["coups"].to_numpy(), _horizon(item))
+
+
 def _base_stake(item: _Item) -> float | None:
     """The configuration's base stake, when its parameters have one (bins align to it)."""
     for config in item.run.info.get("configs") or []:
@@ -445,12 +492,13 @@ def _config_section(index: int, item: _Item, report: Report) -> str:
     out.append(_figure(draw(figures.histogram, s["max_drawdown"].to_numpy(), counter.prefix(),
                             "max drawdown (units)", item.colour, zero_line=False, unit=unit),
                        "Max drawdown of each session (largest fall from a peak)."))
-    curve = _ruin(item)
     ruined = int(s["ruined"].sum()) if n else 0
-    out.append(_figure(draw(figures.ruin_chart, {item.label: curve}, counter.prefix(),
-                            {item.label: item.colour}),
-                       f"Share of sessions ruined by coup: {ruined:,} of {n:,} "
-                       f"({ruined / max(n, 1):.1%}) in all."))
+    busted = int(s["busted"].sum()) if n and "busted" in s else 0
+    out += _stop_figures(report, {item.label: _ruin(item)}, {item.label: _bust(item)},
+                         {item.label: item.colour})
+    out.append(f'<p class="note">Ruined: {ruined:,} of {n:,} sessions '
+               f"({ruined / max(n, 1):.1%}); busted: {busted:,} ({busted / max(n, 1):.1%})."
+               "</p>")
     out.append("</div></section>")
     return "".join(out)
 

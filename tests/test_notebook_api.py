@@ -1,0 +1,114 @@
+"""The Python face for notebooks: the names one import gives, the backtest's three groups
+(dataset, Session, Run), results and datasets that show themselves, the bankroll by coup
+with stopped sessions kept, figures, and errors in Python's words."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import engine
+from engine import Run, Session, backtest, compare, generate, import_files, odds, report
+from engine.api import in_python_words
+from engine.io.parquet import read_coups
+from engine.replay import SessionPolicy
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def result():  # noqa: ANN201 - a BacktestResult
+    coups = generate(300, seed=7)
+    return backtest(coups, ["flat", "martingale"], session=Session(bankroll=500),
+                    run=Run(workers=1))
+
+
+def test_one_import_gives_the_notebook_names_and_tab_completion_lists_them() -> None:
+    assert callable(backtest) and callable(generate) and callable(import_files)
+    assert callable(compare) and callable(report) and hasattr(odds, "house_edges")
+    for name in ("backtest", "generate", "import_files", "compare", "report", "odds",
+                 "Session", "Run", "TableRules"):
+        assert name in dir(engine), name
+    package = sys.modules["engine.report"] if "engine.report" in sys.modules else \
+        importlib.import_module("engine.report")
+    assert {"compare", "write_report", "load_run"} <= set(dir(package))
+
+
+def test_session_is_the_replays_policy_and_old_keywords_give_the_same_run() -> None:
+    assert Session is SessionPolicy
+    grouped = backtest(shoes=120, seed=3, strategies=["martingale"],
+                       session=Session(bankroll=400, stop_loss=150), run=Run(workers=1))
+    flat = backtest(shoes=120, seed=3, strategies=["martingale"], bankroll=400,
+                    stop_loss=150, workers=1)
+    pd.testing.assert_frame_equal(grouped.summary, flat.summary)
+    assert grouped.sessions["start_bankroll"].eq(400).all()
+    with pytest.raises(TypeError, match=r"Session\(.*Run\("):
+        backtest(shoes=10, strategies=["flat"], bankrol=400)
+
+
+def test_the_bankroll_curve_keeps_stopped_sessions_at_their_final_bankroll(result) -> None:
+    curve = result.bankroll_curve()
+    sessions = result.sessions
+    for config, part in curve.groupby("config"):
+        played = sessions[sessions["config"] == config]
+        final = played["final_bankroll"].to_numpy()
+        assert part["mean"].iloc[0] == 500 and part["median"].iloc[0] == 500
+        # at the last coup every session has stopped: the curve is over all of them
+        assert part["mean"].iloc[-1] == pytest.approx(final.mean())
+        assert part["median"].iloc[-1] == pytest.approx(np.median(final))
+        assert part["mean"].iloc[-1] == pytest.approx(500 + played["net"].mean())
+    # the pivot of the ledger holds only the sessions still playing at a coup: at the last
+    # coup, a handful of the 300; the curve is over all 300
+    ledger = result.ledger
+    still = ledger[ledger["session_coup"] == int(curve["coup"].max())]
+    assert 0 < len(still) < len(sessions) / 2
+
+
+def test_a_result_shows_its_verdict_table_and_a_figure_and_plots(result) -> None:
+    page = result._repr_html_()
+    for spec in ("flat", "martingale"):
+        assert f"<th>{spec}</th>" in page
+    assert "Risk of ruin" in page and "Busted" in page and "<svg" in page
+    figure = result.plot()
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles == ["Bankroll by coup (mean; median dashed)", "Ruined by coup",
+                      "Busted by coup"]
+    stopped = result.stopped_curves()
+    mart = stopped[stopped["spec"] == "martingale"]
+    share = result.summary.set_index("spec").loc["martingale", "bust_rate"]
+    assert mart["busted"].iloc[-1] == pytest.approx(share)
+
+
+def test_a_dataset_reads_as_a_summary_and_converts_to_pandas() -> None:
+    coups = generate(20, seed=1)
+    text = repr(coups)
+    assert text.startswith("Coups(") and "20 shoes" in text and "array(" not in text
+    frame = coups.to_pandas()
+    assert len(frame) == len(coups) and {"shoe", "coup", "outcome"} <= set(frame.columns)
+    assert "<table" in coups._repr_html_()
+
+
+def test_read_coups_returns_the_coups_and_the_metadata_by_name() -> None:
+    stored = read_coups(ROOT / "data" / "generated-8deck-200.parquet")
+    coups, metadata = stored
+    assert stored.coups is coups and stored.metadata is metadata
+    assert metadata["rules"]["decks"] == 8 and len(np.unique(coups.shoe)) == 200
+
+
+def test_errors_raised_to_python_name_the_python_argument(tmp_path: Path) -> None:
+    assert in_python_words("pass --force to overwrite it") == "pass force=True to overwrite it"
+    assert in_python_words("--stop-loss -100.0: expected a positive amount") == \
+        "stop_loss=-100.0: expected a positive amount"
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "notes.txt").write_text("mine")
+    with pytest.raises(Exception, match="force=True") as caught:
+        backtest(shoes=10, strategies=["flat"], run=Run(out=tmp_path / "run"))
+    assert "--force" not in str(caught.value)
+    with pytest.raises(Exception, match=r"stop_loss=-100") as caught:
+        backtest(shoes=10, strategies=["flat"], session=Session(stop_loss=-100))
+    assert "--stop-loss" not in str(caught.value)
