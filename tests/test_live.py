@@ -281,7 +281,17 @@ def test_a_system_the_table_cannot_play_says_why_beside_the_others(tmp_path: Pat
     card.handle("b")
     flat, counter = card.view().systems
     assert not isinstance(flat, str) and flat.stake_text() == "B 10"
-    assert isinstance(counter, str) and "needs the cards" in counter
+    assert isinstance(counter, str) and "counts the cards; enter every coup" in counter
+    card.close()
+
+
+def test_a_long_spec_is_shown_whole(tmp_path: Path) -> None:
+    spec = "streak:n=4 | dalembert | stop:win=50.0,loss=200.0,per=shoe"
+    card = Scorecard(new_session(tmp_path / "t.csv"), make_systems(["flat", spec]))
+    card.handle("b")
+    text = plain_screen(card.view(), 80)
+    assert spec in text.splitlines()
+    assert "  next no bet" in text and all(len(line) <= 80 for line in text.splitlines())
     card.close()
 
 

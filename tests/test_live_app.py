@@ -244,8 +244,9 @@ def test_killed_mid_shoe_and_resumed_with_nothing_lost(tmp_path: Path) -> None:
                                     str(path), "-s", "flat"], env)
     try:
         deadline = time.monotonic() + 60
-        while not path.exists() and time.monotonic() < deadline:
-            _read(fd, 0.2)
+        drawn = b""
+        while b"Bead plate" not in drawn and time.monotonic() < deadline:
+            drawn += _read(fd, 0.2)  # the app is up once its screen is drawn
         keys = "bpptbbp"
         for i, key in enumerate(keys, start=1):
             os.write(fd, key.encode())
@@ -262,13 +263,27 @@ def test_killed_mid_shoe_and_resumed_with_nothing_lost(tmp_path: Path) -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
-    resumed = subprocess.run([sys.executable, "-m", "engine.cli", "live", "--plain",
-                              "--resume", str(path), "-s", "flat"], input="b\nt\nquit\n",
-                             capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
-    assert resumed.returncode == 0, resumed.stderr
-    assert "resumed" in resumed.stdout and "shoe 1, 7 coups so far" in resumed.stdout
+    # resumed as plain text, two coups more, then interrupted (Ctrl-C) while it waits
+    resumed = subprocess.Popen([sys.executable, "-m", "engine.cli", "live", "--plain",
+                                "--resume", str(path), "-s", "flat"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, cwd=ROOT)
+    assert resumed.stdin is not None
+    resumed.stdin.write("b\nt\n")
+    resumed.stdin.flush()
+    deadline = time.monotonic() + 60
+    while _coups_in(path) < len(keys) + 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the screen after the last coup
+    resumed.send_signal(signal.SIGINT)
+    out, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 130
+    assert err.strip() == (f"interrupted; everything entered is in {path} (continue with "
+                           f"--resume {path})")
+    assert "resumed table.csv: shoe 1, 7 coups so far" in out
+    assert not (tmp_path / ".table.csv.lock").exists()  # the lock given back
     coups = import_files([path])
     assert "".join(OUTCOME_LABELS[o] for o in coups.outcome) == "BPPTBBPBT"
     assert coups.coup.tolist() == list(range(1, 10))
     # flat Banker over B P P T B B P B: 4 wins (+38), 3 losses (-30), a push
-    assert "bankroll 1,008 (+8)" in resumed.stdout
+    assert "bankroll 1,008 (+8)" in out

@@ -93,6 +93,9 @@ def live(
             from ..live.app import LiveApp
 
             LiveApp(scorecard).run()
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(f"interrupted; everything entered is in {journal.path} "
+                                f"(continue with --resume {journal.path})") from None
     finally:
         journal.close()
     session = scorecard.session

@@ -17,11 +17,9 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..coups import Coups
-    from ..roads import AskMarks, BigRoadCell, Roads
+    from ..roads import AskMarks, Roads
 
 SIDE_STYLE = {0: "bold red", 1: "bold blue", 2: "bold green"}
-# The traditional drawing of each derived road's marks, used when colour shows them apart.
-MARK_SYMBOL = {1: "○", 2: "●", 3: "╱"}
 SECTION = {1: "Big eye boy", 2: "Small road", 3: "Cockroach pig"}
 
 
@@ -53,58 +51,6 @@ def shoe_outcomes(coups: Coups, shoe: int, path: Path) -> np.ndarray:
         raise BaccaratError(f"{path}, shoe {shoe}, coup {coup}: the outcome is missing or "
                             f"unknown; expected one of {', '.join(OUTCOME_LABELS)}")
     return outcomes.astype(np.int64)
-
-
-def _render_bead_plate(grid: list[list[int | None]]) -> list[Text]:
-    from ..coups import OUTCOME_LABELS
-
-    lines = []
-    for row in grid:
-        line = Text()
-        for code in row:
-            if code is None:
-                line.append("  ")
-            else:
-                line.append(OUTCOME_LABELS[code], style=SIDE_STYLE[code]).append(" ")
-        lines.append(line)
-    return lines
-
-
-def _render_big_road(grid: list[list[BigRoadCell | None]]) -> list[Text]:
-    from ..coups import OUTCOME_LABELS
-
-    lines = []
-    for row in grid:
-        line = Text()
-        for cell in row:
-            if cell is None:
-                line.append("  ")
-                continue
-            line.append(OUTCOME_LABELS[cell.side], style=SIDE_STYLE[cell.side])
-            if cell.ties:
-                line.append(str(cell.ties) if cell.ties < 10 else "+", style=SIDE_STYLE[2])
-            else:
-                line.append(" ")
-        lines.append(line)
-    return lines
-
-
-def _render_derived(grid: list[list[int | None]], k: int, coloured: bool) -> list[Text]:
-    from ..roads import BLUE, RED
-
-    mark_style = {RED: "red", BLUE: "blue"}
-    mark_letter = {RED: "r", BLUE: "b"}  # without colour, the letter says the colour
-    lines = []
-    for row in grid:
-        line = Text()
-        for mark in row:
-            if mark is None:
-                line.append("  ")
-            else:
-                symbol = MARK_SYMBOL[k] if coloured else mark_letter[mark]
-                line.append(symbol, style=mark_style[mark]).append(" ")
-        lines.append(line)
-    return lines
 
 
 def _print_section(title: str, lines: list[Text], note: str = "") -> None:
@@ -143,6 +89,7 @@ def draw(roads: Roads, shoe: int) -> None:
     """Print every road of one shoe to the console, in colour where the terminal has it."""
     import numpy as np
 
+    from ..live.screen import bead_plate_lines, big_road_lines, derived_lines
     from ..roads import DERIVED_ROADS
 
     counts = np.bincount(np.asarray(roads.outcomes, dtype=np.int64), minlength=3)
@@ -152,14 +99,15 @@ def draw(roads: Roads, shoe: int) -> None:
         (f"T {counts[2]}", SIDE_STYLE[2]),
     ), soft_wrap=True)
     console.print()
-    _print_section("Bead plate", _render_bead_plate(roads.bead_plate))
+    _print_section("Bead plate", bead_plate_lines(roads.bead_plate))
     leading = roads.big_road.leading_ties
-    _print_section("Big road", _render_big_road(roads.big_road.grid),
+    _print_section("Big road", big_road_lines(roads.big_road.grid),
                    f"ties before the first decision: {leading}" if leading else "")
     coloured = console.color_system is not None
     for k in DERIVED_ROADS:
         note = "" if coloured else "r = red, b = blue"
-        _print_section(SECTION[k], _render_derived(roads.derived_grid(k), k, coloured), note)
+        _print_section(SECTION[k], derived_lines(roads.derived_grid(k), k, plain=not coloured,
+                                                 cell=2), note)
     _print_section("Ask", render_ask(roads.ask), "the mark the next decision would add")
 
 

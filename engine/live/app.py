@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
 from .scorecard import Scorecard
@@ -82,7 +83,8 @@ class LiveApp(App[None]):
     #roads { height: 7; }
     #derived { height: 7; }
     #cards { height: 2; }
-    #systems { height: 1fr; min-height: 1; }
+    #systems-box { height: 1fr; min-height: 1; }
+    #systems { height: auto; }
     #message { height: auto; max-height: 2; }
     #entry { height: 1; border: none; padding: 0 0; }
     #keys { height: 1; color: $text-muted; }
@@ -96,8 +98,11 @@ class LiveApp(App[None]):
         self._working = False  # a thread is working out the systems' stakes
 
     def compose(self) -> ComposeResult:
-        for name in ("header", "roads", "derived", "cards", "systems", "message"):
+        for name in ("header", "roads", "derived", "cards"):
             yield Static(id=name)
+        with VerticalScroll(id="systems-box"):  # many systems scroll, the rest stays put
+            yield Static(id="systems")
+        yield Static(id="message")
         yield EntryLine(self, id="entry", placeholder="b p t, or cards as dealt: 9s 3h kd 5c")
         yield Static(KEYS, id="keys")
 

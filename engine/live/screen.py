@@ -9,9 +9,9 @@ scrolls.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -24,16 +24,18 @@ if TYPE_CHECKING:
     from .session import CardsLeft, Tallies
     from .systems import SystemStatus
 
+_Cell = Any  # a cell of a road's grid: an outcome code, a BigRoadCell or a mark
 SIDE_STYLE = {BANKER: "bold red", PLAYER: "bold blue", TIE: "bold green"}
 MARK_STYLE = {RED: "red", BLUE: "blue"}
 #: The traditional drawing of each derived road's marks (colour tells red from blue).
-MARK_SYMBOL = {1: "o", 2: "●", 3: "/"}
+MARK_SYMBOL = {1: "○", 2: "●", 3: "╱"}
 MARK_LETTER = {RED: "r", BLUE: "b"}
 #: Each derived road's names, longest first: the longest that fits with its asks is shown.
 ROAD_TITLES = {1: ("Big eye boy", "Big eye", "Eye"), 2: ("Small road", "Small"),
                3: ("Cockroach pig", "Cockroach", "Roach")}
 EV_NAMES = {"banker": "B", "player": "P", "tie": "T", "player_pair": "PP",
             "banker_pair": "BP", "dragon7": "D7", "panda8": "P8", "super6": "S6"}
+_CONSOLE = Console(width=200, color_system=None)  # only to wrap text to a width
 KEYS = ("b p t coup  [ ] pairs  cards+Enter  u undo  n new shoe  x burn  ? help  ^q quit")
 
 
@@ -73,59 +75,57 @@ def header(view: View, width: int) -> list[Text]:
     return [line]
 
 
-def _window(width_cells: int, cell: int, room: int) -> int:
-    """The first grid column shown so that the latest columns fit ``room`` characters."""
-    return max(0, width_cells - room // cell)
+def _window(width_cells: int, cell: int, room: int | None) -> int:
+    """The first grid column shown so that the latest columns fit ``room`` characters
+    (all of them when ``room`` is None)."""
+    return 0 if room is None else max(0, width_cells - room // cell)
 
 
-def bead_plate_lines(grid: list[list[int | None]], room: int) -> list[Text]:
-    """The bead plate, the latest columns that fit ``room`` characters (2 per cell)."""
-    first = _window(len(grid[0]) if grid and grid[0] else 0, 2, room)
+def _grid_lines(grid: list[list[_Cell]], room: int | None, cell: int,
+                draw: Callable[[Text, _Cell], None]) -> list[Text]:
+    """A road's grid as lines, ``cell`` characters a cell, its latest columns that fit."""
+    first = _window(len(grid[0]) if grid and grid[0] else 0, cell, room)
     lines = []
     for row in grid:
         line = Text()
-        for code in row[first:]:
-            if code is None:
-                line.append("  ")
+        for value in row[first:]:
+            if value is None:
+                line.append(" " * cell)
             else:
-                line.append(OUTCOME_LABELS[code], style=SIDE_STYLE[code]).append(" ")
+                draw(line, value)
         lines.append(line)
     return lines or [Text() for _ in range(ROWS)]
 
 
-def big_road_lines(grid: list[list[BigRoadCell | None]], room: int) -> list[Text]:
+def bead_plate_lines(grid: list[list[int | None]], room: int | None = None) -> list[Text]:
+    """The bead plate, a side letter per cell (2 characters a cell)."""
+    def draw(line: Text, code: _Cell) -> None:
+        line.append(OUTCOME_LABELS[code], style=SIDE_STYLE[code]).append(" ")
+
+    return _grid_lines(grid, room, 2, draw)  # type: ignore[arg-type]
+
+
+def big_road_lines(grid: list[list[BigRoadCell | None]], room: int | None = None) -> list[Text]:
     """The big road: a side letter per cell, the ties on it as a green digit after it."""
-    first = _window(len(grid[0]) if grid and grid[0] else 0, 2, room)
-    lines = []
-    for row in grid:
-        line = Text()
-        for cell in row[first:]:
-            if cell is None:
-                line.append("  ")
-                continue
-            line.append(OUTCOME_LABELS[cell.side], style=SIDE_STYLE[cell.side])
-            if cell.ties:
-                line.append(str(cell.ties) if cell.ties < 10 else "+", style=SIDE_STYLE[TIE])
-            else:
-                line.append(" ")
-        lines.append(line)
-    return lines or [Text() for _ in range(ROWS)]
+    def draw(line: Text, cell: _Cell) -> None:
+        line.append(OUTCOME_LABELS[cell.side], style=SIDE_STYLE[cell.side])
+        if cell.ties:
+            line.append(str(cell.ties) if cell.ties < 10 else "+", style=SIDE_STYLE[TIE])
+        else:
+            line.append(" ")
+
+    return _grid_lines(grid, room, 2, draw)  # type: ignore[arg-type]
 
 
-def derived_lines(grid: list[list[int | None]], k: int, room: int, plain: bool) -> list[Text]:
-    """Derived road ``k``, one character per cell: its symbol in colour, or r/b in plain."""
-    first = _window(len(grid[0]) if grid and grid[0] else 0, 1, room)
-    lines = []
-    for row in grid:
-        line = Text()
-        for mark in row[first:]:
-            if mark is None:
-                line.append(" ")
-            else:
-                line.append(MARK_LETTER[mark] if plain else MARK_SYMBOL[k],
-                            style=MARK_STYLE[mark])
-        lines.append(line)
-    return lines or [Text() for _ in range(ROWS)]
+def derived_lines(grid: list[list[int | None]], k: int, room: int | None = None,
+                  plain: bool = False, cell: int = 1) -> list[Text]:
+    """Derived road ``k``: its symbol in colour, or r/b in plain, ``cell`` characters a
+    cell (1 on the live screen, 2 in ``baccarat roads``)."""
+    def draw(line: Text, mark: _Cell) -> None:
+        line.append(MARK_LETTER[mark] if plain else MARK_SYMBOL[k], style=MARK_STYLE[mark])
+        line.append(" " * (cell - 1))
+
+    return _grid_lines(grid, room, cell, draw)  # type: ignore[arg-type]
 
 
 def side_by_side(blocks: list[list[Text]], widths: list[int], gap: int = 2) -> list[Text]:
@@ -233,31 +233,37 @@ def cards_section(view: View, width: int) -> list[Text]:
 
 
 def systems_section(view: View, width: int) -> list[Text]:
-    """One line per system: its next stake and its session bankroll (net so far)."""
+    """Each system's next stake and session bankroll (net so far): one line each, or its
+    SPEC on lines of its own when it is too long to share one (nothing is cut)."""
     if not view.systems:
         return [Text("Systems: none (-s SPEC shows what a system would stake next)",
                      style="dim")]
-    specs = [s if isinstance(s, str) else s.spec for s in view.systems]
-    name_room = max(8, min(max(len(s) for s in specs), width - 40))
-    lines = []
     if not view.systems_current:
-        lines.append(Text("Systems: working out the next stakes...", style="dim"))
-        return lines
+        return [Text("Systems: working out the next stakes...", style="dim")]
+    figures = {id(s): _figures(s) for s in view.systems if not isinstance(s, str)}
+    room = width - 2 - max((len(f) for f in figures.values()), default=0)
+    name_room = max((len(s.spec) for s in view.systems
+                     if not isinstance(s, str) and len(s.spec) <= room), default=0)
+    lines: list[Text] = []
     for status in view.systems:
         if isinstance(status, str):
-            line = Text(status, style="red")
+            lines += Text(status, style="red").wrap(_CONSOLE, width)
+        elif len(status.spec) <= name_room:
+            lines.append(Text(f"{status.spec:<{name_room}}  ").append_text(figures[id(status)]))
         else:
-            spec = status.spec if len(status.spec) <= name_room else \
-                status.spec[: name_room - 1] + "…"
-            line = Text(f"{spec:<{name_room}}  ")
-            line.append(f"next {status.stake_text():<16}", style="bold")
-            net = status.net
-            line.append(f" bankroll {money(status.bankroll)}")
-            line.append(f" ({money(net, signed=True)})",
-                        style="green" if net > 0 else "red" if net < 0 else "")
-        line.truncate(width)
-        lines.append(line)
+            lines += Text(status.spec).wrap(_CONSOLE, width)
+            lines.append(Text("  ").append_text(figures[id(status)]))
     return lines
+
+
+def _figures(status: SystemStatus) -> Text:
+    """``next B 10  bankroll 1,009.50 (+9.50)``: a system's next stake and its session."""
+    figures = Text(f"next {status.stake_text():<16}", style="bold")
+    net = status.net
+    figures.append(f" bankroll {money(status.bankroll)}")
+    figures.append(f" ({money(net, signed=True)})",
+                   style="green" if net > 0 else "red" if net < 0 else "")
+    return figures
 
 
 def message_line(view: View, width: int) -> Text:
@@ -268,9 +274,6 @@ def message_line(view: View, width: int) -> Text:
     if flags:
         text = f"next coup with {' and '.join(flags)}; " + text
     return Text(text, style="bold red" if view.error else "")  # wrapped, never cut
-
-
-_CONSOLE = Console(width=200, color_system=None)
 
 
 def plain_screen(view: View, width: int = 80) -> str:

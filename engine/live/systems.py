@@ -124,6 +124,17 @@ def next_stakes(configs: list[Strategy], shoes: list[Shoe], rules: TableRules,
 
     from ..replay import SessionPolicy, replay
 
+    if not configs:
+        return []
+
+    with_cards = all(shoe.all_cards for shoe in shoes) and any(shoe.coups for shoe in shoes)
+    if not with_cards and any(config.needs_cards for config in configs):
+        rest = next_stakes([c for c in configs if not c.needs_cards], shoes, rules, bankroll)
+        by_config = dict(zip([id(c) for c in configs if not c.needs_cards], rest,
+                             strict=True))
+        return [f"{c.spec()}: counts the cards; enter every coup of the session with its "
+                f"cards to see its stakes" if c.needs_cards else by_config[id(c)]
+                for c in configs]
     coups = session_coups(shoes, rules.decks)
     policy = SessionPolicy(bankroll=bankroll, session_shoes=len(shoes))
     try:
