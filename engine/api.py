@@ -62,7 +62,7 @@ class Run:
 _SESSION_FIELDS = {f.name for f in fields(SessionPolicy)}
 _RUN_FIELDS = {f.name for f in fields(Run)}
 #: Keywords of ``engine.backtest.backtest`` passed through as they are.
-_PASSED = {"command", "on_start", "rule_sets", "backend_options", "shoes", "seed"}
+_PASSED = {"command", "on_start", "rule_sets", "backend_options", "shoes", "seed", "unchecked"}
 
 
 def backtest(dataset: Coups | str | Path | None = None,

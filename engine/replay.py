@@ -613,7 +613,8 @@ def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
     if isinstance(cause, StrategyFault):
         return cause
     at = _at(run, grid, coups, t, session)
-    line = _plugin_line(cause, type(run.strategy))
+    line, method = _plugin_line(cause, run.strategy)
+    what = method if method is not None and not method.startswith("<") else what
     if isinstance(cause, ReadOnlyError) or (
             isinstance(cause, ValueError) and "read-only" in str(cause)):
         text = f"wrote into its table in {what}(){line}: {cause}"
@@ -623,20 +624,40 @@ def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
                          detail="".join(traceback.format_exception(cause)))
 
 
-def _plugin_line(exc: BaseException, cls: type[Strategy]) -> str:
-    """" at file.py:LINE" for the innermost frame in the strategy's own source files."""
+def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | None]:
+    """(" at file.py:LINE", the method running there) for the innermost frame in the
+    source files of the strategy's own code (a composed system's parts: not the contract's
+    classes that call them), or ("", None) when no frame is there."""
+    from strategies.base import _CONTRACT_MODULES
+
     files = set()
-    for klass in cls.__mro__:
-        if klass.__module__.startswith(("strategies.base", "pydantic")) or klass is object:
-            continue
-        try:
-            files.add(inspect.getfile(klass))
-        except (TypeError, OSError):
-            continue
+    for component in strategy.component_classes():
+        for klass in component.__mro__:
+            if klass.__module__ in _CONTRACT_MODULES or klass.__module__.startswith(
+                    "pydantic") or klass is object:
+                continue
+            try:
+                files.add(inspect.getfile(klass))
+            except (TypeError, OSError):
+                continue
     found = innermost_frame(exc.__traceback__, files)
-    if found is None:
-        return ""
-    return f" at {shown_path(found[0])}:{found[1]}"
+    if found is None:  # raised by the contract for the part (a method it does not define)
+        from strategies import parts
+
+        contract = innermost_frame(exc.__traceback__, {inspect.getfile(parts)})
+        return "", None if contract is None else _frame_function(exc, contract)
+    return f" at {shown_path(found[0])}:{found[1]}", _frame_function(exc, found)
+
+
+def _frame_function(exc: BaseException, frame: tuple[str, int]) -> str | None:
+    """The name of the function running at ``frame`` (file, line) in ``exc``'s traceback."""
+    method = None
+    tb = exc.__traceback__
+    while tb is not None:  # the function of that frame, e.g. a selection's choose()
+        if (tb.tb_frame.f_code.co_filename, tb.tb_lineno) == frame:
+            method = tb.tb_frame.f_code.co_name
+        tb = tb.tb_next
+    return method
 
 
 def _at(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int,

@@ -682,18 +682,19 @@ def _refuse_array_hooks(cls: type) -> None:
             f"net); {hook}() belongs to the array form: write it as {simple}")
 
 
-def _no_bet_method(cls: type) -> str:
-    """What to say of a simple strategy that does not define bet(): the methods it does
-    define instead are the likely misnamed one."""
+def missing_method(cls: type, method: str = "bet", signature: str = "self, view",
+                   purpose: str = "the method the engine calls before each coup for the "
+                   "session's stakes", known: tuple[str, ...] = ("reset", "bet", "learn"),
+                   role: str = "decides the stakes") -> str:
+    """What to say of a simple strategy or part that does not define ``method``: the
+    methods it does define instead are the likely misnamed one."""
     own = sorted({name for klass in cls.__mro__ if not klass.__module__.startswith(
                   _PACKAGE_PREFIXES) and klass.__module__ != "pydantic.main"
                   for name, value in vars(klass).items()
-                  if callable(value) and not name.startswith("_")
-                  and name not in ("reset", "bet", "learn")})
-    hint = (f"; it defines {', '.join(f'{name}()' for name in own)}: the one that decides "
-            f"the stakes must be named bet" if own else "")
-    return (f"{cls.__name__} does not define bet(self, view), the method the engine calls "
-            f"before each coup for the session's stakes{hint}")
+                  if callable(value) and not name.startswith("_") and name not in known})
+    hint = (f"; it defines {', '.join(f'{name}()' for name in own)}: the one that {role} "
+            f"must be named {method}" if own else "")
+    return f"{cls.__name__} does not define {method}({signature}), {purpose}{hint}"
 
 
 class SimpleStrategy(Strategy):
@@ -718,7 +719,7 @@ class SimpleStrategy(Strategy):
     def bet(self, view: SessionView) -> dict[str, float]:
         """The stakes for the next coup in this session ({} for no bet; ``STOP`` ends the
         session before the coup, recorded as ``stop_reason`` "strategy")."""
-        raise NotImplementedError(_no_bet_method(type(self)))
+        raise NotImplementedError(missing_method(type(self)))
 
     def learn(self, view: SessionView, outcome: str, net: float) -> None:
         """Learn the outcome ("B", "P" or "T") of the coup and this session's net on it."""

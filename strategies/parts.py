@@ -41,7 +41,7 @@ from pydantic import Field
 
 from engine.bets import BET_KINDS, KIND_INDEX
 
-from .base import Configured, Result, Table
+from .base import Configured, Result, Table, missing_method
 
 if TYPE_CHECKING:
     from .compiled import PartForm
@@ -104,8 +104,9 @@ class Selection(Part):
 
     def choose(self, table: Table) -> np.ndarray | int:
         """The code chosen per session for the coup about to be dealt."""
-        raise NotImplementedError(f"{type(self).__name__} does not define choose(self, table)"
-                                  f", the method that picks each session's bet")
+        raise NotImplementedError(missing_method(
+            type(self), "choose", "self, table", "the method that picks each session's bet",
+            known=("kinds", "ev", "start", "settle"), role="picks the bets"))
 
     def ev(self) -> np.ndarray | None:
         """The EV per unit staked of the bets chosen at this coup (NaN where unknown), or
@@ -146,8 +147,9 @@ class Staking(Part):
 
     def stakes(self, table: Table, choice: Choice) -> np.ndarray | float:
         """The stake per session for the coup about to be dealt."""
-        raise NotImplementedError(f"{type(self).__name__} does not define stakes(self, "
-                                  f"table, choice), the method that sizes each bet")
+        raise NotImplementedError(missing_method(
+            type(self), "stakes", "self, table, choice", "the method that sizes each bet",
+            known=("start", "settle"), role="sizes the bets"))
 
 
 class SessionRule(Part):

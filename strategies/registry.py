@@ -190,11 +190,7 @@ def load_configurable(reference: str) -> type[Configured]:
         return cls
     known: dict[str, type[Configured]] = {**available_parts(), **available_strategies()}
     if reference not in known:
-        raise StrategyError(
-            f"unknown strategy {reference!r}{_hint(reference, list(known))}; "
-            f"available: {', '.join(available_strategies())}; parts: "
-            f"{', '.join(available_parts())}"
-        )
+        raise _unknown(reference)
     return known[reference]
 
 
@@ -202,7 +198,9 @@ def _load_module(target: str) -> Any:
     if target.endswith(".py") or "/" in target or "\\" in target:
         path = Path(target)
         if not path.is_file():
-            raise StrategyError(f"strategy file {path} does not exist")
+            nearby = [p.name for p in path.parent.glob("*.py")] if path.parent.is_dir() else []
+            raise StrategyError(f"strategy file {path} does not exist"
+                                f"{_hint(path.name, nearby)}")
         module_name = f"baccarat_plugin_{abs(hash(str(path.resolve())))}"
         if module_name in sys.modules:
             return sys.modules[module_name]
@@ -268,6 +266,49 @@ def _unchecked_field(cls: type[Configured]) -> str:
     return f"the parameters of {cls.__qualname__} "
 
 
+#: What players call some systems, and the SPEC that plays them (for "did you mean").
+COMMON_NAMES = {
+    "banker": "always:side=banker", "player": "always:side=player", "tie": "always:side=tie",
+    "1326": "one_three_two_six", "1-3-2-6": "one_three_two_six",
+    "1324": "one_three_two_four", "1-3-2-4": "one_three_two_four",
+    "dragon7": "count:method=dragon7", "panda8": "count:method=panda8",
+    "big_eye_boy": "road:road=big_eye_boy", "bigeye": "road:road=big_eye_boy",
+    "small_road": "road:road=small_road", "cockroach_pig": "road:road=cockroach_pig",
+    "reverse_martingale": "paroli", "anti_martingale": "paroli", "let_it_ride": "parlay",
+    "oscar": "oscars_grind", "cancellation": "labouchere",
+    "stop_loss": "stop:loss=...", "win_goal": "stop:win=...", "trailing_stop": "stop:trailing=...",
+}
+
+
+def _unknown(reference: str) -> StrategyError:
+    """The error for a name no strategy or part has: the closest name when there is one,
+    else every name by kind."""
+    from .parts import PART_KINDS
+
+    if reference.startswith("[") and reference.endswith("]"):
+        return StrategyError(
+            f"{reference!r}: a list of parts is not a grid; lists and ranges go in a part's "
+            f"parameters (streak:n=[2,3]); for several parts give one SPEC each (-s ... -s ...)")
+    strategies = available_strategies()
+    by_kind = {kind: available_parts(kind) for kind in PART_KINDS}
+    names = [*strategies, *(name for parts in by_kind.values() for name in parts)]
+    key = reference.strip().lower().replace(" ", "_")
+    suggestion = COMMON_NAMES.get(key) or COMMON_NAMES.get(key.replace("_", ""))
+    hint = f" (did you mean {suggestion!r}?)" if suggestion else _hint(reference, names)
+    if hint:
+        return StrategyError(f"unknown strategy {reference!r}{hint}; `baccarat strategies` "
+                             f"lists every strategy and part")
+    listed = "; ".join(f"{KIND_TITLES[kind]}: {', '.join(parts)}"
+                       for kind, parts in by_kind.items())
+    return StrategyError(f"unknown strategy {reference!r}; {listed}; whole strategies: "
+                         f"{', '.join(strategies)}")
+
+
+#: How the kinds of parts are named in messages.
+KIND_TITLES = {"selection": "selections", "staking": "staking plans",
+               "rules": "session rules"}
+
+
 def _hint(word: str, options: list[str]) -> str:
     close = difflib.get_close_matches(word, options, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -312,7 +353,11 @@ def parse_params(text: str, where: str = "") -> dict[str, Any]:
         if not item.strip():
             continue
         if "=" not in item:
-            raise StrategyError(f"parameter {item!r} in {where or text!r} is not key=value")
+            after = f" (is it part of {list(params)[-1]}'s value? `baccarat strategies` " \
+                    f"shows how it is written; a list of values goes in brackets: " \
+                    f"{list(params)[-1]}=[a,b])" if params else ""
+            raise StrategyError(f"parameter {item!r} in {where or text!r} is not key=value; "
+                                f"commas separate parameters{after}")
         key, raw = item.split("=", 1)
         params[key.strip()] = _parse_value(raw.strip(), f"{key.strip()} in {where or text!r}")
     return params
@@ -344,6 +389,9 @@ _RANGE = re.compile(rf"^({_NUMBER})\s*\.\.\s*({_NUMBER})(?:\s*:\s*({_NUMBER}))?$
 def _parse_value(raw: str, where: str = "") -> Any:
     """A value's text, a list of texts (``[a,b]``, ranges in it spelled out), or a lazy
     ``ValueRange`` (``a..b``, ``a..b:step``)."""
+    if raw.count("[") != raw.count("]"):
+        raise StrategyError(f"{raw!r} ({where}) opens a list with [ and does not close it "
+                            f"with ], or the other way round")
     if raw.startswith("[") and raw.endswith("]"):
         values: list[str] = []
         for item in _split_top_level(raw[1:-1], ","):
@@ -475,9 +523,18 @@ def make_strategy(cls: type[Any], params: dict[str, Any], spec: str = "") -> Any
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}".removeprefix(": ")
-            for e in exc.errors()
+            + _choice_hint(e) for e in exc.errors()
         )
         raise StrategyError(f"invalid parameters in {spec or cls.name!r}: {problems}") from None
+
+
+def _choice_hint(error: Any) -> str:
+    """`` (did you mean 'shoe'?)`` for a value outside a field's choices, if one is close."""
+    expected = (error.get("ctx") or {}).get("expected")
+    if error.get("type") not in ("literal_error", "enum") or not isinstance(expected, str):
+        return ""
+    options = re.findall(r"'([^']*)'", expected)
+    return _hint(str(error.get("input", "")).lower(), options)
 
 
 @dataclass
@@ -600,11 +657,7 @@ def _resolve(reference: str, whole_ok: bool, spec: str,
         return parts[reference]
     if reference in strategies:
         return strategies[reference]
-    known = [*strategies, *parts]
-    raise StrategyError(
-        f"unknown strategy {reference!r}{_hint(reference, known)}; available: "
-        f"{', '.join(strategies)}; parts: {', '.join(parts)}"
-    )
+    raise _unknown(reference)
 
 
 def _check_shape(spec: str, parts: list[PartSpec]) -> None:
@@ -618,8 +671,11 @@ def _check_shape(spec: str, parts: list[PartSpec]) -> None:
     for kind in ("selection", "staking"):
         if kinds.count(kind) > 1:
             both = [p.text for p in parts if p.kind == kind]
+            other = "a selection (always, follow, streak, ...) with one staking plan" \
+                if kind == "staking" else "one selection with a staking plan (flat, " \
+                "martingale, ...)"
             raise StrategyError(f"{spec!r} has two {kind} parts ({both[0]!r} and "
-                                f"{both[1]!r}); a system has one {kind}")
+                                f"{both[1]!r}); a system has one {kind}: write {other}")
 
 
 def _compose(spec: str, parts: list[PartSpec], chosen: list[dict[str, str]]) -> Strategy:

@@ -37,6 +37,7 @@ from .base import (
     Table,
     _session_copies,
     kind_hint,
+    missing_method,
 )
 from .parts import END, NO_BET, Choice, Selection, Staking
 
@@ -78,8 +79,9 @@ class SimpleSelection(Selection):
 
     def pick(self, view: SessionView) -> str | None:
         """The bet for the next coup in this session ("B", "P", "T", a kind, None, STOP)."""
-        raise NotImplementedError(f"{type(self).__name__} does not define pick(self, view), "
-                                  f"the method that picks the session's bet")
+        raise NotImplementedError(missing_method(
+            type(self), "pick", purpose="the method that picks the session's bet",
+            known=("reset", "pick", "learn", "kinds"), role="picks the bet"))
 
     def learn(self, view: SessionView, outcome: str) -> None:
         """Learn the outcome ("B", "P" or "T") of a coup the session played."""
@@ -147,8 +149,9 @@ class SimpleStaking(Staking):
 
     def stake(self, view: SessionView) -> float:
         """The amount of the next bet in this session."""
-        raise NotImplementedError(f"{type(self).__name__} does not define stake(self, "
-                                  f"view), the method that sizes the session's bet")
+        raise NotImplementedError(missing_method(
+            type(self), "stake", purpose="the method that sizes the session's bet",
+            known=("reset", "stake", "won", "lost"), role="sizes the bet"))
 
     def won(self, view: SessionView, net: float) -> None:
         """The session's bet won ``net``."""

@@ -163,8 +163,12 @@ def compose_wager(side: np.ndarray | int, amount: np.ndarray | float,
     if not strict:
         return Wager(stakes)
     if side.shape != (n,) or side.dtype.kind not in "iu":
-        raise ValueError(f"choose() returned {_shape(side)}; expected an integer code per "
-                         f"session, shape ({n},) (or one code for all)")
+        letters = ("; letters are the simple form's (SimpleSelection.pick): the array form "
+                   "returns codes, BANKER, PLAYER, TIE, NO_BET or END from strategies.parts"
+                   if side.dtype.kind in "US" else "")
+        shown = repr(side.item()) if side.ndim == 0 else _shape(side)
+        raise ValueError(f"choose() returned {shown}; expected an integer code per session, "
+                         f"shape ({n},) (or one code for all){letters}")
     known = np.isin(side, [c for _, c in kinds] + [-1, END])
     if not known.all():
         raise ValueError(_bad_codes(side[~known], kinds))

@@ -63,10 +63,15 @@ def test_plugin_from_installed_entry_point(tmp_path: Path, monkeypatch: pytest.M
     check("after_banker")
 
 
-def test_unknown_strategy_lists_options_and_closest_match():
-    with pytest.raises(StrategyError, match=r"unknown strategy 'martingail' \(did you mean "
-                                            r"'martingale'\?\); available: .*flat"):
+def test_unknown_strategy_gets_the_closest_match_or_every_name_by_kind():
+    with pytest.raises(StrategyError, match=r"^unknown strategy 'martingail' \(did you mean "
+                                            r"'martingale'\?\); `baccarat strategies` lists "
+                                            r"every strategy and part$"):
         load_class("martingail")
+    with pytest.raises(StrategyError, match=r"^unknown strategy 'zzz'; selections: .*streak; "
+                                            r"staking plans: .*martingale.*; session rules: "
+                                            r"stop; whole strategies: .*side_bet"):
+        load_class("zzz")
 
 
 def test_unknown_parameter_gets_did_you_mean():

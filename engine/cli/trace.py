@@ -133,8 +133,9 @@ def display_frame(ledger: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def render(ledger: pd.DataFrame, title: str) -> Any:
-    """The ledger as a rich table: outcome and marks in their colours, stakes left blank at 0."""
+def render(ledger: pd.DataFrame) -> Any:
+    """The ledger as a rich table: outcome and marks in their colours, stakes left blank at 0
+    (its title is printed above it, so that it wraps at the terminal's width, not the table's)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -143,8 +144,8 @@ def render(ledger: pd.DataFrame, title: str) -> Any:
     from ..testing import ROAD_COLUMNS
 
     shown = display_frame(ledger)
-    table = Table(title=title, header_style="bold", title_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False, collapse_padding=True)
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
     money = {"net", "bankroll", *BET_KINDS}
     table.caption = "roads: r = red, b = blue" if "big_eye_boy" in shown else None
     table.caption_justify = "left"
@@ -228,8 +229,9 @@ def trace(
     where = (f"shoe {int(table.shoe[0])} of {coups}" if coups is not None
              else f"{len(table)} coups")
     label = strategy.spec() or type(strategy).__name__
-    console.print(render(ledger, f"{label} over {where}, {rules.label()}, "
-                                 f"bankroll {bankroll:,.2f}"), overflow="fold")
+    console.print(f"{label} over {where}, {rules.label()}, bankroll {bankroll:,.2f}",
+                  highlight=False)
+    console.print(render(ledger), overflow="fold")
     net = float(ledger["net"].sum())
     end = float(ledger["bankroll"].iloc[-1]) if len(ledger) else bankroll
     console.print(f"{len(ledger)} coups shown, net {net:+,.2f}, bankroll {end:,.2f}",
