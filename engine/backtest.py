@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -1096,8 +1097,11 @@ def _check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> Non
     for name, choices in (("below_min", ("raise", "skip", "stop")),
                           ("last_session", ("keep", "drop"))):
         if getattr(policy, name) not in choices:
-            raise BaccaratError(f"{_flag(name)} {getattr(policy, name)!r}: expected "
-                                f"{' or '.join(choices)}")
+            given = getattr(policy, name)
+            close = difflib.get_close_matches(str(given).lower(), choices, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise BaccaratError(f"{_flag(name)} {given!r}: expected "
+                                f"{' or '.join(choices)}{hint}")
 
 
 def _flag(field: str) -> str:

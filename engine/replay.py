@@ -625,7 +625,7 @@ def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
 
 
 def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | None]:
-    """(" at file.py:LINE", the method running there) for the innermost frame in the
+    """(" at file.py:LINE", the method called) for the innermost frame in the
     source files of the strategy's own code (a composed system's parts: not the contract's
     classes that call them), or ("", None) when no frame is there."""
     from strategies.base import _CONTRACT_MODULES
@@ -644,20 +644,19 @@ def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | Non
     if found is None:  # raised by the contract for the part (a method it does not define)
         from strategies import parts
 
-        contract = innermost_frame(exc.__traceback__, {inspect.getfile(parts)})
-        return "", None if contract is None else _frame_function(exc, contract)
-    return f" at {shown_path(found[0])}:{found[1]}", _frame_function(exc, found)
+        return "", _called_method(exc, {inspect.getfile(parts)})
+    return f" at {shown_path(found[0])}:{found[1]}", _called_method(exc, files)
 
 
-def _frame_function(exc: BaseException, frame: tuple[str, int]) -> str | None:
-    """The name of the function running at ``frame`` (file, line) in ``exc``'s traceback."""
-    method = None
+def _called_method(exc: BaseException, files: set[str]) -> str | None:
+    """The name of the outermost function of ``files`` in ``exc``'s traceback: the method
+    the engine (or a composed system) called, e.g. a selection's choose()."""
     tb = exc.__traceback__
-    while tb is not None:  # the function of that frame, e.g. a selection's choose()
-        if (tb.tb_frame.f_code.co_filename, tb.tb_lineno) == frame:
-            method = tb.tb_frame.f_code.co_name
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in files:
+            return tb.tb_frame.f_code.co_name
         tb = tb.tb_next
-    return method
+    return None
 
 
 def _at(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int,

@@ -304,3 +304,37 @@ def test_a_plugin_that_passes_is_remembered_and_not_checked_again(plugins: Path,
     backtest(strategies=[f"{tmp_path / 'changed.py'}:Good"], shoes=10, seed=2)
     assert len(checked) == 2  # another source: checked again
     assert (tmp_path / "cache" / "checked-plugins.json").is_file()
+
+
+AFTER_TWO = """
+from strategies.simple import SimpleSelection
+
+
+class AfterTwo(SimpleSelection):
+    def reset(self):
+        self.players = 0
+
+    def pick(self, view):
+        return "B" if self.players >= 2 else None
+
+    def learn(self, view, outcome):
+        if outcome != "T":
+            self.players = self.players + 1 if outcome == "P" else 0
+"""
+
+
+def test_a_composed_spec_with_a_plugin_selection_is_checked_and_its_backtest_projected(
+        tmp_path: Path):
+    path = tmp_path / "after_two.py"
+    path.write_text(AFTER_TWO)
+    out = runner.invoke(app, ["check-strategy", f"{path}:AfterTwo | dalembert | stop:win=50",
+                              "--shoes", "6", "--speed-shoes", "8", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["passed"] is True
+    # 10,000 shoes of the measured shoes' length (about 81 coups at 8 decks), at the
+    # measured rate.
+    coups_per_shoe = data["projected_seconds"] * data["coups_per_second"] / 10_000
+    assert 60 < coups_per_shoe < 90
+    speed = next(c for c in data["checks"] if c["name"] == "speed")
+    assert "a 10,000-shoe backtest takes" in speed["detail"]

@@ -182,3 +182,12 @@ def test_a_plugin_part_with_a_mistake_is_one_line_naming_its_method(plugins: Pat
     message = str(err.value)
     assert "\n" not in message
     assert re.fullmatch(line, message), message
+
+
+def test_a_misspelt_session_rule_choice_gets_the_closest_one():
+    from engine.replay import SessionPolicy
+
+    with pytest.raises(BaccaratError, match=r"'raised': expected raise or skip or stop "
+                                            r"\(did you mean 'raise'\?\)$"):
+        backtest(coups_from_outcomes(["BPB"]), ["flat"],
+                 session=SessionPolicy(below_min="raised"))  # type: ignore[arg-type]

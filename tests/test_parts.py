@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from engine.backtest import backtest
+from engine.coups import coups_from_outcomes
 from engine.deal import generate_coups
 from engine.replay import SessionPolicy
 from engine.rules import TableRules
@@ -368,3 +369,18 @@ def test_strategies_lists_the_parts_by_kind_and_their_state():
                  "contra_dalembert", "one_three_two_four", "percent", "kelly", "stop"):
         assert f"│ {name} " in text
     assert text.count("exact risk: no") >= 6  # road, counter, count, parlay, ...
+
+
+def test_a_short_last_session_is_kept_by_default_or_dropped():
+    # Seven shoes in sessions of three: two full sessions and one of a single shoe.
+    shoes = coups_from_outcomes(["BPB", "PPB", "BBB", "PBP", "BBP", "PPP", "BPP"])
+    kept = backtest(shoes, ["flat"], session=SessionPolicy(session_shoes=3))
+    assert len(kept.sessions) == 3
+    assert kept.info["short_last_session"] == {"shoes": 1, "of": 3, "kept": True}
+    dropped = backtest(shoes, ["flat"],
+                       session=SessionPolicy(session_shoes=3, last_session="drop"))
+    assert len(dropped.sessions) == 2
+    assert dropped.info["short_last_session"] == {"shoes": 1, "of": 3, "kept": False}
+    # The six shoes of the full sessions: 9 Banker wins (+9.5) and 9 losses (-10).
+    assert len(dropped.ledger) == 18
+    assert dropped.sessions["net"].sum() == pytest.approx(9 * 9.5 - 9 * 10)

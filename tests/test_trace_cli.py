@@ -138,3 +138,25 @@ def test_debug_prints_the_plugins_own_traceback(tmp_path: Path):
     debug = runner.invoke(app, ["trace", f"{path}:Typo", "--outcomes", "BP", "--debug"])
     assert debug.exit_code == 2
     assert "Traceback" in debug.stderr and "self.bse" in debug.stderr
+
+
+def test_a_composed_spec_traces_its_hand_worked_ledger_to_its_win_goal():
+    # Player after three Players (10, lost to B); one unit more on the next run of three
+    # (20, won): net +10 reaches the win goal, so the session ends after coup 8.
+    out = runner.invoke(app, ["trace", "streak:n=3 | dalembert | stop:win=10",
+                              "--outcomes", "PPPBPPPPBBBB", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["strategy"] == "streak | dalembert | stop:win=10.0"
+    coups = data["coups"]
+    assert [c["player"] for c in coups] == [0, 0, 0, 10, 0, 0, 0, 20]
+    assert [c["net"] for c in coups] == [0, 0, 0, -10, 0, 0, 0, 20]
+    assert coups[-1]["bankroll"] == 1010
+
+
+def test_the_title_wraps_at_the_terminal_not_at_the_table():
+    out = runner.invoke(app, ["trace", "streak:n=3 | dalembert", "--outcomes", "PPPB"],
+                        env={"COLUMNS": "80"})
+    assert out.exit_code == 0, out.output
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("streak | dalembert over 4 coups, 8 decks, standard 5%, tie 8:1")

@@ -221,7 +221,9 @@ def session_policy(*, stops_per: str, **fields: Any) -> Any:
     from ..replay import SessionPolicy
 
     if stops_per not in ("session", "shoe"):
-        raise BaccaratError(f"--stops-per {stops_per}: expected session or shoe")
+        hint = " (did you mean 'shoe'?)" if stops_per.lower().startswith("shoe") else \
+            " (did you mean 'session'?)" if stops_per.lower().startswith("sess") else ""
+        raise BaccaratError(f"--stops-per {stops_per}: expected session or shoe{hint}")
     if stops_per == "shoe":
         for name in ("stop_loss", "win_goal", "max_coups", "trailing_stop", "losses_in_row"):
             fields[f"shoe_{name}"] = fields.pop(name)
