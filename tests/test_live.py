@@ -347,3 +347,44 @@ def test_live_refuses_bad_flags_in_one_line(tmp_path: Path) -> None:
                                  "-s", "nosuchsystem"], input="quit\n")
     assert result.exit_code == 2 and "error:" in result.output
     assert not (tmp_path / "c.csv").exists()
+
+
+def test_without_out_each_session_gets_a_file_of_its_own(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import datetime
+
+    from engine.cli.live import default_out
+
+    monkeypatch.chdir(tmp_path)
+    # a user's file under the name the minute gives: the next free name, the file untouched
+    start = datetime(2026, 12, 5, 4, 25, 59)
+    (tmp_path / "live-2026-12-05-0425.csv").write_text("my own notes\n")
+    assert default_out(start, tmp_path) == tmp_path / "live-2026-12-05-0425-2.csv"
+    (tmp_path / "live-2026-12-05-0425-2.csv").mkdir()  # a folder takes a name too
+    assert default_out(start, tmp_path) == tmp_path / "live-2026-12-05-0425-3.csv"
+    for f in tmp_path.iterdir():
+        if f.is_dir():
+            f.rmdir()
+        else:
+            f.unlink()
+    # two sessions in a row without --out: two files, the first as it was left
+    first = runner.invoke(app, ["live", "--plain", "-s", "flat"], input="b\np\n")
+    assert first.exit_code == 0, first.output
+    (written,) = tmp_path.glob("live-*.csv")
+    kept = written.read_bytes()
+    second = runner.invoke(app, ["live", "--plain"], input="t\n")
+    assert second.exit_code == 0, second.output
+    files = sorted(tmp_path.glob("live-*.csv"))
+    assert len(files) == 2 and written.read_bytes() == kept
+    assert [import_files([f]).outcome.tolist() for f in (written, *set(files) - {written})] == [
+        [BANKER, PLAYER], [TIE]]
+    assert f"in {written.name} (continue with --resume {written.name};" in first.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f.name for f in files]  # no lock left
+
+
+def test_the_folders_above_the_file_are_made(tmp_path: Path) -> None:
+    out = tmp_path / "tables" / "monday" / "table.csv"
+    result = runner.invoke(app, ["live", "--plain", "--out", str(out)], input="b\n")
+    assert result.exit_code == 0, result.output
+    assert import_files([out]).outcome.tolist() == [BANKER]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["table.csv"]
