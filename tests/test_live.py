@@ -252,6 +252,26 @@ def test_a_positive_bet_is_highlighted() -> None:
     assert "on green" not in styled.get("-1.000%", "")
 
 
+def test_every_bet_of_an_ez_table_fits_80_columns_whole() -> None:
+    """EZ offers seven bets: at three decimals their EVs take 82 columns (P8's was cut to
+    ``-10.16`` at 80); two decimals fit, rounded, nothing cut. Narrower, the line wraps."""
+    evs = {"banker": -0.010250, "player": -0.012330, "tie": -0.143160,
+           "player_pair": -0.103680, "banker_pair": -0.103680, "dragon7": -0.074210,
+           "panda8": -0.101640}
+    view = View(shoe=1, rules_label="", tallies=None, roads=all_roads([]),  # type: ignore[arg-type]
+                burn=None, cards=CardsLeft(np.full(10, 30), evs), cards_known=True)
+    at_80 = cards_section(view, 80)
+    assert [line.plain for line in at_80[1:]] == [
+        "EV   B -1.03% P -1.23% T -14.32% PP -10.37% BP -10.37% D7 -7.42% P8 -10.16%"]
+    at_100 = cards_section(view, 100)
+    assert at_100[1].plain.endswith("D7 -7.421% P8 -10.164%")
+    at_50 = [line.plain.rstrip() for line in cards_section(view, 50)]
+    assert all(len(line) <= 50 for line in at_50) and len(at_50) == 4
+    assert " ".join(at_50).split() == (
+        "Left 0:30 A:30 2:30 3:30 4:30 5:30 6:30 7:30 8:30 9:30 (300) "
+        "EV B -1.0% P -1.2% T -14.3% PP -10.4% BP -10.4% D7 -7.4% P8 -10.2%").split()
+
+
 # ----------------------------------------------------------------------------- systems
 
 

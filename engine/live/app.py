@@ -82,7 +82,7 @@ class LiveApp(App[None]):
     #header { height: 1; }
     #roads { height: 7; }
     #derived { height: 7; }
-    #cards { height: 2; }
+    #cards { height: auto; }
     #systems-box { height: 1fr; min-height: 1; }
     #systems { height: auto; }
     #message { height: auto; max-height: 2; }
