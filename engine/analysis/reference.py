@@ -25,9 +25,6 @@ from .frame import CardView, ShoeFrame, table_links
 
 #: Reference shoes dealt per batch (bounds memory: about 100 bytes a coup).
 BATCH_SHOES = 20_000
-#: At least this many batches when there are enough datasets, so a progress bar of
-#: datasets moves as they are dealt and measured, not once at the end.
-MIN_BATCHES = 20
 
 
 def natural_lengths(cards: np.ndarray, counts: np.ndarray, burn_shown: np.ndarray,
@@ -112,11 +109,10 @@ def reference_frames(
     table_shoes: int | None,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[ShoeFrame]:
-    """Frames of ``n_reference`` fair datasets shaped like ``lengths``, a batch at a time
-    (``progress(datasets)`` after each)."""
+    """Frames of ``n_reference`` fair datasets shaped like ``lengths``, a batch at a time."""
     shoes = int(lengths.size)
     complete: np.ndarray | None = None
-    per_batch = max(1, min(BATCH_SHOES // max(shoes, 1), -(-n_reference // MIN_BATCHES)))
+    per_batch = max(1, BATCH_SHOES // max(shoes, 1))
     for first in range(0, n_reference, per_batch):
         count = min(per_batch, n_reference - first)
         coups, natural, complete = reference_coups(rules, lengths, first, count, seed,
