@@ -96,7 +96,7 @@ def backtest(dataset: Coups | str | Path | None = None,
                                 if k in _SESSION_FIELDS})
     how = replace(how, **{k: keywords.pop(k) for k in list(keywords) if k in _RUN_FIELDS})
     options = {f.name: getattr(how, f.name) for f in fields(Run) if f.name != "progress"}
-    with python_words(), _progress(how.progress) as (on_start, progress):
+    with python_words(), _progress(how.progress, policy.session_shoes) as (on_start, progress):
         if on_start is not None and "on_start" not in keywords:
             keywords["on_start"] = on_start
         return play(dataset, strategies, rules=rules, session=policy, progress=progress,
@@ -194,12 +194,13 @@ def python_words() -> Iterator[None]:
 # -- progress in a terminal or a notebook ----------------------------------------------------
 
 @contextmanager
-def _progress(wanted: bool | Callable[[int, int], None]) -> Iterator[tuple[Any, Any]]:
+def _progress(wanted: bool | Callable[[int, int], None],
+              session_shoes: int) -> Iterator[tuple[Any, Any]]:
     """(on_start, progress) for ``engine.backtest.backtest``."""
     if callable(wanted) or not wanted:
         yield None, (wanted or None)
         return
     from .progress import session_progress
 
-    with session_progress("backtest") as (on_start, advance):
+    with session_progress("backtest", session_shoes) as (on_start, advance):
         yield on_start, advance
