@@ -331,6 +331,47 @@ def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "s").exists()
 
 
+def test_the_dataset_is_pinned_for_the_whole_search(tmp_path: Path) -> None:
+    # while the fair datasets play (after the observed shoes' own backtest has ended), a
+    # writer of ours asked to replace the dataset is refused, naming this process
+    from engine.errors import BaccaratError
+    from engine.parallel import generate_dataset
+
+    data = tmp_path / "coups.parquet"
+    generate_dataset(data, shoes=8, seed=3)
+    before = data.read_bytes() if data.is_file() else None
+    refusals: list[str] = []
+
+    def replace_it(stage: str, sessions: int, coups: int) -> None:
+        if stage == "fair datasets" and not refusals:
+            try:
+                generate_dataset(data, shoes=8, seed=4, force=True)
+                refusals.append("replaced")
+            except BaccaratError as exc:
+                refusals.append(str(exc))
+
+    search(data, ["flat", "follow"], null=2, holdout=0.0, reps=100, out=tmp_path / "s",
+           progress=replace_it)
+    assert len(refusals) == 1 and "being read by another run" in refusals[0], refusals
+    assert before is None or data.read_bytes() == before
+
+
+def test_any_file_import_reads_is_searched(tmp_path: Path) -> None:
+    # a file of outcomes, imported in memory as backtest takes it: the same sessions as
+    # the coups it stands for
+    letters = ["BBPBTPPBBB", "PPBPBBTPPB", "BTBPPPBPBB", "PBPBPBBBPT"]
+    path = tmp_path / "sequences.txt"
+    path.write_text("\n".join(letters) + "\n")
+    result = cli("search", str(path), "-s", "flat", "-s", "follow", "--holdout", "0",
+                 "--reps", "100", "--out", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    assert "importing it in memory" in flat(result.output)
+    table = SearchResult.load(tmp_path / "s").table
+    summary = backtest(coups_from_outcomes(letters), ["flat", "follow"], ledger=False).summary
+    np.testing.assert_allclose(table["metric_all"].to_numpy(),
+                               (summary.realized_edge - summary.expected_edge).to_numpy())
+
+
 # --- The report's section -------------------------------------------------------------------
 
 

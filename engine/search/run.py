@@ -121,116 +121,118 @@ def search(
                             f"(and --seed S)")
     else:
         indices, configs = list(range(len(space))), list(space)
-    shoe_ids, lengths = dataset_shoes(coups)
-    sessions = -(-shoe_ids.size // max(session_shoes, 1))
-    split = (fold_split(sessions, folds, walk_forward) if folds is not None
-             else holdout_split(sessions, 0.5 if holdout is None else holdout))
-    if null:
-        check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
-    stack = contextlib.ExitStack()
-    temp = None
-    folder = Path(out) if out is not None else Path()
-    with stack, _named_as(out, lambda: folder):
-        if out is None:
-            import tempfile
-
-            temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
-            folder = Path(temp.name) / "search"
-            folder.mkdir()
-        else:
-            from ..io.owner import claim_output
-
-            folder = stack.enter_context(claim_output(
-                out, force=force, folder=True, ours=is_search_folder, what="search")).temp
-        options: dict[str, Any] = {
-            "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
-            "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
-            "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules())}
-
-        def stage(name: str) -> Callable[[int, int], None] | None:
-            if progress is None:
-                return None
-            return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
-
-        from ..backtest import backtest
-
-        timings: dict[str, float] = {}
-        clock = time.perf_counter()
-
-        def lap(name: str) -> None:
-            nonlocal clock
-            now = time.perf_counter()
-            timings[name] = round(now - clock, 3)
-            clock = now
-
-        run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
-                       force=True, command=command, progress=stage("search"), **options)
-        matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
-                                                                  *chosen_metric.columns))
-        lap("play")
-        if matrix.sessions != sessions:
-            raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
-                                f"sessions played, {sessions} expected")
-        shoes_of = session_shoe_ids(shoe_ids, session_shoes)
-        table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
-        lap("choose")
-        family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
-                              matrix.columns["expected_net"], reps=reps, seed=seed)
-        lap("adjust")
-        with_tests(table, family)
-        table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
-        metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
-                      "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
-        best_all = chosen_metric.best(table["metric_all"].to_numpy())
-        beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
-            "p_stepdown")["spec"]]
-        stat = family.tests.statistic
-        best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
-        rules_used = TableRules(**run.info["rules"])
-        document: dict[str, Any] = {
-            "version": run.info["version"],
-            "command": command or "",
-            "dataset": {**run.info["dataset"], "sessions": sessions,
-                        "session_shoes": session_shoes},
-            "rules": run.info["rules"],
-            "policy": run.info["policy"],
-            "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
-                      "sample": sample, "seed": seed},
-            "metric": metric_doc,
-            "split": split_doc,
-            "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
-                       "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
-                       "reality_check": family.reality_check, "spa": family.spa},
-            "best": {"config": best_all, "spec": str(table["spec"][best_all]),
-                     "metric": float(table["metric_all"][best_all])},
-            "runs": {"observed": RUN_FOLDER},
-        }
-        shoes = int(shoe_ids.size)
-        sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
-                                     best_spec=str(table["spec"][best_edge]),
-                                     best_p=float(family.stepdown[best_edge]),
-                                     reality_check=family.reality_check, spa=family.spa)]
-        null_table = None
+    with _pinned(coups):  # the same shoes from the first read to the null's last
+        coups = _in_memory(coups, rules)
+        shoe_ids, lengths = dataset_shoes(coups)
+        sessions = -(-shoe_ids.size // max(session_shoes, 1))
+        split = (fold_split(sessions, folds, walk_forward) if folds is not None
+                 else holdout_split(sessions, 0.5 if holdout is None else holdout))
         if null:
-            result = play_null(configs, lengths, rules_used, null,
-                               seed if null_seed is None else null_seed, chosen_metric,
-                               folder / NULL_FOLDER, options, progress=stage("fair datasets"))
-            lap("null")
-            observed = float(table["metric_all"][best_all])
-            null_doc = result.summary(observed, chosen_metric.higher)
-            document["null"] = null_doc
-            document["runs"]["null"] = NULL_FOLDER
-            sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
-                                         null=null_doc, best_spec=str(table["spec"][best_all]),
-                                         observed=observed), *sentences]
-            null_table = result.table([str(s) for s in table["spec"]], shoes)
-        sentences.append(checked_sentence(split_doc, metric_doc))
-        document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
-        document["sentences"] = sentences
-        searched = SearchResult(table[list(COLUMNS)], document, null_table)
-        document["timings"] = timings
-        document["seconds"] = round(time.perf_counter() - started, 3)
-        searched.write(folder)
+            check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
+        stack = contextlib.ExitStack()
+        temp = None
+        folder = Path(out) if out is not None else Path()
+        with stack, _named_as(out, lambda: folder):
+            if out is None:
+                import tempfile
+
+                temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
+                folder = Path(temp.name) / "search"
+                folder.mkdir()
+            else:
+                from ..io.owner import claim_output
+
+                folder = stack.enter_context(claim_output(
+                    out, force=force, folder=True, ours=is_search_folder, what="search")).temp
+            options: dict[str, Any] = {
+                "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
+                "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
+                "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules())}
+
+            def stage(name: str) -> Callable[[int, int], None] | None:
+                if progress is None:
+                    return None
+                return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
+
+            from ..backtest import backtest
+
+            timings: dict[str, float] = {}
+            clock = time.perf_counter()
+
+            def lap(name: str) -> None:
+                nonlocal clock
+                now = time.perf_counter()
+                timings[name] = round(now - clock, 3)
+                clock = now
+
+            run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
+                           force=True, command=command, progress=stage("search"), **options)
+            matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
+                                                                      *chosen_metric.columns))
+            lap("play")
+            if matrix.sessions != sessions:
+                raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
+                                    f"sessions played, {sessions} expected")
+            shoes_of = session_shoe_ids(shoe_ids, session_shoes)
+            table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
+            lap("choose")
+            family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
+                                  matrix.columns["expected_net"], reps=reps, seed=seed)
+            lap("adjust")
+            with_tests(table, family)
+            table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
+            metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
+                          "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
+            best_all = chosen_metric.best(table["metric_all"].to_numpy())
+            beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
+                "p_stepdown")["spec"]]
+            stat = family.tests.statistic
+            best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
+            rules_used = TableRules(**run.info["rules"])
+            document: dict[str, Any] = {
+                "version": run.info["version"],
+                "command": command or "",
+                "dataset": {**run.info["dataset"], "sessions": sessions,
+                            "session_shoes": session_shoes},
+                "rules": run.info["rules"],
+                "policy": run.info["policy"],
+                "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
+                          "sample": sample, "seed": seed},
+                "metric": metric_doc,
+                "split": split_doc,
+                "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
+                           "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
+                           "reality_check": family.reality_check, "spa": family.spa},
+                "best": {"config": best_all, "spec": str(table["spec"][best_all]),
+                         "metric": float(table["metric_all"][best_all])},
+                "runs": {"observed": RUN_FOLDER},
+            }
+            shoes = int(shoe_ids.size)
+            sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
+                                         best_spec=str(table["spec"][best_edge]),
+                                         best_p=float(family.stepdown[best_edge]),
+                                         reality_check=family.reality_check, spa=family.spa)]
+            null_table = None
+            if null:
+                result = play_null(configs, lengths, rules_used, null,
+                                   seed if null_seed is None else null_seed, chosen_metric,
+                                   folder / NULL_FOLDER, options, progress=stage("fair datasets"))
+                lap("null")
+                observed = float(table["metric_all"][best_all])
+                null_doc = result.summary(observed, chosen_metric.higher)
+                document["null"] = null_doc
+                document["runs"]["null"] = NULL_FOLDER
+                sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
+                                             null=null_doc, best_spec=str(table["spec"][best_all]),
+                                             observed=observed), *sentences]
+                null_table = result.table([str(s) for s in table["spec"]], shoes)
+            sentences.append(checked_sentence(split_doc, metric_doc))
+            document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
+            document["sentences"] = sentences
+            searched = SearchResult(table[list(COLUMNS)], document, null_table)
+            document["timings"] = timings
+            document["seconds"] = round(time.perf_counter() - started, 3)
+            searched.write(folder)
     searched.path = Path(out) if out is not None else None
     if temp is not None:
         searched._temp = temp  # type: ignore[attr-defined]  # lives as long as the result
@@ -247,6 +249,27 @@ def with_tests(table: pd.DataFrame, family: FamilyTests) -> None:
     table["p_stepdown"] = family.stepdown
     table["verdict"] = np.where(~np.isfinite(family.tests.statistic), NEVER_BET,
                                 np.where(family.stepdown < LEVEL, BEATS, CHANCE))
+
+
+def _pinned(coups: Coups | str | Path) -> contextlib.AbstractContextManager[object]:
+    """Hold the dataset file against our writers (``generate --force``, ``import
+    --force``) for the whole search: its hold-out, folds and null all read the same
+    shoes, not only each backtest for its own run."""
+    if isinstance(coups, Coups) or not Path(coups).exists():
+        return contextlib.nullcontext()
+    from ..io.owner import pinned
+
+    return pinned(coups)
+
+
+def _in_memory(coups: Coups | str | Path, rules: TableRules | None) -> Coups | str | Path:
+    """A file that is not a coups Parquet dataset imported in memory, as ``backtest``
+    takes anything ``baccarat import`` reads; anything else as it is."""
+    if isinstance(coups, Coups) or not Path(coups).exists():
+        return coups
+    from ..io.inputs import import_in_memory, is_coups_parquet
+
+    return coups if is_coups_parquet(coups) else import_in_memory(coups, rules)
 
 
 @contextlib.contextmanager
