@@ -372,6 +372,30 @@ def test_any_file_import_reads_is_searched(tmp_path: Path) -> None:
                                (summary.realized_edge - summary.expected_edge).to_numpy())
 
 
+def test_the_python_face_takes_session_and_run(shoes: Path, tmp_path: Path) -> None:
+    from engine import Run, Session
+    from engine import search as face
+    from engine.errors import BaccaratError
+
+    result = face(shoes, ["flat", "streak:n=1..2"], holdout=0.0, reps=100,
+                  session=Session(bankroll=300, stop_loss=50, session_shoes=2),
+                  run=Run(out=tmp_path / "s", workers=1))
+    assert result.path == tmp_path / "s" and (tmp_path / "s" / "search.parquet").is_file()
+    assert repr(result).startswith("SearchResult(3 configurations")
+    assert result.sentence in result._repr_html_()
+    # the session rules are the backtest's: its figures, session by session
+    summary = backtest(shoes, ["flat", "streak:n=1", "streak:n=2"], ledger=False,
+                       bankroll=300, stop_loss=50, session_shoes=2).summary
+    np.testing.assert_allclose(result.table["realized_edge"], summary["realized_edge"])
+    assert result.document["dataset"]["sessions"] == 40
+    with pytest.raises(BaccaratError, match=r"Run\(resume=True\) is not for it"):
+        face(shoes, ["flat"], run=Run(resume=True))
+    with pytest.raises(BaccaratError, match="holdout=2"):
+        face(shoes, ["flat"], holdout=2.0)
+    with pytest.raises(TypeError, match="bogus"):
+        face(shoes, ["flat"], bogus=1)
+
+
 # --- The report's section -------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 from ..coups import Coups
 from ..errors import BaccaratError
 from ..metrics import edge_verdict, ratio_interval
+from ..replay import SessionPolicy
 from ..rules import TableRules
 from .adjust import DEFAULT_REPS, LEVEL, FamilyTests, edge_tests, family_tests
 from .metric import BASE_COLUMNS, SearchMetric, parse_metric
@@ -80,6 +81,7 @@ def search(
     stop_loss: float | None = None,
     win_goal: float | None = None,
     max_coups: int | None = None,
+    session: SessionPolicy | None = None,
     out: str | Path | None = None,
     force: bool = False,
     workers: int | None = 1,
@@ -97,6 +99,8 @@ def search(
     default ``seed``). ``reps`` bootstrap samples feed the step-down and the SPA. The
     outputs go to the folder ``out`` (a temporary one when None): ``search.parquet``,
     ``null.parquet``, and the run folders ``run/`` and ``null/``.
+    ``session`` gives every session rule at once (``engine.Session``) instead of
+    ``bankroll`` ... ``max_coups``, as ``backtest`` takes it.
     ``progress(stage, done, total)`` is told how the runs advance.
     """
     started = time.perf_counter()
@@ -112,6 +116,8 @@ def search(
                             "or 2 or more (200 read the one-in-20 figure well)")
     if reps < 100:
         raise BaccaratError(f"--reps {reps}: expected at least 100 bootstrap samples")
+    if session is not None:
+        session_shoes = session.session_shoes
     space = Space(list(strategies))
     if sample is not None:
         indices, configs = space.sample(sample, seed)
@@ -145,9 +151,11 @@ def search(
                 folder = stack.enter_context(claim_output(
                     out, force=force, folder=True, ours=is_search_folder, what="search")).temp
             options: dict[str, Any] = {
-                "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
-                "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
-                "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules())}
+                "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules()),
+                **({"session": session} if session is not None else {
+                    "bankroll": bankroll, "session_shoes": session_shoes,
+                    "when_short": when_short, "stop_loss": stop_loss, "win_goal": win_goal,
+                    "max_coups": max_coups})}
 
             def stage(name: str) -> Callable[[int, int], None] | None:
                 if progress is None:
