@@ -396,6 +396,24 @@ def test_the_python_face_takes_session_and_run(shoes: Path, tmp_path: Path) -> N
         face(shoes, ["flat"], bogus=1)
 
 
+def test_chunks_come_in_whole_rounds_of_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.parallel
+    from engine.search.run import chunk_shoes
+    from engine.search.space import Space
+
+    monkeypatch.setattr(engine.parallel, "default_workers", lambda: 2)  # a 2-core machine
+
+    configs = list(Space(["flat:side=[banker,player]", "martingale:max_doublings=3..7"]))
+    rules = TableRules()
+    # 7 configurations: at most 20,000 shoes a chunk (the backtest's default)
+    assert chunk_shoes(configs, rules, 60_000, 1) == 20_000
+    # on 2 workers 3 chunks would leave one worker a round alone: 4 of 15,000
+    assert chunk_shoes(configs, rules, 60_000, 2) == 15_000
+    assert chunk_shoes(configs, rules, 40_000, 2) == 20_000
+    assert chunk_shoes(configs, rules, 45_001, 2) == 11_251  # 4 chunks, the last 11,248
+    assert chunk_shoes(configs, rules, 300, None) == 300  # a small run: this process
+
+
 # --- The report's section -------------------------------------------------------------------
 
 

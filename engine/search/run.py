@@ -151,7 +151,9 @@ def search(
                 folder = stack.enter_context(claim_output(
                     out, force=force, folder=True, ours=is_search_folder, what="search")).temp
             options: dict[str, Any] = {
-                "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules()),
+                "workers": workers,
+                "chunk_shoes": chunk_shoes(configs, rules or TableRules(), shoe_ids.size,
+                                           workers),
                 **({"session": session} if session is not None else {
                     "bankroll": bankroll, "session_shoes": session_shoes,
                     "when_short": when_short, "stop_loss": stop_loss, "win_goal": win_goal,
@@ -222,9 +224,12 @@ def search(
                                          reality_check=family.reality_check, spa=family.spa)]
             null_table = None
             if null:
+                fair_options = {**options, "chunk_shoes": chunk_shoes(
+                    configs, rules_used, shoe_ids.size * null, workers)}
                 result = play_null(configs, lengths, rules_used, null,
                                    seed if null_seed is None else null_seed, chosen_metric,
-                                   folder / NULL_FOLDER, options, progress=stage("fair datasets"))
+                                   folder / NULL_FOLDER, fair_options,
+                                   progress=stage("fair datasets"))
                 lap("null")
                 observed = float(table["metric_all"][best_all])
                 null_doc = result.summary(observed, chosen_metric.higher)
@@ -314,19 +319,28 @@ def is_search_folder(path: Path) -> bool:
 FUSED_CONFIG_SHOES = 1_000_000
 
 
-def chunk_shoes(configs: list[Any], rules: TableRules) -> int:
-    """Shoes per chunk for a search: the backtest's bound on the replay's grids counted
-    over the configurations the replay plays (the fused path keeps no grid), and a bound on
-    the sessions tables of all. Fewer, bigger chunks mean fewer replay steps, each over
-    more sessions: a 1,000-configuration search of which 150 replay runs in chunks of
-    1,000 shoes instead of 150."""
+def chunk_shoes(configs: list[Any], rules: TableRules, shoes: int,
+                workers: int | None) -> int:
+    """Shoes per chunk for a search over ``shoes`` shoes: at most the backtest's bound on
+    the replay's grids counted over the configurations the replay plays (the fused path
+    keeps no grid) and a bound on the sessions tables of all, and as many chunks as make
+    every worker's share the same. Fewer, bigger chunks mean fewer replay steps, each over
+    more sessions; whole rounds mean no worker waits on a last lone chunk (the 39-grid's
+    null of 60,000 shoes: 4 chunks of 15,000 on 2 workers, not 20,000, 20,000 and a
+    third round of 20,000 for one of them)."""
     from ..backtest import CHUNK_CONFIG_SHOES, DEFAULT_CHUNK_SHOES
     from ..fused import fused_plan
+    from ..parallel import resolve_workers
 
     plan = fused_plan(configs, rules, None, ledger=False, expected="auto")
     replayed = len(configs) - (len(plan.configs) if plan is not None else 0)
-    return max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(replayed, 1),
+    most = max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(replayed, 1),
                       FUSED_CONFIG_SHOES // max(len(configs), 1)))
+    shoes = max(shoes, 1)
+    running = max(1, min(resolve_workers(workers, shoes), shoes))
+    chunks = math.ceil(shoes / most)
+    rounds = math.ceil(chunks / running)
+    return math.ceil(shoes / (rounds * running))
 
 
 def dataset_shoes(coups: Coups | str | Path) -> tuple[np.ndarray, np.ndarray]:
