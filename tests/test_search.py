@@ -299,6 +299,21 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interrupted_search_names_no_temporary_and_leaves_nothing(shoes: Path,
+                                                                    tmp_path: Path) -> None:
+    from engine.errors import Interrupted
+
+    def stop(stage: str, sessions: int, coups: int) -> None:
+        if stage == "fair datasets":
+            raise KeyboardInterrupt
+
+    out = tmp_path / "found"
+    with pytest.raises(Interrupted) as caught:
+        search(shoes, ["flat", "follow"], null=3, reps=100, out=out, progress=stop)
+    assert str(caught.value) == f"interrupted: the search wrote nothing ({out} is as it was)"
+    assert list(tmp_path.iterdir()) == []
+
+
 NEGATIVE_STAKE = """
 import numpy as np
 from strategies.base import Strategy, Wager

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..coups import Coups
-from ..errors import BaccaratError
+from ..errors import BaccaratError, Interrupted
 from ..metrics import edge_verdict, ratio_interval
 from ..replay import SessionPolicy
 from ..rules import TableRules
@@ -288,9 +288,13 @@ def _in_memory(coups: Coups | str | Path, rules: TableRules | None) -> Coups | s
 @contextlib.contextmanager
 def _named_as(out: str | Path | None, temporary: Callable[[], Path]) -> Iterator[None]:
     """Errors raised while the search writes under its temporary folder name the folder
-    the user gave (``out``), as every other message does."""
+    the user gave (``out``), as every other message does; an interrupted search says it
+    wrote nothing (the folder is claimed whole: it appears only when complete)."""
     try:
         yield
+    except KeyboardInterrupt:
+        kept = "" if out is None else f" ({out} is as it was)"
+        raise Interrupted(f"interrupted: the search wrote nothing{kept}") from None
     except BaccaratError as exc:
         where = str(temporary())
         if out is None or where in ("", ".") or where not in str(exc):
