@@ -164,6 +164,10 @@ _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:[ =](-?[\w.:/]+))?")
 _FLAGS_WITHOUT_VALUE = {"force", "resume", "keep-invalid", "skip-invalid-shoes", "debug",
                         "quiet", "no-table", "json", "dry-run", "ascending"}
 _RENAMED = {"coups": "dataset", "chunk": "chunk_shoes", "ledger": "ledger"}
+#: Words that follow a flag in a message without being its value ("--workers must be ...").
+_NOT_VALUES = {"a", "an", "and", "applies", "are", "can", "cannot", "chains", "given", "has",
+               "is", "keeps", "must", "need", "needs", "of", "only", "or", "picks", "sets",
+               "takes", "the", "to", "with"}
 
 
 def in_python_words(message: str) -> str:
@@ -176,7 +180,11 @@ def in_python_words(message: str) -> str:
         name = _RENAMED.get(flag, flag.replace("-", "_"))
         if flag in _FLAGS_WITHOUT_VALUE:
             return f"{name}=True" + (f" {value}" if value else "")
-        return f"{name}={value}" if value else f"{name}="
+        if value is None:
+            return name
+        if value.lower() in _NOT_VALUES:  # the message goes on: the flag has no value here
+            return f"{name} {value}"
+        return f"{name}={value}"
 
     return _FLAG.sub(word, message)
 

@@ -104,6 +104,13 @@ def test_errors_raised_to_python_name_the_python_argument(tmp_path: Path) -> Non
     assert in_python_words("pass --force to overwrite it") == "pass force=True to overwrite it"
     assert in_python_words("--stop-loss -100.0: expected a positive amount") == \
         "stop_loss=-100.0: expected a positive amount"
+    # a word after the flag is its value only when it is not the sentence going on
+    assert in_python_words("--when-short reduce needs a table minimum") == \
+        "when_short=reduce needs a table minimum"
+    with pytest.raises(Exception, match=r"^workers must be at least 1, got 0$"):
+        backtest(shoes=10, strategies=["flat"], run=Run(workers=0))
+    with pytest.raises(Exception, match=r"^chunk_shoes must be at least 1, got 0$"):
+        backtest(shoes=10, strategies=["flat"], run=Run(chunk_shoes=0))
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "notes.txt").write_text("mine")
     with pytest.raises(Exception, match="force=True") as caught:
