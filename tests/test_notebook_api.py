@@ -119,3 +119,25 @@ def test_errors_raised_to_python_name_the_python_argument(tmp_path: Path) -> Non
     with pytest.raises(Exception, match=r"stop_loss=-100") as caught:
         backtest(shoes=10, strategies=["flat"], session=Session(stop_loss=-100))
     assert "--stop-loss" not in str(caught.value)
+
+
+def test_the_bankroll_curve_by_hand() -> None:
+    """Flat 10 on Banker (a win pays 9.5) from 100 with a stop loss of 20, over three
+    shoes, one session each. By hand, the bankroll after each coup:
+      BPB   109.5  99.5  109.0            (the shoe ends after 3 coups)
+      PPPP   90.0  80.0                   (stop loss: -20 after 2 coups)
+      BBBB  109.5 119.0  128.5  138.0
+    A stopped session keeps its final bankroll, so at coup 4 the three sessions stand at
+    109.0, 80.0 and 138.0 (the ledger's pivot there holds only the last: 138)."""
+    from engine.coups import coups_from_outcomes
+
+    result = backtest(coups_from_outcomes(["BPB", "PPPP", "BBBB"]), ["flat"],
+                      session=Session(bankroll=100, stop_loss=20))
+    curve = result.bankroll_curve()
+    assert curve["coup"].tolist() == [0, 1, 2, 3, 4]
+    assert curve["mean"].tolist() == pytest.approx(
+        [100, (109.5 + 90 + 109.5) / 3, (99.5 + 80 + 119) / 3, (109 + 80 + 128.5) / 3,
+         (109 + 80 + 138) / 3])
+    assert curve["median"].tolist() == pytest.approx([100, 109.5, 99.5, 109, 109])
+    # the 5th percentile at coup 4, numpy's linear rule over 80, 109, 138: 80 + 0.1 * 29
+    assert curve["p05"].iloc[-1] == pytest.approx(82.9)
