@@ -151,11 +151,13 @@ def import_files(paths: str | Path | Sequence[str | Path], **options: Any) -> Co
 def compare(runs: Any, sort: str | None = None, **options: Any) -> Any:
     """The comparison table of ``runs`` (results, run folders, or a mapping of labels to
     either): every summary metric, and each configuration minus the baseline, paired
-    session by session where they played the same shoes."""
+    session by session where they played the same shoes. In a notebook it shows its
+    verdict table and the mean bankroll by coup of each configuration."""
+    from .comparison_view import Comparison
     from .report.compare import compare as table
 
     with python_words():
-        return table(runs, sort, **options)
+        return Comparison.of(table(runs, sort, **options), runs)
 
 
 # -- errors in Python's words ----------------------------------------------------------------

@@ -141,3 +141,20 @@ def test_the_bankroll_curve_by_hand() -> None:
     assert curve["median"].tolist() == pytest.approx([100, 109.5, 99.5, 109, 109])
     # the 5th percentile at coup 4, numpy's linear rule over 80, 109, 138: 80 + 0.1 * 29
     assert curve["p05"].iloc[-1] == pytest.approx(82.9)
+
+
+def test_a_comparison_shows_its_verdict_table_and_a_bankroll_figure(result) -> None:
+    comparison = compare({"first": result})
+    frame = pd.DataFrame(comparison)
+    page = comparison._repr_html_()
+    assert "<b>Comparison</b>: 2 configuration(s) against flat" in page and "<svg" in page
+    martingale = frame[frame["label"] == "martingale"].iloc[0]
+    # the row of martingale: its difference with flat and the interval, as the frame holds
+    assert ("<th>martingale</th><td>300</td>" in page and
+            f"<td>{martingale['diff_mean_net']:+,.2f}</td><td>[{martingale['diff_low']:+,.2f}, "
+            f"{martingale['diff_high']:+,.2f}]</td>" in page)
+    # the heading row and the two configurations' rows
+    assert page.count("<tr><th>") == 1 + 2 and ">paired<" in page and ">baseline<" in page
+    # what is taken from it is a plain table, displayed as pandas displays one
+    assert type(comparison[["label", "mean_net"]]) is pd.DataFrame
+    assert type(comparison.sort_values("mean_net")) is pd.DataFrame
