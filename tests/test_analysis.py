@@ -231,3 +231,4 @@ def test_carry_over_lookup_agrees_with_numpy_isin() -> None:
         table = np.sort(rng.integers(0, shoes, n_table) * _BIGRAMS
                         + rng.integers(0, 40, n_table))
         assert np.array_equal(_found_in(table, keys), np.isin(keys, table)), trial
+

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from . import app
-from .common import console, done, err_console, reports_errors
+from .common import console, done, err_console, progress_bar, reports_errors
 
 
 @app.command()
@@ -26,7 +26,14 @@ def warm(
     """
     from ..warm import warm as warm_kernels
 
-    report = warm_kernels(processes)
+    with progress_bar("warm", 0, "kernels", quiet=False) as progress:
+        task = progress.task_ids[0]
+
+        def compiled(n: int, total: int) -> None:
+            if total:
+                progress.update(task, completed=n, total=total, rate="kernels in the cache")
+
+        report = warm_kernels(processes, progress=compiled)
     if verbose:
         for title, names in (("compiled now", report.compiled), ("already cached", report.already),
                              ("compiled into their callers", report.inlined),
