@@ -217,7 +217,7 @@ def search(dataset: Coups | str | Path, strategies: Sequence[str], *,
         raise BaccaratError(f"search() sizes and plays its own runs (no ledger, no resume): "
                             f"Run({', '.join(unused)}) is not for it; it takes "
                             f"Run({', '.join(_SEARCH_RUN)})")
-    with python_words(), _progress(how.progress) as (_, advance):
+    with python_words(), _progress(how.progress, policy.session_shoes) as (_, advance):
         return play(dataset, strategies, metric=metric, holdout=holdout, folds=folds,
                     walk_forward=walk_forward, sample=sample, seed=seed, null=null,
                     null_seed=null_seed, reps=reps, rules=rules, session=policy,
