@@ -556,17 +556,19 @@ class _FolderClaim:
         self.lock = OutputLock(folder)
         self.fresh = False          # this run made the folder (or emptied it with --force)
         self.planned = False        # this run wrote the plan into a folder it did not make
+        self.owned = False          # the claim succeeded: the folder is this run's to clear
         self.parents: list[Path] = []
 
     def undo(self) -> bool:
-        """After a failure: remove what this run made and finished no part in; returns
-        whether the folder is kept."""
+        """After a failure: remove what this run made and finished no part in, and what its
+        stopped (or killed) workers staged; returns whether the folder is kept."""
+        if self.owned and self.folder.is_dir():
+            remove_temporaries(self.folder)  # never taken as parts: nothing to keep
         if not (self.fresh or self.planned):  # this run made nothing there
             self._remove_parents()
             return _exists(self.folder)
         kept = _abandon(self.folder, self.fresh)
         if kept and self.planned and not _has_parts(self.folder):  # back to how it was
-            remove_temporaries(self.folder)
             for name in (PLAN_FILE, PART_LOG):
                 (self.folder / name).unlink(missing_ok=True)
         if not kept:
@@ -600,6 +602,7 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
     try:
         state = _claim(folder, plan, claim, force=force, resume=resume,
                        complete=complete, ignore=ignore)
+        claim.owned = True
     except BaseException as exc:
         claim.undo()
         claim.lock.release()
