@@ -38,6 +38,7 @@ from .owner import (
     check_name,
     fsync_folder,
     fsync_path,
+    lock_path,
     pinned,
     refused,
     temporary_sibling,
@@ -296,6 +297,10 @@ def staged_path(path: Path, run_id: str) -> Iterator[Path]:
     try:
         yield staged
         fsync_path(staged)
+        if not run_holds(path, run_id):  # a task the run left behind (Dask cannot stop
+            staged.unlink(missing_ok=True)  # one mid-way): nothing of it stays
+            raise BaccaratError(f"{path}: the run that planned it ({run_id}) is over; the "
+                                f"part was not kept")
     except OSError as exc:
         staged.unlink(missing_ok=True)
         if is_disk_full(exc):
@@ -304,6 +309,20 @@ def staged_path(path: Path, run_id: str) -> Iterator[Path]:
     except BaseException:
         staged.unlink(missing_ok=True)
         raise
+
+
+def run_holds(part: Path, run_id: str) -> bool:
+    """Whether run ``run_id`` still holds the output folder of ``part`` (the folder or,
+    for a run folder's parts, the one above it), as the lock beside it says; True where
+    the lock names no run (a full disk kept it from writing its name)."""
+    for folder in (part.parent, part.parent.parent):
+        try:
+            holder = lock_path(folder).read_text().split()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not holder or run_id in holder:
+            return True
+    return False
 
 
 def accept_part(staged: str | Path, run_id: str, record: dict[str, Any] | None = None,
