@@ -129,15 +129,21 @@ def _models() -> None:
     """The other shuffle models, dealing and checking recorded cards (``import``)."""
     import numpy as np
 
+    from .cards import full_deck_codes
     from .deal import deal_one, deal_sequences, generate_coups
     from .io.importers.checks import check_coups
     from .rules import TableRules
-    from .shoe import shuffled_shoes
+    from .shoe import shuffle_into, shuffled_shoes
     from .shuffles import generate_model_coups, parse_shuffle
 
     rules = TableRules()
     for spec in ("riffle:7", "csm"):
         generate_model_coups(rules, 0, np.arange(2), parse_shuffle(spec))
+    # Called only from the models' kernels, which numba may load from its cache without
+    # compiling their callees (its cache does not follow a callee's source): compiled here
+    # for itself too, for the types those kernels pass it.
+    template = full_deck_codes(rules.decks)
+    shuffle_into(template, np.empty_like(template), np.uint64(0), np.uint64(0))
     deal_one(shuffled_shoes(rules.decks, 0, np.arange(1))[0, :6])
     coups = generate_coups(rules, 0, np.arange(1))
     deal_sequences([coups.cards.ravel()], rules)
@@ -163,6 +169,7 @@ def _no_ledger() -> None:
     the strategies it plays)."""
     from .backtest import backtest
     from .coups import coups_from_outcomes
+    from .rules import TableRules
 
     recorded = coups_from_outcomes(_OUTCOME_SHOES)
     with tempfile.TemporaryDirectory() as tmp:
@@ -170,6 +177,10 @@ def _no_ledger() -> None:
         for k, name in enumerate(_builtin_strategies(outcomes_only=True)):
             backtest(strategies=[name], shoes=2, seed=0, out=f"{tmp}/g{k}", ledger=False)
             backtest(recorded, [name], out=f"{tmp}/r{k}", ledger=False)
+        # The published counts read the cards seen (card-level shoes, an EZ table).
+        backtest(strategies=["count:method=dragon7 | flat", "count:method=panda8 | flat"],
+                 shoes=2, seed=0, out=f"{tmp}/counts", ledger=False,
+                 rules=TableRules(variant="ez"))
 
 
 def _risk() -> None:

@@ -252,6 +252,26 @@ def test_a_positive_bet_is_highlighted() -> None:
     assert "on green" not in styled.get("-1.000%", "")
 
 
+def test_every_bet_of_an_ez_table_fits_80_columns_whole() -> None:
+    """EZ offers seven bets: at three decimals their EVs take 82 columns (P8's was cut to
+    ``-10.16`` at 80); two decimals fit, rounded, nothing cut. Narrower, the line wraps."""
+    evs = {"banker": -0.010250, "player": -0.012330, "tie": -0.143160,
+           "player_pair": -0.103680, "banker_pair": -0.103680, "dragon7": -0.074210,
+           "panda8": -0.101640}
+    view = View(shoe=1, rules_label="", tallies=None, roads=all_roads([]),  # type: ignore[arg-type]
+                burn=None, cards=CardsLeft(np.full(10, 30), evs), cards_known=True)
+    at_80 = cards_section(view, 80)
+    assert [line.plain for line in at_80[1:]] == [
+        "EV   B -1.03% P -1.23% T -14.32% PP -10.37% BP -10.37% D7 -7.42% P8 -10.16%"]
+    at_100 = cards_section(view, 100)
+    assert at_100[1].plain.endswith("D7 -7.421% P8 -10.164%")
+    at_50 = [line.plain.rstrip() for line in cards_section(view, 50)]
+    assert all(len(line) <= 50 for line in at_50) and len(at_50) == 4
+    assert " ".join(at_50).split() == (
+        "Left 0:30 A:30 2:30 3:30 4:30 5:30 6:30 7:30 8:30 9:30 (300) "
+        "EV B -1.0% P -1.2% T -14.3% PP -10.4% BP -10.4% D7 -7.4% P8 -10.2%").split()
+
+
 # ----------------------------------------------------------------------------- systems
 
 
@@ -347,3 +367,44 @@ def test_live_refuses_bad_flags_in_one_line(tmp_path: Path) -> None:
                                  "-s", "nosuchsystem"], input="quit\n")
     assert result.exit_code == 2 and "error:" in result.output
     assert not (tmp_path / "c.csv").exists()
+
+
+def test_without_out_each_session_gets_a_file_of_its_own(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import datetime
+
+    from engine.cli.live import default_out
+
+    monkeypatch.chdir(tmp_path)
+    # a user's file under the name the minute gives: the next free name, the file untouched
+    start = datetime(2026, 12, 5, 4, 25, 59)
+    (tmp_path / "live-2026-12-05-0425.csv").write_text("my own notes\n")
+    assert default_out(start, tmp_path) == tmp_path / "live-2026-12-05-0425-2.csv"
+    (tmp_path / "live-2026-12-05-0425-2.csv").mkdir()  # a folder takes a name too
+    assert default_out(start, tmp_path) == tmp_path / "live-2026-12-05-0425-3.csv"
+    for f in tmp_path.iterdir():
+        if f.is_dir():
+            f.rmdir()
+        else:
+            f.unlink()
+    # two sessions in a row without --out: two files, the first as it was left
+    first = runner.invoke(app, ["live", "--plain", "-s", "flat"], input="b\np\n")
+    assert first.exit_code == 0, first.output
+    (written,) = tmp_path.glob("live-*.csv")
+    kept = written.read_bytes()
+    second = runner.invoke(app, ["live", "--plain"], input="t\n")
+    assert second.exit_code == 0, second.output
+    files = sorted(tmp_path.glob("live-*.csv"))
+    assert len(files) == 2 and written.read_bytes() == kept
+    assert [import_files([f]).outcome.tolist() for f in (written, *set(files) - {written})] == [
+        [BANKER, PLAYER], [TIE]]
+    assert f"in {written.name} (continue with --resume {written.name};" in first.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f.name for f in files]  # no lock left
+
+
+def test_the_folders_above_the_file_are_made(tmp_path: Path) -> None:
+    out = tmp_path / "tables" / "monday" / "table.csv"
+    result = runner.invoke(app, ["live", "--plain", "--out", str(out)], input="b\n")
+    assert result.exit_code == 0, result.output
+    assert import_files([out]).outcome.tolist() == [BANKER]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["table.csv"]

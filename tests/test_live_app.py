@@ -287,3 +287,44 @@ def test_killed_mid_shoe_and_resumed_with_nothing_lost(tmp_path: Path) -> None:
     assert coups.coup.tolist() == list(range(1, 10))
     # flat Banker over B P P T B B P B: 4 wins (+38), 3 losses (-30), a push
     assert "bankroll 1,008 (+8)" in out
+
+
+def test_bad_keys_and_lines_say_why_and_record_nothing(tmp_path: Path) -> None:
+    """Nonsense typed into the app (lines that are no coup, cards the drawing rules
+    refuse, keys that mean nothing, undo with nothing to undo, a terminal smaller than
+    80x24) is answered on the message line; nothing reaches the file, the app goes on."""
+    path = tmp_path / "table.csv"
+
+    async def run() -> list[str]:
+        card = Scorecard(LiveSession(Journal.create(path, RULES)), make_systems(["flat"]))
+        app = LiveApp(card)
+        said = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            for line in (["u"], [*"zz", "enter"], [*"as 2h 3c 4d", "enter"],
+                         [*"burn zz", "enter"], [*"9s 3h kd 5c 2h 4d", "enter"]):
+                await type_keys(pilot, *line)
+                said.append(text_of(app, "message").plain)
+            # keys that mean nothing here (Tab used to take the focus off the entry line)
+            await pilot.press("f5", "ctrl+x", "escape", "tab", "shift+tab", "end")
+            await pilot.resize_terminal(40, 12)
+            await pilot.pause()
+            await pilot.resize_terminal(80, 24)
+            await type_keys(pilot, "b")  # still taking coups
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            said.append(text_of(app, "message").plain)
+        card.close()
+        return said
+
+    said = asyncio.run(run())
+    assert said[0] == "nothing to undo"
+    assert "'zz' is neither an outcome" in said[1]
+    assert said[2] == ("AS 2H 3C 4D: player 4 (AS 3C) draws a third card, so the coup "
+                       "takes 5 cards; 4 given")
+    assert "zz" in said[3]
+    # 9S KD | 3H 5C: Player 9 is a natural, no third card: two cards too many
+    assert said[4] == ("9S 3H KD 5C 2H 4D: player 9 (9S KD) is a natural, so the coup ends "
+                       "after 4 cards; 2H 4D are too many")
+    assert said[-1] == "shoe 1, coup 1: Banker"
+    coups = import_files([path])
+    assert coups.outcome.tolist() == [BANKER]

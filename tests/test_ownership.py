@@ -52,6 +52,8 @@ class Kind:
     args: Callable[[dict[str, Path], Path], list[str]]
     output: Callable[[Path], Path] = lambda out: out
     rerun: bool = True  # whether the shared test writes it a second time with --force
+    force: bool = True  # whether the command has --force (a scorecard is never replaced)
+    quiet: tuple[str, ...] = ("-q",)  # its flag for no progress bar, if it has one
 
 
 KINDS = {
@@ -74,6 +76,9 @@ KINDS = {
                                    str(out)]),
     "risk": Kind(lambda i, out: ["risk", "-s", "flat", "--coups", "3", "--check", "0",
                                  "--out", str(out)], rerun=False),
+    # no terminal under CliRunner: the plain screen, reading an empty stdin
+    "live": Kind(lambda i, out: ["live", "-s", "flat", "--out", str(out)], rerun=False,
+                 force=False, quiet=()),
 }
 
 
@@ -89,31 +94,33 @@ def test_every_output_has_one_owner(kind: str, inputs: dict[str, Path], tmp_path
     target = spec.output(out)
     args = spec.args(inputs, out)
     target.parent.mkdir(parents=True, exist_ok=True)
+    args = [*args, *spec.quiet]
+    forces = ([], ["--force"]) if spec.force else ([],)
     with held(target) as pid:  # a writer is at it
-        for force in ([], ["--force"]):
-            result = cli(*args, "-q", *force)
+        for force in forces:
+            result = cli(*args, *force)
             assert result.exit_code == 2, (force, result.output)
             assert f"in use by another run (pid {pid})" in one_line(result.output), force
     with held(target, shared=True) as pid:  # a run reads it
-        result = cli(*args, "-q", "--force")
+        result = cli(*args, *forces[-1])
         assert result.exit_code == 2, result.output
         assert f"being read by another run (pid {pid})" in one_line(result.output)
     assert list(target.parent.iterdir()) == []  # refused: nothing made, nothing left
 
     target.write_bytes(b"years of work")  # a user's file where the output goes
-    for force in ([], ["--force"]):
-        result = cli(*args, "-q", *force)
+    for force in forces:
+        result = cli(*args, *force)
         assert result.exit_code == 2, (force, result.output)
         one_line(result.output)
         assert target.read_bytes() == b"years of work"
     target.unlink()
 
-    result = cli(*args, "-q")
+    result = cli(*args)
     assert result.exit_code == 0, result.output
-    again = cli(*args, "-q")
+    again = cli(*args)
     assert again.exit_code == 2 and "already exists" in one_line(again.output)
     if spec.rerun:
-        forced = cli(*args, "-q", "--force")
+        forced = cli(*args, "--force")
         assert forced.exit_code == 0, forced.output
     assert leftovers(target.parent) == [] and not lock_path(target).exists()
 

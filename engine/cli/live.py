@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TextIO
 
@@ -29,7 +30,9 @@ from .common import (
 if TYPE_CHECKING:
     from ..live.scorecard import Scorecard
 
-DEFAULT_OUT = Path("live.csv")
+#: The file a session without ``--out`` writes: named by the minute it starts, in the current
+#: folder (``-2``, ``-3``... when that name is taken), so that each session has its own.
+DEFAULT_OUT = "live-{:%Y-%m-%d-%H%M}.csv"
 
 
 class LiveOptionsError(BaccaratError):
@@ -44,7 +47,8 @@ def live(
         "repeat for several): its next stake and session bankroll are shown")] = None,
     out: Annotated[Path | None, typer.Option(
         help="the scorecard file to write, coup by coup (a CSV baccarat import reads; "
-        "default live.csv); an existing file is never replaced")] = None,
+        "default live-DATE-TIME.csv, a new one each session); an existing file is never "
+        "replaced")] = None,
     resume: Annotated[Path | None, typer.Option(
         help="continue the scorecard FILE written by baccarat live (its shoe, its rules)")
     ] = None,
@@ -81,7 +85,8 @@ def live(
     if resume is not None:
         journal = Journal.resume(Path(resume), rules)
     else:
-        journal = Journal.create(Path(out or DEFAULT_OUT), rules or build_rules(None))
+        journal = Journal.create(Path(out) if out is not None else default_out(datetime.now()),
+                                 rules or build_rules(None))
     try:
         scorecard = Scorecard(LiveSession(journal), systems, bankroll)
         if plain or not _full_screen_possible():
@@ -103,6 +108,17 @@ def live(
     done(f"kept {coups:,} coup{'s' if coups != 1 else ''} of {len(session.shoes)} "
          f"shoe{'s' if len(session.shoes) != 1 else ''} in {journal.path} (continue with "
          f"--resume {journal.path}; baccarat import reads it)")
+
+
+def default_out(now: datetime, folder: Path = Path()) -> Path:
+    """The scorecard file of a session started at ``now`` without ``--out``: a name no
+    file in ``folder`` has yet."""
+    first = folder / DEFAULT_OUT.format(now)
+    path, n = first, 1
+    while os.path.lexists(path):
+        n += 1
+        path = first.with_name(f"{first.stem}-{n}{first.suffix}")
+    return path
 
 
 def _full_screen_possible() -> bool:

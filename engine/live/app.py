@@ -82,7 +82,7 @@ class LiveApp(App[None]):
     #header { height: 1; }
     #roads { height: 7; }
     #derived { height: 7; }
-    #cards { height: 2; }
+    #cards { height: auto; }
     #systems-box { height: 1fr; min-height: 1; }
     #systems { height: auto; }
     #message { height: auto; max-height: 2; }
@@ -100,7 +100,9 @@ class LiveApp(App[None]):
     def compose(self) -> ComposeResult:
         for name in ("header", "roads", "derived", "cards"):
             yield Static(id=name)
-        with VerticalScroll(id="systems-box"):  # many systems scroll, the rest stays put
+        box = VerticalScroll(id="systems-box")  # many systems scroll, the rest stays put
+        box.can_focus = False  # Tab must never take the keys away from the entry line
+        with box:
             yield Static(id="systems")
         yield Static(id="message")
         yield EntryLine(self, id="entry", placeholder="b p t, or cards as dealt: 9s 3h kd 5c")

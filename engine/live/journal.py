@@ -26,7 +26,7 @@ from typing import Any
 from ..cards import LABEL_OF_CODE, parse_card
 from ..coups import OUTCOME_LABELS
 from ..errors import BaccaratError
-from ..io.owner import OutputExistsError, OutputLock, check_name, fsync_folder, refused
+from ..io.owner import OutputExistsError, OutputLock, check_name, claim_output, refused
 from ..rules import TableRules
 from .entry import Coup
 
@@ -84,25 +84,26 @@ class Journal:
     @classmethod
     def create(cls, path: Path, rules: TableRules) -> Journal:
         """Start a new file at ``path`` (refused if anything is there: nothing a user wrote
-        is replaced), owned until :meth:`close`."""
-        lock = _lock(path)
-        try:
-            if os.path.lexists(path):
-                raise OutputExistsError(
-                    f"{path} already exists; continue it with --resume {path}, or give "
-                    f"--out another name")
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-            except OSError as exc:
-                raise refused(exc, path) from None
-            journal = cls(path, rules, _fd=fd, _lock=lock)
-            header = f"{MARK} {rules.model_dump_json()}\n{','.join(COLUMNS)}\n"
-            journal._write(header)
-            fsync_folder(path.resolve().parent)
-            return journal
-        except BaseException:
-            lock.release()
-            raise
+        is replaced), owned until :meth:`close`.
+
+        The file is made as every output is (``engine.io.owner.claim_output``: the lock,
+        the folders above it, a temporary renamed into place only if nothing appeared
+        there), holding the rules line and the header; it is then opened to append under
+        the lock again, and refused if another file took its place in between."""
+        check_name(path)
+        if path.is_dir():
+            raise OutputExistsError(_folder(path))
+        if os.path.lexists(path):
+            raise OutputExistsError(_exists(path))
+        with claim_output(path, what="scorecard", ours=_never_ours) as claim:
+            claim.temp.write_text(f"{MARK} {rules.model_dump_json()}\n{','.join(COLUMNS)}\n")
+        made = os.stat(path)
+        journal = cls.resume(path, rules)
+        if (made.st_dev, made.st_ino) != journal._identity():  # another file since
+            journal.close()
+            raise OutputExistsError(f"{path} was replaced by another program as it was made; "
+                                    f"it is kept as it is: give --out another name")
+        return journal
 
     @classmethod
     def resume(cls, path: Path, rules: TableRules | None = None) -> Journal:
@@ -176,6 +177,10 @@ class Journal:
             self._lock.release()
             self._lock = None
 
+    def _identity(self) -> tuple[int, int]:
+        stat = os.fstat(self._fd)
+        return stat.st_dev, stat.st_ino
+
     def _append(self, record: Record, line: str) -> None:
         start = os.lseek(self._fd, 0, os.SEEK_END)
         self._write(line)
@@ -209,11 +214,23 @@ def coup_line(shoe: int, coup: int, entry: Coup) -> str:
     return ",".join(row) + "\n"
 
 
+def _exists(path: Path) -> str:
+    return f"{path} already exists; continue it with --resume {path}, or give --out another name"
+
+
+def _folder(path: Path) -> str:
+    return f"{path} is a folder; the scorecard is one file: give a file name"
+
+
+def _never_ours(path: Path) -> bool:
+    """A scorecard is a record kept by hand: nothing at its path is ever replaced."""
+    return False
+
+
 def _lock(path: Path) -> OutputLock:
     check_name(path)
     if path.is_dir():
-        raise OutputExistsError(f"{path} is a folder; the scorecard is one file: give a file "
-                                f"name")
+        raise OutputExistsError(_folder(path))
     lock = OutputLock(path)
     try:
         lock.acquire()

@@ -200,9 +200,9 @@ def money(value: float, signed: bool = False) -> str:
     return text[:-3] if text.endswith(".00") else text
 
 
-def percent(ev: float) -> str:
-    """An EV as a signed percentage with three decimals (``-1.058%``, ``+0.214%``)."""
-    return f"{ev * 100:+.3f}%"
+def percent(ev: float, decimals: int = 3) -> str:
+    """An EV as a signed percentage, three decimals by default (``-1.058%``, ``+0.214%``)."""
+    return f"{ev * 100:+.{decimals}f}%"
 
 
 def cards_section(view: View, width: int) -> list[Text]:
@@ -217,19 +217,30 @@ def cards_section(view: View, width: int) -> list[Text]:
     for digit, count in enumerate(cards.by_value):
         left.append(f"{'0A23456789'[digit]}:{count} ")
     left.append(f"({int(cards.by_value.sum())})", style="dim")
-    ev = Text("EV   ", style="bold")
     if cards.ev is None:
-        ev.append("fewer than six cards left", style="dim")
+        ev = Text("EV   ", style="bold").append("fewer than six cards left", style="dim")
+        ev.truncate(width)
     else:
-        for kind, value in cards.ev.items():
-            style = "bold black on green" if value > 0 else ""
-            ev.append(f"{EV_NAMES[kind]} ")
-            ev.append(percent(value), style=style)
-            ev.append(" ")
-    for line in (left, ev):
+        ev = _ev_line(cards.ev, width)
+    left.rstrip()
+    return [*left.wrap(_CONSOLE, width), *ev.wrap(_CONSOLE, width)]
+
+
+def _ev_line(evs: dict[str, float], width: int) -> Text:
+    """The EV of every bet on one line: with three decimals, or fewer when a table offering
+    more bets (EZ's Dragon 7 and Panda 8) would not fit them in ``width`` (nothing is cut:
+    a line that fits no way is wrapped by the caller)."""
+    for decimals in (3, 2, 1):
+        line = Text("EV   ", style="bold")
+        for kind, value in evs.items():
+            line.append(f"{EV_NAMES[kind]} ")
+            line.append(percent(value, decimals),
+                        style="bold black on green" if value > 0 else "")
+            line.append(" ")
         line.rstrip()
-        line.truncate(width)
-    return [left, ev]
+        if line.cell_len <= width:
+            break
+    return line
 
 
 def systems_section(view: View, width: int) -> list[Text]:
