@@ -1,12 +1,11 @@
 """One owner for every output: the same rule for every command that writes.
 
 Each output kind (generate, import, backtest, compare, report, analyze, demo, search,
-risk; live's append-only scorecard in its own shape) is held to one rule by one shared
-test (a new command that writes adds its line to ``KINDS``), with real processes holding
-the locks: a second writer, ``--force`` included, is refused in one line naming the
-holder's pid; a writer that would replace what a run reads is refused naming the
-reader; a user's file at the output is never replaced; a finished command leaves no
-temporary and no lock beside its output.
+risk, live) is held to one rule by one shared test (a new command that writes adds its
+line to ``KINDS``), with real processes holding the locks: a second writer, ``--force``
+included, is refused in one line naming the holder's pid; a writer that would replace
+what a run reads is refused naming the reader; a user's file at the output is never
+replaced; a finished command leaves no temporary and no lock beside its output.
 Then the races: commands started at the same instant, a file saved at ``--out`` while a
 command writes, a thousand claims of one new folder at once.
 """
@@ -123,37 +122,6 @@ def test_every_output_has_one_owner(kind: str, inputs: dict[str, Path], tmp_path
         forced = cli(*args, "--force")
         assert forced.exit_code == 0, forced.output
     assert leftovers(target.parent) == [] and not lock_path(target).exists()
-
-
-def test_the_live_scorecard_has_one_owner(tmp_path: Path):
-    """``baccarat live`` appends to its scorecard coup by coup (no temporary to rename), so
-    it is held to the same rule in its own shape: the file is locked for the session, a
-    writer or a reader holding it refuses the session naming its pid, a user's file is
-    never replaced (there is no --force), and a second session on the file is refused."""
-    out = tmp_path / "scorecard.csv"
-
-    def live(*extra: str):
-        return CliRunner().invoke(app, ["live", "--plain", "--out", str(out), *extra],
-                                  input="")
-
-    with held(out) as pid:
-        result = live()
-        assert result.exit_code == 2 and f"in use by another run (pid {pid})" in one_line(
-            result.output)
-    with held(out, shared=True) as pid:
-        result = live()
-        assert result.exit_code == 2 and f"being read by another run (pid {pid})" in \
-            one_line(result.output)
-    assert list(tmp_path.iterdir()) == []
-    out.write_bytes(b"years of work")
-    result = live()
-    assert result.exit_code == 2 and "already exists" in one_line(result.output)
-    assert out.read_bytes() == b"years of work"
-    out.unlink()
-    assert live().exit_code == 0
-    assert out.read_text().startswith("# baccarat live")
-    assert live().exit_code == 2
-    assert leftovers(tmp_path) == [] and not lock_path(out).exists()
 
 
 def test_a_failed_command_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
