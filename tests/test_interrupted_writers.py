@@ -94,3 +94,33 @@ def test_an_interrupted_claim_clears_what_its_workers_staged(tmp_path: Path, res
         with owned_output(mine, plan, force=False, resume=False, complete="run.json"):
             pass
     assert sorted(p.name for p in mine.iterdir()) == [".draft.tmp", "notes.txt"]
+
+
+def test_a_task_whose_run_is_over_keeps_no_staged_part(tmp_path: Path):
+    """A task its run left behind (a Dask task cannot be stopped mid-way) finishes its part
+    after the run released the folder, or after another run took it: the part is
+    removed, never left staged."""
+    import pyarrow as pa
+
+    from engine.errors import BaccaratError
+    from engine.io.owner import OutputLock
+    from engine.io.parquet import write_part
+
+    folder = tmp_path / "run"
+    (folder / "sessions.parquet").mkdir(parents=True)
+    table = pa.table({"x": [1, 2, 3]})
+    ours = OutputLock(folder)
+    ours.acquire()
+    kept = write_part([table], folder / "sessions.parquet", 0, {"kind": "test"},
+                      run_id=ours.run_id)
+    assert kept.exists()
+    gone = ours.run_id
+    ours.release()
+    with pytest.raises(BaccaratError, match="is over"):
+        write_part([table], folder / "sessions.parquet", 1, {"kind": "test"}, run_id=gone)
+    other = OutputLock(folder)
+    other.acquire()
+    with pytest.raises(BaccaratError, match="is over"):
+        write_part([table], folder / "sessions.parquet", 2, {"kind": "test"}, run_id=gone)
+    other.release()
+    assert [p.name for p in (folder / "sessions.parquet").iterdir()] == [kept.name]

@@ -270,13 +270,16 @@ def test_a_part_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path
     monkeypatch.setattr(parquet.os, "replace", replace)
     folder = tmp_path / "parts"
     folder.mkdir()
+    lock = owner.OutputLock(folder)  # the run that stages a part holds its folder
+    lock.acquire()
     staged = parquet.write_part([pq.read_table(Path(__file__).resolve().parents[1] / "data"
                                                / "generated-8deck-200.parquet")],
-                                folder, 7, {"kind": "coups"}, run_id="abc")
+                                folder, 7, {"kind": "coups"}, run_id=lock.run_id)
     log = parquet.PartLog(folder)
     record = part_record(staged)
     events.append("written")
-    accept_part(staged, "abc", record, log)
+    accept_part(staged, lock.run_id, record, log)
+    lock.release()
     assert events[0] == f"fsync {staged.name}" and events[1] == "written"
     assert events[2:] == [f"fsync {parquet.PART_LOG}", "rename part-00007.parquet",
                           "fsync parts"]
