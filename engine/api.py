@@ -96,7 +96,7 @@ def backtest(dataset: Coups | str | Path | None = None,
                                 if k in _SESSION_FIELDS})
     how = replace(how, **{k: keywords.pop(k) for k in list(keywords) if k in _RUN_FIELDS})
     options = {f.name: getattr(how, f.name) for f in fields(Run) if f.name != "progress"}
-    with python_words(), _progress(how.progress) as (on_start, progress):
+    with python_words(), _progress(how.progress, policy.session_shoes) as (on_start, progress):
         if on_start is not None and "on_start" not in keywords:
             keywords["on_start"] = on_start
         return play(dataset, strategies, rules=rules, session=policy, progress=progress,
@@ -151,11 +151,13 @@ def import_files(paths: str | Path | Sequence[str | Path], **options: Any) -> Co
 def compare(runs: Any, sort: str | None = None, **options: Any) -> Any:
     """The comparison table of ``runs`` (results, run folders, or a mapping of labels to
     either): every summary metric, and each configuration minus the baseline, paired
-    session by session where they played the same shoes."""
+    session by session where they played the same shoes. In a notebook it shows its
+    verdict table and the mean bankroll by coup of each configuration."""
+    from .comparison_view import Comparison
     from .report.compare import compare as table
 
     with python_words():
-        return table(runs, sort, **options)
+        return Comparison.of(table(runs, sort, **options), runs)
 
 
 # -- errors in Python's words ----------------------------------------------------------------
@@ -164,6 +166,10 @@ _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:[ =](-?[\w.:/]+))?")
 _FLAGS_WITHOUT_VALUE = {"force", "resume", "keep-invalid", "skip-invalid-shoes", "debug",
                         "quiet", "no-table", "json", "dry-run", "ascending"}
 _RENAMED = {"coups": "dataset", "chunk": "chunk_shoes", "ledger": "ledger"}
+#: Words that follow a flag in a message without being its value ("--workers must be ...").
+_NOT_VALUES = {"a", "an", "and", "applies", "are", "can", "cannot", "chains", "given", "has",
+               "is", "keeps", "must", "need", "needs", "of", "only", "or", "picks", "sets",
+               "takes", "the", "to", "with"}
 
 
 def in_python_words(message: str) -> str:
@@ -176,7 +182,11 @@ def in_python_words(message: str) -> str:
         name = _RENAMED.get(flag, flag.replace("-", "_"))
         if flag in _FLAGS_WITHOUT_VALUE:
             return f"{name}=True" + (f" {value}" if value else "")
-        return f"{name}={value}" if value else f"{name}="
+        if value is None:
+            return name
+        if value.lower() in _NOT_VALUES:  # the message goes on: the flag has no value here
+            return f"{name} {value}"
+        return f"{name}={value}"
 
     return _FLAG.sub(word, message)
 
@@ -194,12 +204,13 @@ def python_words() -> Iterator[None]:
 # -- progress in a terminal or a notebook ----------------------------------------------------
 
 @contextmanager
-def _progress(wanted: bool | Callable[[int, int], None]) -> Iterator[tuple[Any, Any]]:
+def _progress(wanted: bool | Callable[[int, int], None],
+              session_shoes: int) -> Iterator[tuple[Any, Any]]:
     """(on_start, progress) for ``engine.backtest.backtest``."""
     if callable(wanted) or not wanted:
         yield None, (wanted or None)
         return
     from .progress import session_progress
 
-    with session_progress("backtest") as (on_start, advance):
+    with session_progress("backtest", session_shoes) as (on_start, advance):
         yield on_start, advance

@@ -103,6 +103,7 @@ from .replay import (
 )
 from .rules import TableRules
 from .session_stats import INPUTS, batches_of, session_stats
+from .task_progress import Steps, task_progress
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -474,6 +475,9 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
             ledger_of.update((k, (fused.grid, config_ledger))
                              for k, config_ledger in zip(fused.configs, fused.ledgers,
                                                          strict=True))
+    report = task_progress()
+    if fused is not None and not replayed and report is not None:
+        report(fused.n_coups, fused.sessions)  # played; the ledger is still to write
     if replayed:  # every configuration without a compiled form (all of them: no fused path)
         if coups is None:
             coups = _chunk_coups(task)
@@ -521,49 +525,22 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
 #: Where a chunk run in the run's own process returns the columns the summary reads.
 _SUMMARY_COLUMNS = "summary_columns"
 
-#: ``progress(coups, sessions)`` of the run playing its chunks in this process: a chunk
-#: played here reports its sessions as its steps go (a slow plugin's one chunk would
-#: otherwise hold the bar at 0 until it ends). Workers of a pool or a cluster have none.
-_HERE_PROGRESS: list[Callable[[int, int], None]] = []
-#: What a chunk has reported so far, by chunk index: (coups, sessions).
-_REPORTED: dict[int, tuple[int, int]] = {}
-
-
-@contextlib.contextmanager
-def _progress_here(progress: Callable[[int, int], None] | None) -> Iterator[None]:
-    """While the chunks run in this process, let them report their steps to ``progress``."""
-    if progress is None:
-        yield
-        return
-    _HERE_PROGRESS.append(progress)
-    _REPORTED.clear()
-    try:
-        yield
-    finally:
-        _HERE_PROGRESS.remove(progress)
-
-
 def _step_progress(task: _Task, coups: Coups) -> Callable[[int, int], None] | None:
-    """The replay's ``on_step`` for a chunk played here: the share of the chunk's sessions
-    and coups its steps have played, at most every tenth of a second."""
-    if not _HERE_PROGRESS:
+    """The replay's ``on_step`` for a chunk: the share of the chunk's coups and sessions its
+    steps have played, reported to the run (``engine.task_progress``) wherever the chunk
+    runs, about every sixteenth of its steps and at least every tenth of a second."""
+    report = task_progress()
+    if report is None:
         return None
-    report = _HERE_PROGRESS[-1]
-    index, sessions, total = task.chunk.index, task.chunk.shoes, len(coups)
-    session_shoes = max(task.job.policy.session_shoes, 1)
-    sessions = -(-sessions // session_shoes)
-    last = [time.perf_counter()]
+    sessions = -(-task.chunk.shoes // max(task.job.policy.session_shoes, 1))
+    total = len(coups)
+    steps: list[Steps] = []
 
     def on_step(done: int, width: int) -> None:
-        now = time.perf_counter()
-        if done < width and now - last[0] < 0.1:
-            return
-        last[0] = now
-        coups_so_far, sessions_so_far = _REPORTED.get(index, (0, 0))
-        coups_now, sessions_now = total * done // width, sessions * done // width
-        if sessions_now > sessions_so_far or coups_now > coups_so_far:
-            report(coups_now - coups_so_far, sessions_now - sessions_so_far)
-            _REPORTED[index] = (coups_now, sessions_now)
+        if not steps:
+            steps.append(Steps(width))
+        if done < width and steps[0].due(done):
+            report(total * done // width, sessions * done // width)
 
     return on_step
 
@@ -881,6 +858,17 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
     tasks = [_task(shipped, chunk, span, dataset) for chunk, span in zip(chunks, rows, strict=True)
              if chunk.index not in done]
 
+    reported: dict[int, tuple[int, int]] = {}  # (coups, sessions) a chunk has reported
+
+    def moved(task: _Task, counts: tuple[int, ...]) -> None:
+        """A running chunk's report: what it has played since its last one."""
+        assert progress is not None
+        coups_before, sessions_before = reported.get(task.chunk.index, (0, 0))
+        coups_now, sessions_now = max(counts[0], coups_before), max(counts[1], sessions_before)
+        if coups_now > coups_before or sessions_now > sessions_before:
+            reported[task.chunk.index] = (coups_now, sessions_now)
+            progress(coups_now - coups_before, sessions_now - sessions_before)
+
     def record(task: _Task, chunk_stats: dict[str, Any]) -> None:
         for staged, written in chunk_stats.pop("parts"):  # the ledger part first
             accept_part(staged, output.run_id, written, output.log)
@@ -888,15 +876,14 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
             columns[task.chunk.index] = chunk_stats.pop(_SUMMARY_COLUMNS)
         stats[task.chunk.index] = chunk_stats
         if progress is not None:
-            coups_before, sessions_before = _REPORTED.pop(task.chunk.index, (0, 0))
+            coups_before, sessions_before = reported.pop(task.chunk.index, (0, 0))
             coups_left = max(chunk_stats["coups"] - coups_before, 0)
             sessions_left = max(chunk_stats["sessions"] - sessions_before, 0)
             if coups_left or sessions_left:
                 progress(coups_left, sessions_left)
 
     try:
-        with _progress_here(progress if not remote else None):
-            backend.run(_run_chunk, tasks, record)
+        backend.run(_run_chunk, tasks, record, None if progress is None else moved)
     except ChunkFailed:
         raise
     except DatasetChanged as exc:

@@ -33,6 +33,7 @@ import errno
 import json
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
@@ -52,6 +53,15 @@ from . import __version__
 from .children import describe, die_with, stray_threads
 from .errors import BaccaratError
 from .rules import TableRules
+from .task_progress import (
+    dask_listener,
+    in_pool_worker,
+    pool_channel,
+    received,
+    reporting,
+    run_in_pool,
+    run_on_dask,
+)
 
 #: Environment variable of the fault-injection hook the resilience tests use (see
 #: ``inject_fault``); unset in normal use.
@@ -138,6 +148,10 @@ class Task(Protocol):
 
 T = TypeVar("T", bound=Task)
 R = TypeVar("R")
+#: ``on_progress(task, counts)``: what a running task reported (``engine.task_progress``).
+Progress = Callable[[T, tuple[int, ...]], None]
+#: How often a pool's run reads its workers' progress reports.
+PROGRESS_SECONDS = 0.1
 
 
 def fault_spec() -> str | None:
@@ -208,12 +222,13 @@ def _ignored_by_children(signum: signal.Signals) -> Iterator[None]:
         signal.signal(signum, previous)
 
 
-def _init_worker(main_pid: int) -> None:
-    """Make a pool worker die with its run (``engine.children.die_with``), and leave Ctrl-C
-    to the main process."""
+def _init_worker(main_pid: int, channel: Any = None) -> None:
+    """Make a pool worker die with its run (``engine.children.die_with``), leave Ctrl-C
+    to the main process, and report its tasks' progress on ``channel``."""
     global IN_POOL_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with(main_pid)
+    in_pool_worker(channel)
     IN_POOL_WORKER = True
 
 
@@ -246,6 +261,7 @@ class Backend:
         self.connect_timeout = connect_timeout
         self.no_workers_timeout = no_workers_timeout
         self._pool: ProcessPoolExecutor | None = None
+        self._channel: Any = None  # the pool's workers' progress reports
         self._client: Any = None
 
     def __enter__(self) -> Backend:
@@ -302,22 +318,25 @@ class Backend:
         return bool(self.scheduler) or self.workers > 1
 
     def run(self, func: Callable[[T], R], tasks: Sequence[T],
-            on_done: Callable[[T, R], None] | None = None) -> None:
+            on_done: Callable[[T, R], None] | None = None,
+            on_progress: Progress[T] | None = None) -> None:
         """Run ``func`` over ``tasks``; ``on_done(task, result)`` as each one finishes.
 
         ``func`` must be a module-level function and the tasks picklable for the pool and
         Dask. Results arrive in completion order (tasks write their own files, so the
-        order does not change the output).
+        order does not change the output). ``on_progress(task, counts)``: what a running
+        task reports (``engine.task_progress``), in this thread, wherever the task runs,
+        before its result; nothing of a task whose result has arrived.
         """
         callback = on_done or (lambda task, result: None)
         if not tasks:
             return
         if self.scheduler:
-            self._run_dask(func, tasks, callback)
+            self._run_dask(func, tasks, callback, on_progress)
         elif self.workers > 1 and len(tasks) > 1:
-            self._run_pool(func, tasks, callback)
+            self._run_pool(func, tasks, callback, on_progress)
         else:
-            _run_here(func, tasks, callback)
+            _run_here(func, tasks, callback, on_progress)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
@@ -332,8 +351,12 @@ class Backend:
 
             resource_tracker.ensure_running()
             forkserver.ensure_running()
+        # A pool of its own each time: a worker killed while writing a report could leave
+        # the channel's lock taken, and a broken pool is never used again.
+        self._channel = pool_channel(context)
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
-                                   initializer=_init_worker, initargs=(os.getpid(),))
+                                   initializer=_init_worker,
+                                   initargs=(os.getpid(), self._channel))
 
     def _close_pool(self, wait: bool, kill: bool = False) -> None:
         if self._pool is None:
@@ -370,9 +393,18 @@ class Backend:
         self._pool = None
 
     def _run_pool(self, func: Callable[[T], R], tasks: Sequence[T],
-                  on_done: Callable[[T, R], None]) -> None:
+                  on_done: Callable[[T, R], None], on_progress: Progress[T] | None) -> None:
         """At most ``workers`` tasks in flight, so a broken pool is blamed only on the tasks
         that were running; those are rerun one at a time in a new pool."""
+        stamp = f"{os.getpid()}-{time.monotonic_ns()}"
+
+        def progressed() -> None:  # the reports of the tasks still running, in order
+            if on_progress is None or self._channel is None:
+                return
+            for (run, i), counts in received(self._channel):
+                if run == stamp and i in running.values():
+                    on_progress(tasks[i], counts)
+
         pending: deque[int] = deque(range(len(tasks)))
         suspects: deque[int] = deque()
         failures = [0] * len(tasks)
@@ -389,7 +421,8 @@ class Backend:
                     # Not interrupted half way: a worker started but not yet registered
                     # would outlive the pool (and find its semaphores gone).
                     with held_back(signal.SIGINT, signal.SIGTERM):
-                        future = self._pool.submit(func, tasks[i])
+                        future = self._pool.submit(func, tasks[i]) if on_progress is None \
+                            else self._pool.submit(run_in_pool, func, tasks[i], (stamp, i))
                     running[future] = i
                 except BrokenProcessPool:  # a worker died since the last wait: not task i
                     queue.appendleft(i)
@@ -397,7 +430,9 @@ class Backend:
                         self._close_pool(wait=True)
                         self._pool = self._new_pool()
                     break  # else the running tasks' futures report the broken pool
-            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED,
+                           timeout=None if on_progress is None else PROGRESS_SECONDS)
+            progressed()
             broken: list[int] = []
             for future in done:
                 i = running.pop(future)
@@ -427,22 +462,33 @@ class Backend:
                 self._pool = self._new_pool()
 
     def _run_dask(self, func: Callable[[T], R], tasks: Sequence[T],
-                  on_done: Callable[[T, R], None]) -> None:
+                  on_done: Callable[[T, R], None], on_progress: Progress[T] | None) -> None:
         self.connect()
         client = self._client
         stamp = f"{os.getpid()}-{time.monotonic_ns()}"
+        topic = f"baccarat-progress-{stamp}"
+        events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        if on_progress is not None:  # subscribed before any task is sent
+            client.subscribe_topic(topic, dask_listener(events))
         # Dask retries a task on any exception; bad input (a strategy's error above all)
         # fails the same way every time, so it comes back as a value, never retried.
-        futures = {client.submit(_bad_input_returned, func, task, retries=1, pure=False,
-                                 key=f"baccarat-{i}-{stamp}"): task
+        futures = {client.submit(_bad_input_returned, func, task,
+                                 topic if on_progress is not None else None, i,
+                                 retries=1, pure=False, key=f"baccarat-{i}-{stamp}"): task
                    for i, task in enumerate(tasks)}
         pending = list(futures)
+        index = {future: i for i, future in enumerate(futures)}
         alone_since: float | None = None
         try:
             while pending:
                 # Polled, not awaited: Ctrl-C is seen at once, and so is a cluster left
                 # without workers.
                 finished = [future for future in pending if future.done()]
+                if on_progress is not None:  # what they sent before they finished too
+                    running = {index[future] for future in pending}
+                    for i, counts in received(events):
+                        if i in running:
+                            on_progress(tasks[i], counts)
                 if not finished:
                     alone_since = self._check_workers(alone_since)
                     time.sleep(0.1)
@@ -464,6 +510,12 @@ class Backend:
         except BaseException:
             client.cancel(list(futures))
             raise
+        finally:
+            if on_progress is not None:
+                try:
+                    client.unsubscribe_topic(topic)
+                except Exception:  # pragma: no cover - a cluster gone: nothing to undo
+                    pass
 
     def _check_workers(self, alone_since: float | None) -> float | None:
         """When the cluster has had no worker for ``no_workers_timeout`` seconds, stop."""
@@ -526,9 +578,12 @@ class _BadInput:
     error: BaccaratError
 
 
-def _bad_input_returned(func: Callable[[T], R], task: T) -> R | _BadInput:
+def _bad_input_returned(func: Callable[[T], R], task: T, topic: str | None = None,
+                        index: int = 0) -> R | _BadInput:
     try:
-        return func(task)
+        if topic is None:
+            return func(task)
+        return run_on_dask(func, task, topic, index)  # type: ignore[no-any-return]
     except BaccaratError as exc:
         return _BadInput(exc)
 
@@ -555,11 +610,14 @@ _DIED = "its worker process died (killed, or out of memory) while running it"
 
 
 def _run_here(func: Callable[[T], R], tasks: Sequence[T],
-              on_done: Callable[[T, R], None]) -> None:
+              on_done: Callable[[T, R], None], on_progress: Progress[T] | None = None) -> None:
     for task in tasks:
         for attempt in (1, 2):
             try:
-                result = func(task)
+                report = None if on_progress is None else \
+                    (lambda *counts, task=task: on_progress(task, counts))  # type: ignore[misc]
+                with reporting(report):
+                    result = func(task)
                 break
             except BaccaratError:
                 raise

@@ -225,9 +225,11 @@ class WarmReport:
     processes: int = 1
 
 
-def _run_phase(names: Sequence[str], processes: int) -> list[str]:
+def _run_phase(names: Sequence[str], processes: int,
+               tick: Callable[[], None] = lambda: None) -> list[str]:
     """Run the exercises ``names``, each in a process of its own, ``processes`` at a time
-    (one after the other in this process if 1). Returns a line for each that failed."""
+    (one after the other in this process if 1), calling ``tick()`` as they go. Returns a
+    line for each that failed."""
     failed = []
     if processes < 2:
         for name in names:
@@ -235,6 +237,7 @@ def _run_phase(names: Sequence[str], processes: int) -> list[str]:
                 EXERCISES[name]()
             except Exception as exc:
                 failed.append(f"warming {name!r} failed: {type(exc).__name__}: {exc}")
+            tick()
         return failed
     with tempfile.TemporaryDirectory() as tmp:
         pending = list(names)
@@ -250,6 +253,7 @@ def _run_phase(names: Sequence[str], processes: int) -> list[str]:
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=stderr), log))
                 time.sleep(0.05)
+                tick()
                 for name, helper, log in [r for r in running if r[1].poll() is not None]:
                     running.remove((name, helper, log))
                     if helper.returncode != 0:
@@ -279,26 +283,30 @@ def compile_bytecode() -> None:
 
 
 def warm(processes: int | None = None,
-         progress: Callable[[str], None] | None = None) -> WarmReport:
+         progress: Callable[[int, int], None] | None = None) -> WarmReport:
     """Compile every kernel of the engine into numba's cache; see the module docstring.
 
     ``processes``: how many exercises run at once (default: the cores). Kernels already
-    cached are loaded, not compiled again.
+    cached are loaded, not compiled again. ``progress(compiled, total)``: how many of the
+    ``total`` kernels to compile are in the cache so far, as the exercises go (about
+    twice a second, and once at the end).
     """
     started = time.perf_counter()
     processes = max(1, processes or os.cpu_count() or 1)
     compile_bytecode()
     found = kernels()
-    before = {name_of(k) for k in found if not inlined(k) and cached(k, _native(found))}
+    native = _native(found)
+    before = {name_of(k) for k in found if not inlined(k) and cached(k, native)}
     failed: list[str] = []
-    if any(not inlined(k) and name_of(k) not in before | FIRST_USE.keys() for k in found):
+    wanted = [k for k in found if not inlined(k) and name_of(k) not in before | FIRST_USE.keys()]
+    count = CacheCount(wanted, native, progress)
+    if wanted:
         for phase in PHASES:
-            if progress is not None:
-                progress(", ".join(phase))
-            failed += _run_phase(phase, processes)
+            failed += _run_phase(phase, processes, count.tick)
     report = WarmReport(found=[name_of(k) for k in found], processes=processes,
                         failed=failed)
-    native = _native(found)
+    native = count.native = _native(found)  # again: the exercises built the native kernels
+    count.tick(force=True)
     for kernel in found:
         name = name_of(kernel)
         if inlined(kernel):
@@ -316,6 +324,30 @@ def warm(processes: int | None = None,
             report.missing.append(name)
     report.seconds = time.perf_counter() - started
     return report
+
+
+class CacheCount:
+    """Tells ``progress(cached, total)`` how many of the ``wanted`` kernels numba's cache
+    holds (``tick()``: at most every ``EVERY`` seconds unless forced). The exercises fill
+    the cache from other processes; reading its indexes is the one way to see them go."""
+
+    EVERY = 0.5
+
+    def __init__(self, wanted: Sequence[Kernel], native: frozenset[str],
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.waiting = list(wanted)
+        self.total = len(self.waiting)
+        self.native = native
+        self.progress = progress
+        self.last = 0.0
+
+    def tick(self, force: bool = False) -> None:
+        now = time.perf_counter()
+        if self.progress is None or (not force and now - self.last < self.EVERY):
+            return
+        self.last = now
+        self.waiting = [k for k in self.waiting if not cached(k, self.native)]
+        self.progress(self.total - len(self.waiting), self.total)
 
 
 def _native(found: list[Kernel]) -> frozenset[str]:

@@ -132,3 +132,19 @@ def test_roads_print_the_ask_marks(hand_file: Path) -> None:
                                           "--json"]).output)
     assert data["ask"]["P"] == {"big eye boy": "red", "small road": "red",
                                 "cockroach pig": "blue"}
+
+
+def test_a_road_wider_than_the_terminal_is_drawn_in_blocks_of_whole_columns(
+        tmp_path: Path) -> None:
+    """50 alternating decisions make a big road of 50 one-cell columns (100 characters);
+    at 80 columns it is printed as columns 1-40 then 41-50, no mark cut or lost."""
+    path = tmp_path / "wide.parquet"
+    write_coups(outcome_only({1: "BP" * 25}), path, None, source="test")
+    result = runner.invoke(app, ["roads", "--coups", str(path), "--shoe", "1"],
+                           env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line.rstrip()) for line in result.output.splitlines()) <= 80
+    big = result.output.split("Big road\n")[1].split("\n\n")[0].splitlines()
+    assert big[0] == "  columns 1-40 of 50" and big[1] == "B P " * 20
+    assert big[7] == "  columns 41-50 of 50" and big[8] == "B P " * 5
+    assert len(big) == 14  # two blocks of a label and six rows

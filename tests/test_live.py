@@ -408,3 +408,24 @@ def test_the_folders_above_the_file_are_made(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert import_files([out]).outcome.tolist() == [BANKER]
     assert sorted(p.name for p in out.parent.iterdir()) == ["table.csv"]
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ("1,2,ZZ,KD,,3H,5C,,9,8,P,,", "line 5: unknown card 'ZZ'"),
+    ("1,2,9S,KD,,3H,5C,,9,8,Player,,", "line 5: outcome 'Player' is not B, P or T"),
+    ("1,2,9S,KD,,3H,5C,,9,8,B,,", "line 5: the cards make Player 9-8 (9S KD | 3H 5C), but "
+                                  "the row says B"),
+    ("one,2,,,,,,,,,B,,", "line 5: shoe and coup must be whole numbers, got 'one', '2'"),
+])
+def test_resume_names_what_is_wrong_in_a_row(tmp_path: Path, row: str, message: str) -> None:
+    """A row edited by hand says what is wrong with it (a bad card or outcome was reported
+    as 'shoe and coup must be whole numbers')."""
+    path = tmp_path / "table.csv"
+    session = new_session(path)
+    session.apply(Coup(BANKER))
+    session.close()
+    with path.open("a") as handle:
+        handle.write(row + "\n")
+    with pytest.raises(JournalError) as refused:
+        Journal.resume(path)
+    assert str(refused.value).startswith(f"{path}, {message}")

@@ -316,3 +316,29 @@ def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
     with Backend(workers=2) as backend:
         backend.run(eval, [probe, probe, probe], lambda task, found: seen.append(found))
     assert seen == [["numba", "numba.np.arraymath", "numba.np.npyimpl"]] * 3
+
+
+def _progress_of_a_run(tmp_path: Path, **backend: object) -> tuple[list[tuple[int, int]], int]:
+    """The progress calls of a 4-chunk run replayed step by step (exact pricing: the
+    compiled path plays a chunk in one call), and the coups it played."""
+    calls: list[tuple[int, int]] = []
+    result = backtest(strategies=SPECS, shoes=40, seed=3, chunk_shoes=10, expected="exact",
+                      out=tmp_path / "run", progress=lambda c, s: calls.append((c, s)),
+                      **backend)  # type: ignore[arg-type]
+    return calls, result.info["counts"]["coups"]
+
+
+def _moves_within_chunks(calls: list[tuple[int, int]], coups: int) -> None:
+    # 4 chunks of 10 one-shoe sessions: a bar moving only as chunks end gets 4 calls,
+    # the first of 10 sessions; chunks that report as they go give many, small ones
+    assert sum(s for _, s in calls) == 40 and sum(c for c, _ in calls) == coups
+    assert len(calls) >= 4 * 8
+    assert 0 < next(s for _, s in calls if s) < 10
+
+
+def test_a_pool_reports_sessions_as_its_chunks_go_not_only_when_they_end(tmp_path: Path):
+    _moves_within_chunks(*_progress_of_a_run(tmp_path, workers=2))
+
+
+def test_a_dask_cluster_reports_sessions_as_its_chunks_go(tmp_path: Path, cluster):
+    _moves_within_chunks(*_progress_of_a_run(tmp_path, scheduler=cluster.scheduler_address))

@@ -101,3 +101,27 @@ def test_baccarat_warm_reports_every_kernel_cached(tmp_path):
     assert {name_of(k) for k in kernels() if inlined(k)} <= {
         line.strip().split(":")[0] for line in warm.stdout.splitlines()
         if line.endswith("compiled into their callers")}
+
+
+def test_warm_says_how_many_kernels_are_in_the_cache_as_its_exercises_go(tmp_path,
+                                                                          monkeypatch):
+    """``progress(cached, total)`` moves kernel by kernel as the exercises fill numba's
+    cache (the command's bar), not only at the end: two fresh kernels, one exercise each."""
+    (tmp_path / "fresh_kernels.py").write_text(
+        "from engine.jit import njit\n\n"
+        "@njit(cache=True)\ndef one(x):\n    return x + 1\n\n"
+        "@njit(cache=True)\ndef two(x):\n    return x * 2\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import fresh_kernels
+
+    from engine import warm
+    monkeypatch.setattr(warm, "kernels", lambda: [fresh_kernels.one, fresh_kernels.two])
+    monkeypatch.setattr(warm, "PHASES", (("one",), ("two",)))
+    monkeypatch.setattr(warm, "EXERCISES", {"one": lambda: fresh_kernels.one(1),
+                                            "two": lambda: fresh_kernels.two(1)})
+    monkeypatch.setattr(warm, "compile_bytecode", lambda: None)
+    monkeypatch.setattr(warm.CacheCount, "EVERY", 0)
+    calls: list[tuple[int, int]] = []
+    report = warm.warm(processes=1, progress=lambda n, total: calls.append((n, total)))
+    assert calls == [(1, 2), (2, 2), (2, 2)]
+    assert sorted(report.compiled) == ["fresh_kernels.one", "fresh_kernels.two"]

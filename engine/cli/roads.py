@@ -53,7 +53,9 @@ def shoe_outcomes(coups: Coups, shoe: int, path: Path) -> np.ndarray:
     return outcomes.astype(np.int64)
 
 
-def _print_section(title: str, lines: list[Text], note: str = "") -> None:
+def _print_section(title: str, lines: list[Text], note: str = "", cell: int = 0) -> None:
+    """A road under its title; a grid of ``cell`` characters a column wider than the
+    terminal is printed in blocks of the columns that fit, one under the other."""
     heading = Text(title, style="bold")
     if note:
         heading.append(f"  {note}", style="dim")
@@ -61,9 +63,27 @@ def _print_section(title: str, lines: list[Text], note: str = "") -> None:
     if not any(line.plain.strip() for line in lines):
         console.print(Text("  (empty)", style="dim"), soft_wrap=True)
     else:
-        for line in lines:
-            console.print(line, soft_wrap=True)
+        for block in column_blocks(lines, cell, console.width):
+            for line in block:
+                console.print(line, soft_wrap=True)
     console.print()
+
+
+def column_blocks(lines: list[Text], cell: int, width: int) -> list[list[Text]]:
+    """``lines`` (a grid, ``cell`` characters a column) cut into blocks of whole columns
+    no wider than ``width``, each after a line naming its columns; as they are when they
+    fit (or ``cell`` is 0: not a grid)."""
+    widest = max((len(line.plain.rstrip()) for line in lines), default=0)
+    if not cell or widest <= width:
+        return [lines]
+    per_block = max(width // cell, 1) * cell
+    columns = -(-widest // cell)
+    blocks = []
+    for start in range(0, widest, per_block):
+        first, last = start // cell + 1, min((start + per_block) // cell, columns)
+        label = Text(f"  columns {first}-{last} of {columns}", style="dim")
+        blocks.append([label, *(line[start:start + per_block] for line in lines)])
+    return blocks
 
 
 def render_ask(ask: AskMarks) -> list[Text]:
@@ -99,15 +119,15 @@ def draw(roads: Roads, shoe: int) -> None:
         (f"T {counts[2]}", SIDE_STYLE[2]),
     ), soft_wrap=True)
     console.print()
-    _print_section("Bead plate", bead_plate_lines(roads.bead_plate))
+    _print_section("Bead plate", bead_plate_lines(roads.bead_plate), cell=2)
     leading = roads.big_road.leading_ties
     _print_section("Big road", big_road_lines(roads.big_road.grid),
-                   f"ties before the first decision: {leading}" if leading else "")
+                   f"ties before the first decision: {leading}" if leading else "", cell=2)
     coloured = console.color_system is not None
     for k in DERIVED_ROADS:
         note = "" if coloured else "r = red, b = blue"
         _print_section(SECTION[k], derived_lines(roads.derived_grid(k), k, plain=not coloured,
-                                                 cell=2), note)
+                                                 cell=2), note, cell=2)
     _print_section("Ask", render_ask(roads.ask), "the mark the next decision would add")
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import contextlib
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from . import app
-from .common import console, done, err_console, reports_errors
+from .common import console, done, err_console, progress_bar, reports_errors
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @app.command()
@@ -26,7 +30,17 @@ def warm(
     """
     from ..warm import warm as warm_kernels
 
-    report = warm_kernels(processes)
+    with contextlib.ExitStack() as stack:
+        bars: list[Progress] = []  # a bar once there is something to compile
+
+        def compiled(n: int, total: int) -> None:
+            if not total:
+                return
+            if not bars:
+                bars.append(stack.enter_context(progress_bar("warm", total, "kernels", False)))
+            bars[0].update(bars[0].task_ids[0], completed=n, rate="kernels in the cache")
+
+        report = warm_kernels(processes, progress=compiled)
     if verbose:
         for title, names in (("compiled now", report.compiled), ("already cached", report.already),
                              ("compiled into their callers", report.inlined),

@@ -307,10 +307,11 @@ def _record(line: str, where: str) -> Record | None:
                            f"({','.join(COLUMNS)})")
     row = dict(zip(COLUMNS, values, strict=True))
     try:
-        return CoupRow(int(row["shoe"]), int(row["coup"]), _entry(row, where))
+        shoe, coup = int(row["shoe"]), int(row["coup"])
     except ValueError:
         raise JournalError(f"{where}: shoe and coup must be whole numbers, got "
                            f"{row['shoe']!r}, {row['coup']!r}") from None
+    return CoupRow(shoe, coup, _entry(row, where))  # its errors name what is wrong
 
 
 def _entry(row: dict[str, str], where: str) -> Coup:
