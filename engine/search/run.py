@@ -121,13 +121,21 @@ def search(
                             f"(and --seed S)")
     else:
         indices, configs = list(range(len(space))), list(space)
-    shoe_ids, lengths = dataset_shoes(coups)
-    sessions = -(-shoe_ids.size // max(session_shoes, 1))
-    split = (fold_split(sessions, folds, walk_forward) if folds is not None
-             else holdout_split(sessions, 0.5 if holdout is None else holdout))
-    if null:
-        check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
     stack = contextlib.ExitStack()
+    if isinstance(coups, str | Path):  # the shoes split are the shoes played: pinned
+        from ..io.owner import pinned
+
+        stack.enter_context(pinned(coups))
+    try:
+        shoe_ids, lengths = dataset_shoes(coups)
+        sessions = -(-shoe_ids.size // max(session_shoes, 1))
+        split = (fold_split(sessions, folds, walk_forward) if folds is not None
+                 else holdout_split(sessions, 0.5 if holdout is None else holdout))
+        if null:
+            check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
+    except BaseException:
+        stack.close()
+        raise
     temp = None
     folder = Path(out) if out is not None else Path()
     with stack, _named_as(out, lambda: folder):
