@@ -113,6 +113,14 @@ def reports_errors(func: F) -> F:
                     " (--debug or BACCARAT_DEBUG=1 prints the full traceback)")
             print_labelled("error", f"{exc}{hint}", "bold red")
             raise typer.Exit(code=2) from None
+        except OSError as exc:  # the file system refused a file nothing else checked
+            from ..io.owner import system_refusal
+
+            refusal = system_refusal(exc)
+            if refusal is None:
+                raise
+            print_labelled("error", str(refusal), "bold red")
+            raise typer.Exit(code=2) from None
         except KeyboardInterrupt as exc:
             message = str(exc) if str(exc) and str(exc) != "SIGTERM" else "interrupted"
             err_console.print(escape(message), style="bold yellow", highlight=False,
