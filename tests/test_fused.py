@@ -405,6 +405,18 @@ def compose(selection: str, staking: str, rules: str = "") -> str:
 EVERY_PART = [compose(sel, STAKINGS[i % len(STAKINGS)]) for i, sel in enumerate(SELECTIONS)] \
     + [compose(SELECTIONS[(5 * i) % len(SELECTIONS)], stk) for i, stk in enumerate(STAKINGS)]
 
+def assert_same_bits(got: Any, expected: Any, label: Any) -> None:
+    """Two Arrow tables with the same schema and the same bits in every column (NaN where
+    NaN, -0.0 where -0.0); ``label`` names the configuration in a failure."""
+    assert got.schema.equals(expected.schema)
+    for name in got.column_names:
+        left = got.column(name).to_numpy(zero_copy_only=False)
+        right = expected.column(name).to_numpy(zero_copy_only=False)
+        same = np.array_equal(left.view(np.int64), right.view(np.int64)) \
+            if left.dtype.kind == "f" else np.array_equal(left, right)
+        assert same, (label, name)
+
+
 def assert_same_sessions(specs: list[str], coups: Coups, rules: TableRules,
                          policy: SessionPolicy) -> dict[str, Any]:
     """The fused path's sessions tables of ``specs`` over ``coups`` are the replay's, bit
@@ -418,14 +430,8 @@ def assert_same_sessions(specs: list[str], coups: Coups, rules: TableRules,
     grid, ledgers = replay(coups, configs, rules, policy)
     for k, config_ledger in enumerate(ledgers):
         expected = sessions_table(grid, config_ledger, k, list(BET_KINDS))
-        got = fused.tables[k]
-        assert got.schema.equals(expected.schema)
-        for name in got.column_names:
-            left = got.column(name).to_numpy(zero_copy_only=False)
-            right = expected.column(name).to_numpy(zero_copy_only=False)
-            same = np.array_equal(left.view(np.int64), right.view(np.int64)) \
-                if left.dtype.kind == "f" else np.array_equal(left, right)
-            assert same, (specs[k] if len(specs) == len(configs) else k, name)
+        assert_same_bits(fused.tables[k], expected,
+                         specs[k] if len(specs) == len(configs) else k)
     return {"stops": {reason for t in fused.tables for reason in t.column("stop_reason")
                       .to_pylist()},
             "bets": sum(int(np.sum(t.column("bets").to_numpy())) for t in fused.tables)}
@@ -509,13 +515,7 @@ def test_with_the_ledger_any_combination_writes_the_replays_ledger_byte_for_byte
     for k, config_ledger in enumerate(ledgers):
         expected = ledger_table(grid, chunk, config_ledger, k, list(BET_KINDS))
         got = ledger_table(fused.grid, chunk, fused.ledgers[k], k, list(BET_KINDS))
-        assert got.schema.equals(expected.schema)
-        for name in got.column_names:
-            left = got.column(name).to_numpy(zero_copy_only=False)
-            right = expected.column(name).to_numpy(zero_copy_only=False)
-            same = np.array_equal(left.view(np.int64), right.view(np.int64)) \
-                if left.dtype.kind == "f" else np.array_equal(left, right)
-            assert same, (configs[k].name, name)
+        assert_same_bits(got, expected, configs[k].name)
 
 
 def test_the_composed_built_in_of_issue_21_stops_per_shoe_as_the_replay_does():
