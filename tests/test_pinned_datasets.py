@@ -9,7 +9,6 @@ same on a real Dask LocalCluster; parts truncated before ``--resume``.
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import signal
@@ -305,6 +304,8 @@ def test_search_holds_its_dataset_for_its_whole_life(tmp_path: Path, monkeypatch
     """search reads the dataset's shoes (to split them) before its backtest plays them:
     a writer replacing the dataset between the two is refused, naming the search (it
     replaced it, and the split and the play were over two datasets)."""
+    import importlib
+
     search_run = importlib.import_module("engine.search.run")  # engine.search: the function
 
     coups = tmp_path / "coups"
