@@ -11,7 +11,9 @@ classes of coup enumerated, as in any run after its first configuration).
 - ``cold``: the whole ``baccarat risk -s martingale --coups 80 --table-max 1000 --check
   0`` process, for the record (Python, imports, loading the kernels).
 
-The median of ``--repeat`` runs is printed with the machine's load before each run.
+The median of ``--repeat`` runs is printed with the machine's load before each run, and
+the CPU time of this process (under load the wall time waits for a core; a ``cold`` run's
+work is in a child process, not counted there).
 
     python benchmarks/bench_risk.py martingale sizing grid cold --repeat 5
 """
@@ -39,17 +41,20 @@ GRID = ["flat:side=[banker,player,tie]", "flat:base=25,side=[banker,player]",
 
 
 def _median(name: str, runs: int, work: Callable[[], str]) -> float:
-    times = []
+    times, cpus = [], []
     note = ""
     for i in range(runs):
         load = os.getloadavg()[0]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         note = work()
         times.append(time.perf_counter() - started)
-        print(f"  {name} run {i + 1}: {times[-1]:.3f}s; load before {load:.1f}", flush=True)
+        cpus.append(time.process_time() - cpu)
+        print(f"  {name} run {i + 1}: {times[-1]:.3f}s (CPU {cpus[-1]:.3f}s); load before "
+              f"{load:.1f}", flush=True)
     median = statistics.median(times)
     print(f"{name}: median {median:.3f}s of {runs} (min {min(times):.3f}s, max "
-          f"{max(times):.3f}s); {note}", flush=True)
+          f"{max(times):.3f}s; CPU of this process {statistics.median(cpus):.3f}s); {note}",
+          flush=True)
     return median
 
 

@@ -1,6 +1,7 @@
 """The Python face of the package, for scripts and notebooks.
 
-``from engine import backtest, generate, import_files, compare, report, odds, Session, Run``.
+``from engine import backtest, search, generate, import_files, compare, report, odds,
+Session, Run``.
 A backtest reads as three groups, as a reader sees them: the dataset, the session rules
 (:class:`Session`, which is ``engine.replay.SessionPolicy`` itself, so a session rule added
 there is here too) and how it runs (:class:`Run`); the table rules are ``rules=``::
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .backtest import BacktestResult
     from .coups import Coups
     from .rules import TableRules
+    from .search.result import SearchResult
 
 #: The session rules of a backtest: ``engine.replay.SessionPolicy`` made public.
 Session = SessionPolicy
@@ -151,11 +153,13 @@ def import_files(paths: str | Path | Sequence[str | Path], **options: Any) -> Co
 def compare(runs: Any, sort: str | None = None, **options: Any) -> Any:
     """The comparison table of ``runs`` (results, run folders, or a mapping of labels to
     either): every summary metric, and each configuration minus the baseline, paired
-    session by session where they played the same shoes."""
+    session by session where they played the same shoes. In a notebook it shows its
+    verdict table and the mean bankroll by coup of each configuration."""
+    from .comparison_view import Comparison
     from .report.compare import compare as table
 
     with python_words():
-        return table(runs, sort, **options)
+        return Comparison.of(table(runs, sort, **options), runs)
 
 
 # -- errors in Python's words ----------------------------------------------------------------
@@ -164,6 +168,62 @@ _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?:[ =](-?[\w.:/]+))?")
 _FLAGS_WITHOUT_VALUE = {"force", "resume", "keep-invalid", "skip-invalid-shoes", "debug",
                         "quiet", "no-table", "json", "dry-run", "ascending"}
 _RENAMED = {"coups": "dataset", "chunk": "chunk_shoes", "ledger": "ledger"}
+#: Words that follow a flag in a message without being its value ("--workers must be ...").
+_NOT_VALUES = {"a", "an", "and", "applies", "are", "can", "cannot", "chains", "given", "has",
+               "is", "keeps", "must", "need", "needs", "of", "only", "or", "picks", "sets",
+               "takes", "the", "to", "with"}
+
+
+#: What a search takes of ``Run`` (it plays its runs without a ledger, in chunks it sizes).
+_SEARCH_RUN = ("workers", "out", "force", "progress")
+
+
+def search(dataset: Coups | str | Path, strategies: Sequence[str], *,
+           metric: str | None = None, holdout: float | None = None,
+           folds: int | None = None, walk_forward: bool = False,
+           sample: int | None = None, seed: int = 0, null: int = 0,
+           null_seed: int | None = None, reps: int = 1000,
+           session: SessionPolicy | None = None, rules: TableRules | None = None,
+           run: Run | None = None, **keywords: Any) -> SearchResult:
+    """Search the configurations ``strategies`` stand for (SPECs with lists and ranges,
+    ``"streak:n=1..8"``) over ``dataset`` without fooling yourself, as ``baccarat search``
+    does; returns a :class:`~engine.search.result.SearchResult` (``.sentence``, ``.table``
+    one row per configuration, ``.document``, ``.null``).
+
+    ``metric``: what "best" means (default: realized edge minus expected edge);
+    ``holdout``: the share of the sessions held back to check the choice on (default
+    0.5), or ``folds=K`` (``walk_forward=True``: chosen on the shoes before each fold);
+    ``sample=K, seed=S``: K configurations drawn from a space too big to play whole;
+    ``null=N``: the same search over N fair datasets of the same shape (what chance
+    gives); ``reps``: bootstrap samples of the step-down and the SPA. ``session`` and
+    ``rules`` as ``backtest`` takes them; of ``run``: ``workers``, ``out`` (the search
+    folder; None: a temporary one), ``force`` and ``progress``.
+    """
+    from .search.run import search as play
+
+    policy = session or SessionPolicy()
+    how = run or Run()
+    unknown = set(keywords) - _SESSION_FIELDS - set(_SEARCH_RUN)
+    if unknown:
+        raise TypeError(f"search() got unexpected keyword argument(s) {sorted(unknown)}; "
+                        f"session rules go in Session(...), and of Run it takes "
+                        f"{', '.join(_SEARCH_RUN)}")
+    policy = replace(policy, **{k: keywords.pop(k) for k in list(keywords)
+                                if k in _SESSION_FIELDS})
+    how = replace(how, **keywords)
+    unused = [f"{f.name}={getattr(how, f.name)!r}" for f in fields(Run)
+              if f.name not in _SEARCH_RUN and getattr(how, f.name) != f.default]
+    if unused:
+        raise BaccaratError(f"search() sizes and plays its own runs (no ledger, no resume): "
+                            f"Run({', '.join(unused)}) is not for it; it takes "
+                            f"Run({', '.join(_SEARCH_RUN)})")
+    with python_words(), _progress(how.progress, policy.session_shoes) as (_, advance):
+        return play(dataset, strategies, metric=metric, holdout=holdout, folds=folds,
+                    walk_forward=walk_forward, sample=sample, seed=seed, null=null,
+                    null_seed=null_seed, reps=reps, rules=rules, session=policy,
+                    out=how.out, force=how.force, workers=how.workers,
+                    progress=None if advance is None else
+                    (lambda stage, sessions, coups: advance(coups, sessions)))
 
 
 def in_python_words(message: str) -> str:
@@ -176,7 +236,11 @@ def in_python_words(message: str) -> str:
         name = _RENAMED.get(flag, flag.replace("-", "_"))
         if flag in _FLAGS_WITHOUT_VALUE:
             return f"{name}=True" + (f" {value}" if value else "")
-        return f"{name}={value}" if value else f"{name}="
+        if value is None:
+            return name
+        if value.lower() in _NOT_VALUES:  # the message goes on: the flag has no value here
+            return f"{name} {value}"
+        return f"{name}={value}"
 
     return _FLAG.sub(word, message)
 

@@ -513,6 +513,7 @@ def _run_chunk(task: _Task) -> dict[str, Any]:
     parts.append(write_part(groups, folder / SESSIONS_FILE, chunk.index,
                             {**job.metadata, "kind": "sessions"}, part_info=stats,
                             row_group_rows=per_group * sessions, run_id=run_id))
+    inject_fault(chunk.index, job.fault, written=True)
     result = {**stats, "parts": [(str(p), part_record(p)) for p in parts]}
     threads = worker_stray_threads()
     if threads:  # a strategy's threads that would keep this worker alive
@@ -802,8 +803,10 @@ def backtest(
             else Path(out)  # type: ignore[arg-type]
         with Backend(workers, scheduler, **(backend_options or {})) as backend:
             backend.connect()  # a scheduler out of reach stops it before anything is made
+            # The workers stop (on Ctrl-C: are killed) before the folder's claim ends, so
+            # none stages a part after its temporaries are cleared and its lock released.
             with owned_output(folder, plan, force=force, resume=resume, complete=RUN_FILE,
-                              resumable=temp is None) as output:
+                              resumable=temp is None) as output, backend:
                 if output.state == "complete":
                     return BacktestResult.load(folder)
                 summary = _play(output, backend, info, dataset, configs, rules, policy,

@@ -23,13 +23,16 @@ paths, for every part and for combinations a property test draws.
 
 It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"`` to each
 configuration that is exactly a built-in composition (``strategies.system.trusted_parts``)
-of the parts the kernel plays (``PLAYED_SELECTIONS``, ``PLAYED_STAKINGS``: every built-in
-but the count triggers and Kelly, which price bets from the cards left). Any rule
-variant, table limits and every field of ``SessionPolicy`` are covered. Anything else (a
-plugin, a part of one, the count triggers) is replayed beside it; the ledger and exact
-pricing replay everything, and so does a chunk in which a stake is refused (not a finite
-number, or a bet the dataset cannot settle): the replay then raises its own error,
-naming the session and the coup.
+of the parts the kernel plays (``PLAYED_SELECTIONS``, ``PLAYED_STAKINGS``: every built-in part but
+the count triggers that estimate or enumerate an EV, ``count:method=exact|true_count``;
+the published Dragon 7 and Panda 8 counts and Kelly read the cards seen, from
+``card_counts``, Kelly's EVs enumerated once per chunk for the coups it may bet). Any
+rule variant, table limits and every field of ``SessionPolicy`` are covered, and with
+the ledger the kernel keeps each configuration's grids for ``engine.ledger``'s rows.
+Anything else (a plugin, a part of one, those two count methods) is replayed beside it;
+exact pricing replays everything, and so does a chunk in which a stake is refused (not a
+finite number, or a bet the dataset cannot settle): the replay then raises its own
+error, naming the session and the coup.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import pyarrow as pa
 
 from strategies.base import Strategy
 from strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
+from strategies.kinds import win_payout
 from strategies.staking.progressions import FIB as _FIB
 
 from .bets import (
@@ -108,7 +112,7 @@ from .fused_play import (
     SEL_COUNT,
     SEL_PATTERN,
     SEL_ROAD,
-    STK_PERCENT,
+    STK_KELLY,
     SUM_DEPTH,
     pairwise_sum,
     play_systems,
@@ -146,9 +150,9 @@ PLAYED_SELECTIONS = frozenset(SELECTIONS[name] for name in (
 PLAYED_STAKINGS = frozenset(STAKINGS[name] for name in (
     "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
     "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
-    "reverse_labouchere", "parlay", "one_three_two_four", "percent"))
-assert (SELECTIONS["road"], SELECTIONS["count"], STAKINGS["percent"]) == \
-    (SEL_ROAD, SEL_COUNT, STK_PERCENT)
+    "reverse_labouchere", "parlay", "one_three_two_four", "percent", "kelly"))
+assert (SELECTIONS["road"], SELECTIONS["count"], STAKINGS["kelly"]) == \
+    (SEL_ROAD, SEL_COUNT, STK_KELLY)
 
 #: The published counts the kernel keeps (``Count.compiled_form``'s methods from
 #: ``COUNT_METHODS`` on), and their tags by card value.
@@ -167,6 +171,12 @@ class SystemForm:
     policy: SessionPolicy
     rules: TableRules
     config: Strategy
+
+    @property
+    def reads_cards(self) -> bool:
+        """Whether it reads the cards seen (a count, Kelly), so that the replay prices its
+        stakes from the cards left, not the full shoe."""
+        return self.selection.code == SEL_COUNT or self.staking.code == STK_KELLY
 
 
 @dataclass(frozen=True)
@@ -190,8 +200,8 @@ class FusedPlan:
 
     @property
     def needs_cards(self) -> bool:
-        """Whether a count reads the cards seen (the coups table must hold them)."""
-        return any(system.selection.code == SEL_COUNT for system in self.systems)
+        """Whether a count or Kelly reads the cards seen (the coups table must hold them)."""
+        return any(system.reads_cards for system in self.systems)
 
     @property
     def needs_pairs(self) -> bool:
@@ -207,7 +217,8 @@ def fused_plan(configs: Sequence[Strategy], rules: TableRules,
     """The fused path's plan for the configurations it can play, or None when the generic
     replay must play them all (a ledger to write, exact pricing, no configuration it can
     play). A configuration that is not a built-in system of parts the kernel plays (a
-    plugin, a count trigger, Kelly) is left to the replay."""
+    plugin, a part of one, a count trigger other than the published counts) is left to
+    the replay."""
     if expected != "auto" or not configs:
         return None
     each = tuple(config_rules) if config_rules is not None else (rules,) * len(configs)
@@ -359,10 +370,13 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
     per_coup = (cards.counts, cards.seen, cards.left, cards.whole) if cards is not None else \
         (np.zeros((len(PUBLISHED), 1), dtype=np.int64), np.zeros(1, dtype=np.int64),
          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_))
-    # A count's stakes are priced from the cards left, coup by coup, as the replay prices
-    # every strategy that reads the cards: those configurations are played one at a time,
-    # keeping their grids; the others all at once.
-    priced = [c for c, system in enumerate(systems) if system.selection.code == SEL_COUNT]
+    kelly_ev = _kelly_evs(systems, classes.size, cards)
+    win_pay = np.array([[win_payout(system.rules, kind) for kind in BET_KINDS]
+                        for system in systems])
+    # A count's or Kelly's stakes are priced from the cards left, coup by coup, as the
+    # replay prices every strategy that reads the cards: those configurations are played
+    # one at a time, keeping their grids; the others all at once.
+    priced = [c for c, system in enumerate(systems) if system.reads_cards]
     kept = list(range(n_configs)) if plan.ledger else priced  # each one's grids kept
     batches = [([c for c in range(n_configs) if c not in kept], False)]
     batches += [([c], True) for c in kept]
@@ -380,7 +394,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
         out_path = np.zeros((len(batch), n_sessions, N_PATH))
         out_first = np.full((len(batch), n_kinds), width, dtype=np.int64)
         problem = play_systems(
-            classes, shoe_first, roads, *per_coup, starts, width,
+            classes, shoe_first, roads, *per_coup, kelly_ev, starts, width,
             np.array([system.selection.code for system in chosen], dtype=np.int64),
             _padded([system.selection.params for system in chosen], extra=1),
             np.array([system.staking.code for system in chosen], dtype=np.int64), stkp,
@@ -388,6 +402,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
             np.ascontiguousarray(kinds[batch]),
             np.stack([_policy_row(system.policy, system.rules) for system in chosen]),
             np.ascontiguousarray(np.stack([tables[system.rules] for system in chosen])),
+            np.ascontiguousarray(win_pay[batch]),
             _POW2, _FIB, CYCLES, out_floats, out_ints, out_path, out_first, keep, *grids,
             np.zeros(width), np.zeros(width), np.full(width, -1, dtype=np.int64),
             np.zeros(width), np.zeros(stkp.shape[1] + width + 2, dtype=np.int64),
@@ -438,6 +453,45 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
                                         priced_grid.get(c))
                          for c, system in enumerate(systems)]
     return chunk
+
+
+def _kelly_evs(systems: Sequence[SystemForm], n_coups: int,
+               cards: CardCounts | None) -> np.ndarray:
+    """Kelly's EVs (coups x bet kinds): the exact EV per unit of each kind a Kelly
+    configuration may stake, on the cards left before each coup where a session of it
+    may bet (``Kelly._exact_ev``: 0 where fewer than six cards are left or the counts are
+    not whole, and Kelly then stakes its base); a placeholder without Kelly."""
+    kelly = [system for system in systems if system.staking.code == STK_KELLY]
+    if not kelly:
+        return np.zeros((1, len(BET_KINDS)))
+    assert cards is not None
+    from strategies.selections.counting import exact_ev
+
+    ev = np.zeros((n_coups, len(BET_KINDS)))
+    whole = cards.whole & (cards.left >= MIN_CARDS)
+    by_rules: dict[tuple[TableRules, str], np.ndarray] = {}
+    for system in kelly:
+        looks = whole & _may_bet(system.selection, cards)
+        for kind in system.kinds:
+            wanted = by_rules.setdefault((system.rules, kind), np.zeros(n_coups, np.bool_))
+            wanted |= looks
+    for (rules, kind), wanted in by_rules.items():
+        rows = np.flatnonzero(wanted)
+        if rows.size:
+            remaining = cards.full - cards.by_value[rows].astype(np.int64)
+            ev[rows, KIND_INDEX[kind]] = exact_ev(remaining, rules, kind, cards.decks)
+    return ev
+
+
+def _may_bet(selection: PartForm, cards: CardCounts) -> np.ndarray | bool:
+    """The coups at which a session of this selection may bet, as far as the cards tell:
+    a published count's trigger (the kernel's test), every coup for the others."""
+    if selection.code != SEL_COUNT:
+        return True
+    j = int(selection.params[1]) - COUNT_METHODS
+    with np.errstate(divide="ignore", invalid="ignore"):  # no cards left: not looking
+        true_count = cards.counts[j] / (cards.left / 52.0)
+    return (cards.seen >= int(selection.params[3])) & (true_count >= selection.params[2])
 
 
 def _config_ledger(system: SystemForm, grids: tuple[np.ndarray, ...], ints: np.ndarray,

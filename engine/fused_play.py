@@ -35,7 +35,7 @@ SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SK
     SEL_AFTER_TIES, SEL_ROAD, SEL_COUNT = range(10)
 STK_FLAT, STK_MARTINGALE, STK_GRAND_MARTINGALE, STK_PAROLI, STK_DALEMBERT, STK_FIBONACCI, \
     STK_LABOUCHERE, STK_OSCARS_GRIND, STK_1326, STK_CONTRA_DALEMBERT, \
-    STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT = range(14)
+    STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT, STK_KELLY = range(15)
 
 #: A session's choice: a bet kind's index in ``engine.bets.BET_KINDS``, or no bet.
 NO_BET = -1
@@ -168,8 +168,9 @@ def _units(line, lo, hi):  # pragma: no cover - compiled
 
 
 @njit(cache=True, native=True)
-def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, cards_ok, starts,
-                 width, sel, selp, stk, stkp, stk_n, kinds, rules, payouts, pow2, fib, cycles,
+def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, cards_ok,
+                 kelly_ev, starts, width, sel, selp, stk, stkp, stk_n, kinds, rules, payouts,
+                 win_pay, pow2, fib, cycles,
                  floats, ints, path, first_step, keep, grid_side, grid_stake, grid_net,
                  grid_bankroll, grid_played, nets, totals, sides, kstake, line, recent,
                  stack, left):  # pragma: no cover - compiled
@@ -179,12 +180,14 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
     Per coup (the chunk's): ``classes`` (``engine.bets``), ``shoe_first`` (a shoe's first
     coup), ``roads`` (``engine.fused.road_features``), and what the cards seen in its shoe
     before it show (``engine.fused.card_counts``): each published count's running count
-    (``counts``), the cards seen and left, and whether the counts are whole (``cards_ok``).
-    Per session: ``starts`` (its first
+    (``counts``), the cards seen and left, and whether the counts are whole (``cards_ok``);
+    for Kelly, the exact EV per unit of each bet kind on the cards left (``kelly_ev``,
+    coups x bet kinds; 0 where it is not enumerated). Per session: ``starts`` (its first
     coup; the last entry ends the chunk); ``width``: the longest session. Per
     configuration: the selection's code and numbers (``sel``, ``selp``), the staking
     plan's (``stk``, ``stkp``, ``stk_n`` of them), ``kinds`` (the bet kinds its selection
-    may choose), ``rules`` (its policy, ``R_*``) and ``payouts`` (classes x bet kinds).
+    may choose), ``rules`` (its policy, ``R_*``), ``payouts`` (classes x bet kinds) and
+    ``win_pay`` (each kind's win payout b of b:1, for Kelly).
     Out: ``floats`` (configs x (``N_FLOATS`` + bet kinds) x sessions), ``ints``
     (configs x ``N_INTS`` x sessions), ``path`` (configs x sessions x ``N_PATH``) and
     ``first_step`` (the first step, over the sessions, at which each kind was staked:
@@ -418,8 +421,14 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                         stake = base * cycles[1, k]
                     elif k_code == STK_PARLAY:
                         stake = ride
-                    else:  # STK_PERCENT
+                    elif k_code == STK_PERCENT:
                         stake = max(k_p1 / 100.0 * bankroll, base)
+                    else:  # STK_KELLY: fraction x bankroll x EV / b, at least the base,
+                        # at most max_stake (the third number; -1: none), as Kelly.stakes
+                        stake = max(k_p1 * bankroll * (kelly_ev[row, side] / win_pay[c, side]),
+                                    base)
+                        if stkp[c, 2] >= 0:
+                            stake = min(stake, stkp[c, 2])
                     # --- the table rules (the replay's _settle_kernel), checked at once for
                     # the common stake (one the table takes as it is), else one by one
                     if not (plain_stakes & (stake >= tmin_low) & (stake <= tmax)):

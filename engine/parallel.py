@@ -160,18 +160,21 @@ def fault_spec() -> str | None:
     return os.environ.get(FAULT_ENV) or None
 
 
-def inject_fault(index: int, spec: str | None) -> None:
+def inject_fault(index: int, spec: str | None, *, written: bool = False) -> None:
     """Test hook: make chunk ``index`` fail as ``spec`` (from ``fault_spec``) says.
 
     The value is ``CHUNK:ACTION`` or ``CHUNK:ACTION:MARKER``. ACTION ``exit`` ends the
     process at once (as a kill would: no cleanup), ``raise`` raises "no space left on
-    device" (as a full disk would). With MARKER (a file path) the fault happens only while
-    that file does not exist, and creates it: the chunk fails once, then succeeds.
+    device" (as a full disk would); both when the chunk starts. ``hang`` happens once the
+    chunk's parts are staged (``written``): the worker then waits until it is stopped, as
+    one still writing when its run is interrupted would. With MARKER (a file path) the
+    fault happens only while that file does not exist, and creates it: the chunk fails
+    once, then succeeds.
     """
     if not spec:
         return
     chunk, action, *marker = spec.split(":", 2)
-    if int(chunk) != index:
+    if int(chunk) != index or (action == "hang") != written:
         return
     if marker:
         try:
@@ -183,6 +186,9 @@ def inject_fault(index: int, spec: str | None) -> None:
         os._exit(70)
     if action == "raise":
         raise OSError(errno.ENOSPC, f"No space left on device (injected in chunk {index})")
+    if action == "hang":
+        time.sleep(3600)
+        return
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
@@ -242,7 +248,9 @@ class Backend:
     """Where tasks run: this process, a local process pool, or a Dask cluster.
 
     Used as a context, it keeps its pool (or its Dask client) for every ``run`` inside, so
-    the phases of a job (the chunks, then the summary) share workers started once.
+    the phases of a job (the chunks, then the summary) share workers started once. The
+    context may be entered again inside the first (around the work on an output it
+    owns), so that the workers are stopped before the claim on the output ends.
     """
 
     def __init__(self, workers: int = 1, scheduler: str | None = None, *,
@@ -359,6 +367,8 @@ class Backend:
         if kill:
             for process in processes:
                 process.kill()
+            for process in processes:  # gone before anything they wrote is cleared
+                process.join()
         elif wait:
             # A worker ends once its tasks are done, unless a strategy left a thread
             # running in it (not a daemon): Python then waits for that thread for ever,
@@ -655,6 +665,7 @@ def generate_chunk(task: GenerateTask) -> tuple[int, str, dict[str, Any]]:
         coups = generate_model_coups(task.rules, task.seed, ids, task.shuffle)
     staged = write_part([coups.to_arrow()], task.folder, chunk.index, task.metadata,
                         run_id=task.run_id or None)
+    inject_fault(chunk.index, task.fault, written=True)
     return len(coups), str(staged), part_record(staged)
 
 
@@ -720,8 +731,9 @@ def generate_dataset(
             "chunk_shoes": chunk_shoes, "chunks": len(chunks), **model}
     with Backend(workers, scheduler, **(backend_options or {})) as backend:
         backend.connect()  # a scheduler out of reach stops the run before anything is made
+        # The workers stop before the folder's claim ends (see engine.backtest.backtest).
         with owned_output(folder, plan, force=force, resume=resume,
-                          complete=DATASET_FILE) as output:
+                          complete=DATASET_FILE) as output, backend:
             if output.state == "complete":
                 return dict(json.loads((folder / DATASET_FILE).read_text()))
             started = time.perf_counter()

@@ -19,6 +19,13 @@ never calls them during a backtest):
     The state when a new shoe opens, before its first coup (the session's first shoe
     included): a pattern that forgets the scoreboard at each shoe resets here.
 
+``limited_state(state, cut) -> Hashable`` (optional; default: the state unchanged)
+    The state with what the table maximum makes irrelevant forgotten. ``cut(stake)`` is
+    true when the table maximum cuts that stake (after the chip's rounding): such a stake,
+    and every larger one, is placed alike. Two states this maps to the same state must
+    play alike at this table. Labouchere writes every number whose stake is cut as the
+    smallest such number: a line that grows without bound then has few states.
+
 and, by what the class is, what its state means for the next coup:
 
 ``stakes_of(state) -> Mapping[str, float]``
@@ -46,7 +53,7 @@ over generated shoes before trusting it.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 #: What ``bet_of`` returns to end the session before the coup.
@@ -105,6 +112,12 @@ def shoe_state(part: Any, state: Any) -> Hashable:
     return state if method is None else method(state)
 
 
+def limited_state(part: Any, state: Any, cut: Callable[[float], bool]) -> Hashable:
+    """``part.limited_state(state, cut)`` if the part defines it, else ``state``."""
+    method = getattr(part, "limited_state", None)
+    return state if method is None else method(state, cut)
+
+
 def not_finite_reason(part: Any) -> str | None:
     """Why ``part`` has no finite state (its ``not_finite`` text, or a plain reason when
     it declares nothing); None when it declares one."""
@@ -125,4 +138,4 @@ def not_finite_reason(part: Any) -> str | None:
 
 __all__ = ["END_SESSION", "FiniteSelection", "FiniteStaking", "FiniteState", "FiniteStrategy",
            "LOST", "NO_STAKE", "OUTCOME_LETTERS", "PUSHED", "RESULTS", "WON",
-           "not_finite_reason", "shoe_state"]
+           "limited_state", "not_finite_reason", "shoe_state"]

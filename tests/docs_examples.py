@@ -16,7 +16,8 @@ evaluators below run the blocks. The format, for whoever writes an example:
   a ```` ```text ```` block right after it is what it prints.
 - Shown output is compared line by line (trailing spaces ignored). Two placeholders:
   ``<time>`` stands for a duration (``4.6s``, ``120 ms``) and ``<rate>`` for a speed
-  (``572,612``, ``2.44M`` before ``coups/s``): they differ from run to run;
+  (``572,612``, ``2.44M`` before ``coups/s``), ``<pid>`` for a process id (``pid
+  15037``): they differ from run to run;
   a line starting with ``...`` stands for any number of lines, and the rest of that line
   is a note to the reader (``... (rows cut here: every other statistic)``).
 - A command ending in the comment ``# Ctrl-C after N s`` is interrupted as a terminal
@@ -68,7 +69,9 @@ TIME = "<time>"
 _DURATION = r"\b\d+(?:\.\d+)?\s?(?:ms|s|min)\b"
 RATE = "<rate>"
 _RATE = r"\d[\d,]*(?:\.\d+)?[kM]?"
-_PLACEHOLDERS = {TIME: _DURATION, RATE: _RATE}
+PID = "<pid>"
+_PID = r"\d+"
+_PLACEHOLDERS = {TIME: _DURATION, RATE: _RATE, PID: _PID}
 _INTERRUPT = re.compile(r"#\s*Ctrl-C (?:after (?P<seconds>\d+(?:\.\d+)?)\s*s|once (?P<glob>\S+) "
                         r"exists?)\s*$")
 _DIRECTIVE = re.compile(r"<!--\s*(file|excerpt):\s*(\S+)\s*-->\s*\n\s*$")
@@ -103,6 +106,8 @@ def with_placeholders(shown: str, printed: str) -> str:
         lines = [re.sub(_DURATION, TIME, line) for line in lines]
     if RATE in shown:
         lines = [re.sub(rf"{_RATE}(?= coups/s)", RATE, line) for line in lines]
+    if PID in shown:
+        lines = [re.sub(rf"(?<=pid ){_PID}", PID, line) for line in lines]
     shown_lines = shown.splitlines()
     cuts = [i for i, line in enumerate(shown_lines) if line.startswith("...")]
     if len(cuts) == 1:

@@ -232,3 +232,21 @@ def test_carry_over_lookup_agrees_with_numpy_isin() -> None:
                         + rng.integers(0, 40, n_table))
         assert np.array_equal(_found_in(table, keys), np.isin(keys, table)), trial
 
+
+
+def test_progress_moves_by_datasets_and_the_figures_do_not_depend_on_the_frames(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small dataset's references fit one batch of shoes; the bar of datasets must
+    still move as they are measured (it sat at 0/100 until the end), and measuring them a
+    few at a time changes no figure (partial shoes, tables of 5 shoes and cards included)."""
+    import engine.analysis.reference as reference
+
+    coups = generate_coups(TableRules(), 5, np.arange(10))
+    coups = coups.take(~((coups.shoe == 3) & (coups.coup > 20)))  # a partial recording
+    seen: list[int] = []
+    framed = analyze_coups(coups, n_reference=40, seed=1, table_shoes=5, progress=seen.append)
+    assert sum(seen) == 40 and len(seen) >= 20
+    monkeypatch.setattr(reference, "MIN_FRAMES", 1)  # the whole batch in one frame
+    whole = analyze_coups(coups, n_reference=40, seed=1, table_shoes=5)
+    pd.testing.assert_frame_equal(framed.table, whole.table)
+    assert framed.notes == whole.notes and any("partial" in note for note in whole.notes)

@@ -43,6 +43,22 @@ def test_usage_errors_are_one_line_exit_2(tmp_path: Path, args: list[str], phras
     assert not any(ch in result.output for ch in "╭│╰"), "no framed box"
 
 
+def test_asked_for_a_format_a_command_says_what_it_prints_instead():
+    result = runner.invoke(app, ["odds", "--format", "json"])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("(baccarat odds prints JSON with --json)")
+    result = runner.invoke(app, ["compare", "--format=csv", "run"])
+    line, = result.output.strip().splitlines()
+    assert result.exit_code == 2 and "baccarat compare prints text and writes Parquet" in line
+    # the commands that print JSON, by their options (typer's own view of them)
+    group = get_command(app)
+    with_json = sorted(name for name in group.list_commands(None)  # type: ignore[attr-defined]
+                       if "--json" in {o for p in group.get_command(None, name).params
+                                       for o in p.opts})
+    assert line.endswith(f"--json is on {', '.join(with_json)})")
+    assert "--json is on" not in runner.invoke(app, ["compare", "--formt", "x"]).output
+
+
 def test_usage_error_in_a_real_process_is_one_line_on_stderr(tmp_path: Path):
     proc = subprocess.run([sys.executable, "-m", "engine.cli", "backtest", "--max-coups",
                            "x", "-s", "flat", "--out", str(tmp_path / "run")],

@@ -216,9 +216,11 @@ def test_ctrl_c_during_a_dask_run_stops_it_at_once_resumable(tmp_path: Path):
             sent = time.monotonic()
             code_ = child.wait(timeout=3)
             assert time.monotonic() - sent < 2.5
+            time.sleep(2)  # the chunk a worker was playing has ended meanwhile
         finally:
             child.kill()
         _, err = child.communicate()
+    assert not list(out.rglob("*.tmp"))  # that worker's part was never staged, or cleared
     assert code_ == 130, err
     assert "interrupted" in err and "--resume" in " ".join(err.split())
     assert "Traceback" not in err

@@ -24,9 +24,12 @@ def test_placeholders_match_timings_and_cut_lines() -> None:
     assert not matches(shown, "wrote run in soon\nlast\n")
     assert not matches(shown, "wrote run in 4.6s\na\n")
     assert not matches("1,000\n", "1,001\n")  # numbers are compared
+    assert matches("in use by another run (pid <pid>)\n", "in use by another run (pid 1234)\n")
+    assert not matches("in use (pid <pid>)\n", "in use (pid ?)\n")
 
 
 def test_an_update_keeps_the_placeholders() -> None:
     shown = "first\n... (cut)\nwrote x in <time>\n"
     assert with_placeholders(shown, "first\nA\nB\nwrote x in 9.1s\n") == \
         "first\n... (cut)\nwrote x in <time>\n"
+    assert with_placeholders("held (pid <pid>)\n", "held (pid 77)\n") == "held (pid <pid>)\n"

@@ -82,6 +82,22 @@ def test_a_name_too_long_and_a_path_through_a_file_are_one_line(command: str, in
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
+@pytest.mark.parametrize("reads", [["import", "{}", "--out", "{out}"],
+                                   ["backtest", "-s", "flat", "--coups", "{}", "--out", "{out}"],
+                                   ["analyze", "{}"], ["compare", "{}"], ["report", "{}"]])
+def test_an_input_whose_name_is_too_long_is_one_line(reads: list[str], tmp_path: Path):
+    """An input named past the file system's limit (the open fails with ENAMETOOLONG): one
+    line naming it, exit 2 (it was an "unexpected OSError", exit 1)."""
+    name = tmp_path / ("i" * 300 + ".csv")
+    args = [word.format(name, out=tmp_path / "out") for word in reads]
+    result = cli(*args, "-q")
+    assert result.exit_code == 2, result.output
+    line = one_line(result.output)
+    assert f"cannot open {name}: the name iiii" in line and "is 304 bytes, longer than " \
+        "this file system allows (255)" in line
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_legal_long_name_is_not_refused_because_of_its_temporary(tmp_path: Path):
     """251 bytes is a legal name; the temporary and the lock made from it would not be,
     and are shortened (the import of a 251-character name failed)."""

@@ -31,7 +31,7 @@ from engine.coups import Coups
 from engine.deal import generate_coups
 from engine.errors import StrategyFault
 from engine.fused import _POW2, _numpy_sum, deal_classes, fused_plan, run_coups
-from engine.ledger import sessions_table
+from engine.ledger import ledger_table, sessions_table
 from engine.parallel import generate_dataset
 from engine.replay import SessionPolicy, replay
 from engine.rules import TableRules
@@ -254,9 +254,9 @@ def test_exact_pricing_and_plugins_take_the_replay():
 
 def test_compiled_configurations_play_fused_beside_the_ones_the_replay_plays():
     """A run mixing built-in systems with what the kernel does not play (the card counter,
-    Kelly staking, a plugin's part combined with built-in ones) plays the first on the
-    fused path and replays only the others, over the same coups: the sessions of the
-    replay of all."""
+    an EV-estimating count trigger, a plugin's part combined with built-in ones) plays the
+    first on the fused path and replays only the others, over the same coups: the
+    sessions of the replay of all."""
     specs = ["streak:n=2", "count:method=true_count | flat", "road | martingale",
              "paroli:base=7.3,side=player", f"{CHOOSY}:EveryOther | dalembert", "dalembert"]
     chunks: list[tuple[int, ...]] = []
@@ -378,7 +378,7 @@ SELECTIONS = [
     "chop", "streak:n=2", "streak:n=4,per_shoe=false", "ping_pong:n=2",
     "pattern:BBP=P,PPB=B", "pattern:BT=T,PPP=B,ties=keep,per_shoe=false", "skip_first:n=5",
     "after_ties:n=1,m=5", "road", "road:road=small_road,mode=red",
-    "road:road=cockroach_pig,mode=blue",
+    "road:road=cockroach_pig,mode=blue", "count:method=panda8,threshold=2,bet=player",
 ]
 #: Every built-in staking plan the kernel plays.
 STAKINGS = [
@@ -386,7 +386,7 @@ STAKINGS = [
     "parlay:target_wins=2", "dalembert", "dalembert:unit=2.5", "contra_dalembert",
     "fibonacci", "labouchere", "labouchere:line=1-1-2", "reverse_labouchere",
     "oscars_grind", "one_three_two_six", "one_three_two_four", "percent",
-    "percent:percent=3.5,base=5",
+    "percent:percent=3.5,base=5", "kelly:base=5,fraction=1,max_stake=60",
 ]
 #: Session rules, per session and per shoe, alone and joined.
 RULES = [
@@ -405,6 +405,18 @@ def compose(selection: str, staking: str, rules: str = "") -> str:
 EVERY_PART = [compose(sel, STAKINGS[i % len(STAKINGS)]) for i, sel in enumerate(SELECTIONS)] \
     + [compose(SELECTIONS[(5 * i) % len(SELECTIONS)], stk) for i, stk in enumerate(STAKINGS)]
 
+def assert_same_bits(got: Any, expected: Any, label: Any) -> None:
+    """Two Arrow tables with the same schema and the same bits in every column (NaN where
+    NaN, -0.0 where -0.0); ``label`` names the configuration in a failure."""
+    assert got.schema.equals(expected.schema)
+    for name in got.column_names:
+        left = got.column(name).to_numpy(zero_copy_only=False)
+        right = expected.column(name).to_numpy(zero_copy_only=False)
+        same = np.array_equal(left.view(np.int64), right.view(np.int64)) \
+            if left.dtype.kind == "f" else np.array_equal(left, right)
+        assert same, (label, name)
+
+
 def assert_same_sessions(specs: list[str], coups: Coups, rules: TableRules,
                          policy: SessionPolicy) -> dict[str, Any]:
     """The fused path's sessions tables of ``specs`` over ``coups`` are the replay's, bit
@@ -418,14 +430,8 @@ def assert_same_sessions(specs: list[str], coups: Coups, rules: TableRules,
     grid, ledgers = replay(coups, configs, rules, policy)
     for k, config_ledger in enumerate(ledgers):
         expected = sessions_table(grid, config_ledger, k, list(BET_KINDS))
-        got = fused.tables[k]
-        assert got.schema.equals(expected.schema)
-        for name in got.column_names:
-            left = got.column(name).to_numpy(zero_copy_only=False)
-            right = expected.column(name).to_numpy(zero_copy_only=False)
-            same = np.array_equal(left.view(np.int64), right.view(np.int64)) \
-                if left.dtype.kind == "f" else np.array_equal(left, right)
-            assert same, (specs[k] if len(specs) == len(configs) else k, name)
+        assert_same_bits(fused.tables[k], expected,
+                         specs[k] if len(specs) == len(configs) else k)
     return {"stops": {reason for t in fused.tables for reason in t.column("stop_reason")
                       .to_pylist()},
             "bets": sum(int(np.sum(t.column("bets").to_numpy())) for t in fused.tables)}
@@ -483,6 +489,35 @@ def test_any_combination_of_parts_and_rules_gives_the_replays_sessions(
     assert_same_sessions(specs, chunk, TableRules(table_min=5, table_max=table_max), policy)
 
 
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(parts=st.lists(st.tuples(st.sampled_from(SELECTIONS), st.sampled_from(STAKINGS),
+                                st.sampled_from(RULES)), min_size=1, max_size=3),
+       first=st.integers(0, 4), session_shoes=st.integers(1, 2),
+       bankroll=st.sampled_from([150.0, 1000.0]), chip=st.sampled_from([None, 2.5]),
+       below_min=st.sampled_from(["raise", "skip", "stop"]))
+def test_with_the_ledger_any_combination_writes_the_replays_ledger_byte_for_byte(
+        shoes: Coups, parts: list[tuple[str, str, str]], first: int, session_shoes: int,
+        bankroll: float, chip: float | None, below_min: str):
+    """The ledger-on fused path: each configuration's ledger rows (``engine.ledger``'s,
+    from the grids the kernel kept) are the replay's, the same bytes column by column."""
+    specs = list(dict.fromkeys(compose(*p) for p in parts))
+    configs = [config for spec in specs for config in expand_spec(spec)]
+    chunk = shoes.take(np.flatnonzero((shoes.shoe >= first) & (shoes.shoe < first + 2)))
+    rules = TableRules(table_min=5, table_max=200)
+    policy = SessionPolicy(session_shoes=session_shoes, bankroll=bankroll, chip=chip,
+                           below_min=below_min)  # type: ignore[arg-type]
+    plan = fused_plan(configs, rules, None, ledger=True, expected="auto", policy=policy)
+    assert plan is not None and plan.configs == tuple(range(len(configs)))
+    fused = run_coups(plan, [c.name for c in configs], chunk, policy, 0)
+    assert fused is not None and fused.ledgers is not None and fused.grid is not None
+    grid, ledgers = replay(chunk, configs, rules, policy)
+    for k, config_ledger in enumerate(ledgers):
+        expected = ledger_table(grid, chunk, config_ledger, k, list(BET_KINDS))
+        got = ledger_table(fused.grid, chunk, fused.ledgers[k], k, list(BET_KINDS))
+        assert_same_bits(got, expected, configs[k].name)
+
+
 def test_the_composed_built_in_of_issue_21_stops_per_shoe_as_the_replay_does():
     """``streak:n=3 | martingale | stop:win=50,loss=200,per=shoe`` over sessions of three
     shoes: sessions sit out the rest of a shoe and come back at the next."""
@@ -513,13 +548,43 @@ def test_the_published_counts_give_the_replays_sessions_priced_by_the_cards_left
                       ledger=False, expected="auto") is None
 
 
+def test_kelly_gives_the_replays_sessions_staking_from_the_exact_ev_of_the_cards_left(
+        shoes: Coups):
+    """Kelly (fraction x bankroll x EV / b, at least the base, at most max_stake) played by
+    the kernel: the EV of the kind chosen, enumerated on the cards left before the coup
+    (0 where under six cards are left: the base), behind every selection, a published
+    count's trigger and a side of two kinds included; the stakes priced from the cards
+    left as the replay prices them."""
+    specs = ["count:method=dragon7,threshold=1 | kelly:base=5,fraction=1",
+             "count:method=panda8,threshold=3 | kelly:base=5,max_stake=40",
+             "always:side=dragon7 | kelly:base=5,fraction=1",
+             "follow | kelly:base=5,fraction=1,max_stake=12 | stop:loss=60,per=shoe",
+             "always | kelly"]
+    rules = TableRules(variant="ez", table_min=5)
+    seen = assert_same_sessions(specs, shoes, rules,
+                                SessionPolicy(session_shoes=2, bankroll=2000.0, chip=1.0))
+    assert seen["bets"] > 0
+    # The EV was read, not only the base: a Panda 8 count's and the follower's stakes went
+    # above the base of 5 (and stayed within their max_stake).
+    configs = [c for s in specs for c in expand_spec(s)]
+    plan = fused_plan(configs, rules, None, ledger=False, expected="auto")
+    assert plan is not None and plan.needs_cards
+    policy = SessionPolicy(session_shoes=2, bankroll=2000.0)
+    played = run_coups(plan, [c.name for c in configs], shoes, policy, 0)
+    assert played is not None
+    for k, most in ((1, 40.0), (3, 12.0)):
+        stakes = played.tables[k].column("max_stake").to_numpy()
+        assert 5.0 < stakes.max() <= most
+
+
 def test_the_full_ledger_played_fused_is_the_replays_row_for_row():
     """With the ledger, the fused path keeps every coup each session played (the kind, the
     stake, the net, the bankroll) and writes the replay's ledger rows from them: the same
-    parts bit for bit, a count's expected nets priced from the cards left included."""
+    parts bit for bit, a count's and Kelly's expected nets priced from the cards left
+    included."""
     specs = ["martingale", "streak:n=2 | dalembert | stop:win=50,per=shoe", "road | paroli",
-             "count:method=dragon7,threshold=1 | flat", "count:method=true_count | flat",
-             f"{CHOOSY}:EveryOther | fibonacci"]
+             "count:method=dragon7,threshold=1 | flat", "follow | kelly:base=5,fraction=1",
+             "count:method=true_count | flat", f"{CHOOSY}:EveryOther | fibonacci"]
     kwargs: dict[str, Any] = {"strategies": specs, "shoes": 14, "seed": 3, "chunk_shoes": 5,
                               "rules": TableRules(variant="ez", table_min=5),
                               "session_shoes": 2}
@@ -536,7 +601,7 @@ def test_the_full_ledger_played_fused_is_the_replays_row_for_row():
         fused = backtest(ledger=True, **kwargs)
     finally:
         backtest_module._run_fused = kept
-    assert chunks and set(chunks) == {(0, 1, 2, 3)}  # the EV count, the plugin replayed
+    assert chunks and set(chunks) == {(0, 1, 2, 3, 4)}  # the EV count, the plugin replayed
     with generic_only():
         generic = backtest(ledger=True, **kwargs)
     assert_same_run(fused, generic)

@@ -94,6 +94,10 @@ def test_cards_as_dealt_follow_the_drawing_rules() -> None:
     ("hello", "'hello' is neither an outcome (b, p, t), the cards of a coup"),
     ("b xx", "'xx' is not a pair flag"),
     ("burn", "the burn is one card shown face up"),
+    # a long line (a paste gone wrong) is quoted by its start and length, so that the two
+    # lines of the app's message still say what is wrong
+    ("x" * 3000, "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (3,000 characters) is neither an "
+                 "outcome (b, p, t)"),
 ])
 def test_a_line_that_is_not_a_coup_says_why(line: str, message: str) -> None:
     with pytest.raises(BaccaratError) as caught:

@@ -50,6 +50,8 @@ WORKLOADS: dict[str, list[str]] = {
     "new-strategy": ["my_system"],
     "compare": ["../inputs/run"],
     "report": ["../inputs/run", "--out", "report.html"],
+    "search": ["../inputs/sample.parquet", "-s", "streak:n=1..8", "-s", "martingale",
+               "--null", "50", "--out", "found", "-q"],
 }
 
 

@@ -104,6 +104,13 @@ def test_errors_raised_to_python_name_the_python_argument(tmp_path: Path) -> Non
     assert in_python_words("pass --force to overwrite it") == "pass force=True to overwrite it"
     assert in_python_words("--stop-loss -100.0: expected a positive amount") == \
         "stop_loss=-100.0: expected a positive amount"
+    # a word after the flag is its value only when it is not the sentence going on
+    assert in_python_words("--when-short reduce needs a table minimum") == \
+        "when_short=reduce needs a table minimum"
+    with pytest.raises(Exception, match=r"^workers must be at least 1, got 0$"):
+        backtest(shoes=10, strategies=["flat"], run=Run(workers=0))
+    with pytest.raises(Exception, match=r"^chunk_shoes must be at least 1, got 0$"):
+        backtest(shoes=10, strategies=["flat"], run=Run(chunk_shoes=0))
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "notes.txt").write_text("mine")
     with pytest.raises(Exception, match="force=True") as caught:
@@ -112,3 +119,42 @@ def test_errors_raised_to_python_name_the_python_argument(tmp_path: Path) -> Non
     with pytest.raises(Exception, match=r"stop_loss=-100") as caught:
         backtest(shoes=10, strategies=["flat"], session=Session(stop_loss=-100))
     assert "--stop-loss" not in str(caught.value)
+
+
+def test_the_bankroll_curve_by_hand() -> None:
+    """Flat 10 on Banker (a win pays 9.5) from 100 with a stop loss of 20, over three
+    shoes, one session each. By hand, the bankroll after each coup:
+      BPB   109.5  99.5  109.0            (the shoe ends after 3 coups)
+      PPPP   90.0  80.0                   (stop loss: -20 after 2 coups)
+      BBBB  109.5 119.0  128.5  138.0
+    A stopped session keeps its final bankroll, so at coup 4 the three sessions stand at
+    109.0, 80.0 and 138.0 (the ledger's pivot there holds only the last: 138)."""
+    from engine.coups import coups_from_outcomes
+
+    result = backtest(coups_from_outcomes(["BPB", "PPPP", "BBBB"]), ["flat"],
+                      session=Session(bankroll=100, stop_loss=20))
+    curve = result.bankroll_curve()
+    assert curve["coup"].tolist() == [0, 1, 2, 3, 4]
+    assert curve["mean"].tolist() == pytest.approx(
+        [100, (109.5 + 90 + 109.5) / 3, (99.5 + 80 + 119) / 3, (109 + 80 + 128.5) / 3,
+         (109 + 80 + 138) / 3])
+    assert curve["median"].tolist() == pytest.approx([100, 109.5, 99.5, 109, 109])
+    # the 5th percentile at coup 4, numpy's linear rule over 80, 109, 138: 80 + 0.1 * 29
+    assert curve["p05"].iloc[-1] == pytest.approx(82.9)
+
+
+def test_a_comparison_shows_its_verdict_table_and_a_bankroll_figure(result) -> None:
+    comparison = compare({"first": result})
+    frame = pd.DataFrame(comparison)
+    page = comparison._repr_html_()
+    assert "<b>Comparison</b>: 2 configuration(s) against flat" in page and "<svg" in page
+    martingale = frame[frame["label"] == "martingale"].iloc[0]
+    # the row of martingale: its difference with flat and the interval, as the frame holds
+    assert ("<th>martingale</th><td>300</td>" in page and
+            f"<td>{martingale['diff_mean_net']:+,.2f}</td><td>[{martingale['diff_low']:+,.2f}, "
+            f"{martingale['diff_high']:+,.2f}]</td>" in page)
+    # the heading row and the two configurations' rows
+    assert page.count("<tr><th>") == 1 + 2 and ">paired<" in page and ">baseline<" in page
+    # what is taken from it is a plain table, displayed as pandas displays one
+    assert type(comparison[["label", "mean_net"]]) is pd.DataFrame
+    assert type(comparison.sort_values("mean_net")) is pd.DataFrame

@@ -68,4 +68,7 @@ def test_the_example_notebook_runs_and_shows_the_results(tmp_path: Path) -> None
     assert re.match(r"backtest: 2,000/2,000 sessions, [\d.]+ s", result["text/plain"])
     assert "<th>martingale</th>" in result["text/html"] and "<svg" in result["text/html"]
     assert "image/png" in shown["result.plot()"]
+    comparison = shown['comparison = compare({"first hour": result})']["text/html"]
+    assert "<b>Comparison</b>" in comparison and "<th>fibonacci</th>" in comparison
+    assert "<svg" in comparison
     assert (tmp_path / "first_hour.html").stat().st_size > 10_000

@@ -1,11 +1,11 @@
 """One owner for every output: the same rule for every command that writes.
 
 Each output kind (generate, import, backtest, compare, report, analyze, demo, search,
-risk) is held to one rule by one shared test (a new command that writes adds its line to
-``KINDS``), with real processes holding the locks: a second writer,
-``--force`` included, is refused in one line naming the holder's pid; a writer that would
-replace what a run reads is refused naming the reader; a user's file at the output is
-never replaced; a finished command leaves no temporary and no lock beside its output.
+risk, live) is held to one rule by one shared test (a new command that writes adds its
+line to ``KINDS``), with real processes holding the locks: a second writer, ``--force``
+included, is refused in one line naming the holder's pid; a writer that would replace
+what a run reads is refused naming the reader; a user's file at the output is never
+replaced; a finished command leaves no temporary and no lock beside its output.
 Then the races: commands started at the same instant, a file saved at ``--out`` while a
 command writes, a thousand claims of one new folder at once.
 """

@@ -270,13 +270,16 @@ def test_a_part_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path
     monkeypatch.setattr(parquet.os, "replace", replace)
     folder = tmp_path / "parts"
     folder.mkdir()
+    lock = owner.OutputLock(folder)  # the run that stages a part holds its folder
+    lock.acquire()
     staged = parquet.write_part([pq.read_table(Path(__file__).resolve().parents[1] / "data"
                                                / "generated-8deck-200.parquet")],
-                                folder, 7, {"kind": "coups"}, run_id="abc")
+                                folder, 7, {"kind": "coups"}, run_id=lock.run_id)
     log = parquet.PartLog(folder)
     record = part_record(staged)
     events.append("written")
-    accept_part(staged, "abc", record, log)
+    accept_part(staged, lock.run_id, record, log)
+    lock.release()
     assert events[0] == f"fsync {staged.name}" and events[1] == "written"
     assert events[2:] == [f"fsync {parquet.PART_LOG}", "rename part-00007.parquet",
                           "fsync parts"]
@@ -295,3 +298,35 @@ def test_generate_resume_replays_a_truncated_part(tmp_path: Path, monkeypatch):
     document = generate_dataset(out, shoes=40, seed=4, chunk_shoes=10, resume=True)
     assert document["resumed_chunks"] == 2  # parts 0 and 2; 1 failed its check
     assert_same_files(whole, out)
+
+
+def test_search_holds_its_dataset_for_its_whole_life(tmp_path: Path, monkeypatch):
+    """search reads the dataset's shoes (to split them) before its backtest plays them:
+    a writer replacing the dataset between the two is refused, naming the search (it
+    replaced it, and the split and the play were over two datasets)."""
+    import importlib
+
+    search_run = importlib.import_module("engine.search.run")  # engine.search: the function
+
+    coups = tmp_path / "coups"
+    generate_dataset(coups, shoes=6, seed=1)
+    answers = []
+
+    def then_replace(dataset):
+        found = shoes_of(dataset)
+        answers.append(cli("generate", "--shoes", "6", "--seed", "2", "--out", str(coups),
+                           "--force", "-q"))
+        return found
+
+    shoes_of = search_run.dataset_shoes
+    monkeypatch.setattr(search_run, "dataset_shoes", then_replace)
+    search_run.search(coups, ["flat:side=[banker,player]"], reps=100, out=tmp_path / "search")
+    assert answers[0].exit_code == 2, answers[0].output
+    assert f"being read by another run (pid {os.getpid()})" in one_line(answers[0].output)
+    assert read_seed(coups) == 1  # the dataset searched is still there
+
+
+def read_seed(coups: Path) -> int:
+    import json
+
+    return int(json.loads((coups / "_dataset.json").read_text())["seed"])

@@ -227,7 +227,7 @@ def test_a_step_histogram_counts_and_frames_like_bars() -> None:
 
 def test_report_sections_figures_and_tables(report3: str, run3: Path) -> None:
     page = Page(report3)
-    for heading in ("Baccarat backtest report", "Verdict", "Summary",
+    for heading in ("Baccarat backtest report", "Verdict (3 configurations tried)", "Summary",
                     "Rules, dataset and configurations", "Table rules",
                     "Dataset and sessions", "Configurations", "flat", "martingale", "follow"):
         assert heading in page.headings, heading

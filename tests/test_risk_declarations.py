@@ -9,7 +9,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from engine.risk.machine import RiskError, finite_system
+from engine.risk.coups import exact
+from engine.risk.machine import RiskError, TableCut, finite_system
 from engine.risk.verify import declaration_mismatches
 from engine.rules import TableRules
 from strategies.base import Result, Strategy, Table, Wager
@@ -78,3 +79,51 @@ def test_a_declaration_that_differs_from_the_play_is_caught_where_it_differs() -
     assert found is not None
     assert "the declared state" in found and "banker" in found
     assert found.startswith("session 0, shoe 0, coup ")
+
+
+class ForgetfulMartingale(LyingMartingale):
+    """Declares its play truly, but forgets losses in a row from two on as if the table
+    maximum cut every stake from 40 up, whatever the maximum."""
+
+    name: ClassVar[str] = "forgetful_martingale"
+
+    def next_state(self, k: int, outcome: str, result: str) -> int:
+        return {"won": 0, "lost": k + 1}.get(result, k)
+
+    def limited_state(self, k: int, cut: object) -> int:
+        return min(k, 2)
+
+
+def test_a_limited_state_that_forgets_what_the_table_still_places_is_caught() -> None:
+    found = declaration_mismatches([ForgetfulMartingale(), ForgetfulMartingale()],
+                                   TableRules(table_max=1000), shoes=4)
+    assert found[0] is not None
+    assert "its limited state 2 places 40 on banker" in found[0], found[0]
+    # at a maximum of 30 the stakes it forgets (40 and up) are all cut: the truth there
+    assert declaration_mismatches([ForgetfulMartingale()], TableRules(table_max=30),
+                                  shoes=4) == [None]
+
+
+def test_labouchere_lines_limited_at_the_table_maximum_play_alike() -> None:
+    specs = ["labouchere", "labouchere:line=1-1", "reverse_labouchere:line=2-1,base=4"]
+    found = declaration_mismatches([expand_spec(spec)[0] for spec in specs],
+                                   TableRules(table_max=25), shoes=12)
+    assert found == [None] * len(specs), dict(zip(specs, found, strict=True))
+
+
+@pytest.mark.parametrize(("spec", "table_max", "chip", "line", "expected"), [
+    # base 10: 20 is the maximum itself (placed, no hit); 30 and up are cut alike
+    ("labouchere", 20, None, (1, 1, 2, 5, 8, 3), (1, 1, 2, 3, 3, 3)),
+    # base 4, maximum 15: 16 is cut; with 5-chips 16 is placed as 15 (no hit), 20 is cut
+    ("labouchere:base=4", 15, None, (1, 4, 5, 7), (1, 4, 4, 4)),
+    ("labouchere:base=4", 15, 5.0, (1, 4, 5, 7), (1, 4, 5, 5)),
+    ("reverse_labouchere:base=4", 15, 5.0, (6, 3), (5, 3)),
+    # base 10 and a maximum of 300: nothing on the line is cut
+    ("labouchere", 300, None, (1, 2, 29, 30), (1, 2, 29, 30)),
+])
+def test_labouchere_writes_the_numbers_the_table_maximum_cuts_as_the_smallest(
+        spec: str, table_max: float, chip: float | None, line: tuple[int, ...],
+        expected: tuple[int, ...]) -> None:
+    staking = expand_spec(spec)[0].parts().staking
+    cut = TableCut(exact(table_max), exact(chip) if chip else None)
+    assert staking.limited_state(line, cut) == expected

@@ -85,6 +85,10 @@ ENUMERATED = [
     ("labouchere:line=3-1-2,base=4", TableRules(), SessionPolicy(bankroll=150,
                                                                   below_min="skip"), 7),
     ("martingale:base=5", TableRules(), SessionPolicy(bankroll=50, below_min="stop"), 7),
+    # lines whose numbers the table maximum cuts (written as the smallest such number)
+    ("labouchere:line=1-1", TableRules(table_max=20), SessionPolicy(bankroll=150), 7),
+    ("reverse_labouchere:line=1-2,base=4", TableRules(table_max=15),
+     SessionPolicy(bankroll=100, chip=5), 7),
     # reduced stakes that win 0.95 (or 0.96) of a bankroll off the money grid
     ("martingale", TableRules(), SessionPolicy(bankroll=62.5, when_short="reduce"), 7),
     ("fibonacci", TableRules(), SessionPolicy(bankroll=41, when_short="reduce",
@@ -283,3 +287,20 @@ def test_per_shoe_stop_rules_are_refused_with_the_reason() -> None:
 
     with pytest.raises(RiskError, match="per-shoe stop rules"):
         exact_risk("martingale", TableRules(), SessionPolicy(shoe_stop_loss=100))
+
+
+def test_a_labouchere_line_under_the_table_maximum_has_few_states() -> None:
+    # With base 10 and a maximum of 20 every number from 3 up stakes 20 and hits the
+    # limit, and so does every number it writes: the line's numbers are 1, 2 and "3 or
+    # more", and a session of a shoe stays small (it reached more than 200,000 states,
+    # each written number being a new one, and was refused).
+    policy = SessionPolicy(bankroll=150, stop_loss=120, session_shoes=1)
+    risk = exact_risk("labouchere:line=1-1", TableRules(table_max=20), policy,
+                      state_limit=20_000)
+    assert risk.states < 1_000
+    f = risk.figures
+    assert f["total_probability"] == pytest.approx(1.0, abs=1e-12)
+    assert f["mean_net"] == pytest.approx(f["expected_net_of_bets"], abs=1e-9, rel=1e-10)
+    # stakes of at most 20 cannot take 150 below the stop loss's 30 left
+    assert f["risk_of_ruin"] == 0.0
+    assert f["p_stop_loss"] > 0.0

@@ -299,6 +299,21 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interrupted_search_names_no_temporary_and_leaves_nothing(shoes: Path,
+                                                                    tmp_path: Path) -> None:
+    from engine.errors import Interrupted
+
+    def stop(stage: str, sessions: int, coups: int) -> None:
+        if stage == "fair datasets":
+            raise KeyboardInterrupt
+
+    out = tmp_path / "found"
+    with pytest.raises(Interrupted) as caught:
+        search(shoes, ["flat", "follow"], null=3, reps=100, out=out, progress=stop)
+    assert str(caught.value) == f"interrupted: the search wrote nothing ({out} is as it was)"
+    assert list(tmp_path.iterdir()) == []
+
+
 NEGATIVE_STAKE = """
 import numpy as np
 from strategies.base import Strategy, Wager
@@ -329,6 +344,89 @@ def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:
                  str(tmp_path / "s"))
     assert result.exit_code == 2 and "no coups file at" in result.output
     assert not (tmp_path / "s").exists()
+
+
+def test_the_dataset_is_pinned_for_the_whole_search(tmp_path: Path) -> None:
+    # while the fair datasets play (after the observed shoes' own backtest has ended), a
+    # writer of ours asked to replace the dataset is refused, naming this process
+    from engine.errors import BaccaratError
+    from engine.parallel import generate_dataset
+
+    data = tmp_path / "coups.parquet"
+    generate_dataset(data, shoes=8, seed=3)
+    before = data.read_bytes() if data.is_file() else None
+    refusals: list[str] = []
+
+    def replace_it(stage: str, sessions: int, coups: int) -> None:
+        if stage == "fair datasets" and not refusals:
+            try:
+                generate_dataset(data, shoes=8, seed=4, force=True)
+                refusals.append("replaced")
+            except BaccaratError as exc:
+                refusals.append(str(exc))
+
+    search(data, ["flat", "follow"], null=2, holdout=0.0, reps=100, out=tmp_path / "s",
+           progress=replace_it)
+    assert len(refusals) == 1 and "being read by another run" in refusals[0], refusals
+    assert before is None or data.read_bytes() == before
+
+
+def test_any_file_import_reads_is_searched(tmp_path: Path) -> None:
+    # a file of outcomes, imported in memory as backtest takes it: the same sessions as
+    # the coups it stands for
+    letters = ["BBPBTPPBBB", "PPBPBBTPPB", "BTBPPPBPBB", "PBPBPBBBPT"]
+    path = tmp_path / "sequences.txt"
+    path.write_text("\n".join(letters) + "\n")
+    result = cli("search", str(path), "-s", "flat", "-s", "follow", "--holdout", "0",
+                 "--reps", "100", "--out", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    assert "importing it in memory" in flat(result.output)
+    table = SearchResult.load(tmp_path / "s").table
+    summary = backtest(coups_from_outcomes(letters), ["flat", "follow"], ledger=False).summary
+    np.testing.assert_allclose(table["metric_all"].to_numpy(),
+                               (summary.realized_edge - summary.expected_edge).to_numpy())
+
+
+def test_the_python_face_takes_session_and_run(shoes: Path, tmp_path: Path) -> None:
+    from engine import Run, Session
+    from engine import search as face
+    from engine.errors import BaccaratError
+
+    result = face(shoes, ["flat", "streak:n=1..2"], holdout=0.0, reps=100,
+                  session=Session(bankroll=300, stop_loss=50, session_shoes=2),
+                  run=Run(out=tmp_path / "s", workers=1))
+    assert result.path == tmp_path / "s" and (tmp_path / "s" / "search.parquet").is_file()
+    assert repr(result).startswith("SearchResult(3 configurations")
+    assert result.sentence in result._repr_html_()
+    # the session rules are the backtest's: its figures, session by session
+    summary = backtest(shoes, ["flat", "streak:n=1", "streak:n=2"], ledger=False,
+                       bankroll=300, stop_loss=50, session_shoes=2).summary
+    np.testing.assert_allclose(result.table["realized_edge"], summary["realized_edge"])
+    assert result.document["dataset"]["sessions"] == 40
+    with pytest.raises(BaccaratError, match=r"Run\(resume=True\) is not for it"):
+        face(shoes, ["flat"], run=Run(resume=True))
+    with pytest.raises(BaccaratError, match="holdout=2"):
+        face(shoes, ["flat"], holdout=2.0)
+    with pytest.raises(TypeError, match="bogus"):
+        face(shoes, ["flat"], bogus=1)
+
+
+def test_chunks_come_in_whole_rounds_of_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.parallel
+    from engine.search.run import chunk_shoes
+    from engine.search.space import Space
+
+    monkeypatch.setattr(engine.parallel, "default_workers", lambda: 2)  # a 2-core machine
+
+    configs = list(Space(["flat:side=[banker,player]", "martingale:max_doublings=3..7"]))
+    rules = TableRules()
+    # 7 configurations: at most 20,000 shoes a chunk (the backtest's default)
+    assert chunk_shoes(configs, rules, 60_000, 1) == 20_000
+    # on 2 workers 3 chunks would leave one worker a round alone: 4 of 15,000
+    assert chunk_shoes(configs, rules, 60_000, 2) == 15_000
+    assert chunk_shoes(configs, rules, 40_000, 2) == 20_000
+    assert chunk_shoes(configs, rules, 45_001, 2) == 11_251  # 4 chunks, the last 11,248
+    assert chunk_shoes(configs, rules, 300, None) == 300  # a small run: this process
 
 
 # --- The report's section -------------------------------------------------------------------

@@ -107,3 +107,28 @@ def test_backtest_and_compare_say_how_many_were_tried(runs: Path, tmp_path: Path
     single = runner.invoke(app, ["backtest", "--shoes", "60", "--seed", "1", "-s", "flat",
                                  "--ledger", "none", "--out", str(tmp_path / "one")])
     assert "tried" not in single.output and "Holm" not in single.output
+
+
+def test_the_html_verdict_table_has_the_holm_twin_and_the_count(tmp_path: Path) -> None:
+    import re
+
+    from engine.report import render_report
+
+    # streak n=6,7,8 over 60 shoes of seed 23: the edge p-values are about 0.70, 0.049
+    # and 1e-8, so n=7 and n=8 are outside alone; Holm (x1, x2, x3 after sorting) keeps
+    # n=8 outside (3e-8) and takes n=7 back (0.097 > 5%)
+    backtest(None, ["streak:n=[6,7,8]"], shoes=60, seed=23, ledger=False, out=tmp_path / "r")
+    raw = compare([tmp_path / "r"])["edge_p"].to_numpy()
+    order = np.argsort(raw)
+    holm = np.maximum.accumulate(np.minimum(1, (3 - np.arange(3)) * raw[order]))
+    by_hand = np.empty(3)
+    by_hand[order] = holm
+    assert (raw < 0.05).tolist() == [False, True, True]
+    assert (by_hand < 0.05).tolist() == [False, False, True]
+    text = render_report([tmp_path / "r"])
+    verdict = text[text.find('id="verdict"'):text.find("</table>", text.find('id="verdict"'))]
+    assert "Verdict (3 configurations tried)" in verdict
+    assert "expected inside, Holm (all tried)?" in verdict
+    rows = re.findall(r"<tr><td>.*?</tr>", verdict)
+    words = [re.findall(r'class="(?:yes|warn)">(yes|no)<', row) for row in rows]
+    assert words == [["yes", "yes"], ["no", "yes"], ["no", "no"]]

@@ -121,3 +121,24 @@ def test_a_csv_where_a_dataset_is_expected_is_imported_in_memory(command: str,
     if command == "backtest":  # the same coups `baccarat import` gives: 3 shoes, 245 coups
         sessions = pd.read_parquet(tmp_path / "run" / "sessions.parquet")
         assert len(sessions) == 3 and int(sessions["coups"].sum()) == 245
+
+
+def test_the_closing_line_wraps_between_words_on_a_terminal_and_is_whole_on_a_pipe(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.cli import common
+
+    message = ("wrote demo/run (run), demo/comparison.parquet and demo/report.html in 4.6s; "
+               "open demo/report.html in a browser")
+    for terminal in (True, False):
+        out = io.StringIO()
+        monkeypatch.setattr(common, "console", Console(file=out, width=80,
+                                                       force_terminal=terminal, no_color=True))
+        common.done(message)
+        lines = out.getvalue().splitlines()
+        if terminal:  # two lines, broken between words: every path whole on its line
+            assert len(lines) == 2 and all(len(line) <= 80 for line in lines)
+            assert " ".join(line.strip() for line in lines) == message
+            assert all(path in lines[0] or path in lines[1] for path in
+                       ("demo/run", "demo/comparison.parquet", "demo/report.html"))
+        else:
+            assert lines == [message]

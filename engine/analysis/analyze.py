@@ -24,7 +24,7 @@ from ..odds.composition import pair_probability, shoe_counts
 from ..odds.enumeration import outcome_probabilities
 from ..rules import TableRules
 from .frame import CardView, ShoeFrame, frame_of_coups
-from .reference import reference_frames, shortest_shoe
+from .reference import reference_frames
 from .significance import empirical_p, holm, normal_p, z_score
 from .statistics import BY_ID, STATISTICS, card_statistics, outcome_statistics
 
@@ -179,7 +179,7 @@ def analyze_coups(
         for key in samples:
             samples[key].append(values[key])
         if shortest is None:  # the threshold reference_frames used
-            shortest = shortest_shoe(frame.natural_length)
+            shortest = frame.shortest
     partial = int((lengths < (shortest or 0)).sum())
     if partial:
         # Shoes recorded only in part are shorter than any cut card makes them: that says

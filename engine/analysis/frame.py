@@ -69,6 +69,9 @@ class ShoeFrame:
     natural_length: np.ndarray
     next_shoe: np.ndarray
     cards: np.ndarray | None = None
+    #: Of reference frames: the fewest coups of a shoe of the first batch dealt, the
+    #: threshold below which an observed shoe counts as partial (``shortest_shoe``).
+    shortest: int | None = None
 
     @property
     def n_shoes(self) -> int:

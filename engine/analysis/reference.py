@@ -25,6 +25,10 @@ from .frame import CardView, ShoeFrame, table_links
 
 #: Reference shoes dealt per batch (bounds memory: about 100 bytes a coup).
 BATCH_SHOES = 20_000
+#: A batch is measured in frames of at most 1/MIN_FRAMES of the datasets, so a progress
+#: bar of datasets moves as they are measured (a small dataset's 100 references fit one
+#: batch: the bar sat at 0/100 until the end).
+MIN_FRAMES = 20
 
 
 def natural_lengths(cards: np.ndarray, counts: np.ndarray, burn_shown: np.ndarray,
@@ -109,19 +113,31 @@ def reference_frames(
     table_shoes: int | None,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[ShoeFrame]:
-    """Frames of ``n_reference`` fair datasets shaped like ``lengths``, a batch at a time."""
+    """Frames of ``n_reference`` fair datasets shaped like ``lengths``: dealt a batch at a
+    time, each batch yielded in frames of a few datasets (``progress(datasets)`` after
+    each). The datasets and every statistic of them are the same whatever the frames."""
     shoes = int(lengths.size)
     complete: np.ndarray | None = None
+    shortest: int | None = None
     per_batch = max(1, BATCH_SHOES // max(shoes, 1))
+    per_frame = max(1, min(per_batch, -(-n_reference // MIN_FRAMES)))
     for first in range(0, n_reference, per_batch):
         count = min(per_batch, n_reference - first)
         coups, natural, complete = reference_coups(rules, lengths, first, count, seed,
                                                    complete)
-        yield ShoeFrame(
-            outcome=coups.outcome, shoe=coups.shoe - first * shoes, n_datasets=count,
-            shoes_per_dataset=shoes, natural_length=natural,
-            next_shoe=table_links(shoes, count, table_shoes),
-            cards=view.apply(coups.cards) if with_cards else None,
-        )
-        if progress is not None:
-            progress(count)
+        if shortest is None:
+            shortest = shortest_shoe(natural)
+        shoe = coups.shoe - first * shoes
+        for start in range(0, count, per_frame):
+            n = min(per_frame, count - start)
+            low, high = start * shoes, (start + n) * shoes
+            rows = slice(*np.searchsorted(shoe, [low, high]))  # coups are in shoe order
+            yield ShoeFrame(
+                outcome=coups.outcome[rows], shoe=shoe[rows] - low, n_datasets=n,
+                shoes_per_dataset=shoes, natural_length=natural[low:high],
+                next_shoe=table_links(shoes, n, table_shoes),
+                cards=view.apply(coups.cards[rows]) if with_cards else None,
+                shortest=shortest,
+            )
+            if progress is not None:
+                progress(n)

@@ -326,6 +326,26 @@ def _leave(code: int) -> None:
     os._exit(code)
 
 
+#: Flags a user asks for an output format with, which no command here has.
+_FORMAT_FLAGS = ("--format", "--output-format", "--csv")
+
+
+def _options(command: Any) -> set[str]:
+    return {name for param in command.params for name in getattr(param, "opts", ())}
+
+
+def _format_hint(context: Any) -> str:
+    """What a command asked for ``--format`` prints instead: JSON with ``--json`` where it
+    has that, else text (and Parquet files), with the commands that print JSON."""
+    if "--json" in _options(context.command):
+        return f"{context.command_path} prints JSON with --json"
+    group = context.find_root().command
+    with_json = [name for name in group.list_commands(context)
+                 if "--json" in _options(group.get_command(context, name))]
+    return (f"{context.command_path} prints text and writes Parquet (pandas.read_parquet "
+            f"reads it); --json is on {', '.join(with_json)}")
+
+
 def _one_line(exc: click_errors.ClickException) -> int:
     """Print a click error as one line naming the command; returns the exit status."""
     context = getattr(exc, "ctx", None)
@@ -336,6 +356,9 @@ def _one_line(exc: click_errors.ClickException) -> int:
         message += f" (got {given!r})"
     hint = (f" (`{context.command_path} --help` lists the options)"
             if isinstance(exc, click_errors.UsageError) and context is not None else "")
+    if isinstance(exc, click_errors.NoSuchOption) and context is not None and \
+            exc.option_name in _FORMAT_FLAGS:
+        hint = f" ({_format_hint(context)})"
     print(f"error: {where}{message}{hint}", file=sys.stderr)
     return 2 if isinstance(exc, click_errors.UsageError) else exc.exit_code
 

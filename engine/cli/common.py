@@ -113,6 +113,14 @@ def reports_errors(func: F) -> F:
                     " (--debug or BACCARAT_DEBUG=1 prints the full traceback)")
             print_labelled("error", f"{exc}{hint}", "bold red")
             raise typer.Exit(code=2) from None
+        except OSError as exc:  # the file system refused a file nothing else checked
+            from ..io.owner import system_refusal
+
+            refusal = system_refusal(exc)
+            if refusal is None:
+                raise
+            print_labelled("error", str(refusal), "bold red")
+            raise typer.Exit(code=2) from None
         except KeyboardInterrupt as exc:
             message = str(exc) if str(exc) and str(exc) != "SIGTERM" else "interrupted"
             err_console.print(escape(message), style="bold yellow", highlight=False,
@@ -317,6 +325,10 @@ def _fits_without(table: Table, keys: int, out: Console) -> bool:
 
 
 def done(message: str) -> None:
-    """The one closing line every command prints: what was written where (one line, its
-    paths whole, so that it can be copied or read by a script)."""
-    console.print(message, highlight=False, soft_wrap=True)
+    """The closing line every command prints: what was written where. On a terminal it is
+    wrapped between words to the width (the terminal itself would break a path anywhere);
+    to a file or a pipe it is one line, its paths whole, for a script to read."""
+    if console.is_terminal:
+        console.print(message, highlight=False, overflow="fold")  # a long path: folded
+    else:
+        console.print(message, highlight=False, soft_wrap=True)

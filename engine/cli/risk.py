@@ -30,6 +30,7 @@ from .common import (
     build_rules,
     console,
     done,
+    err_console,
     print_labelled,
     progress_bar,
     reports_errors,
@@ -426,8 +427,13 @@ def risk(
                            "yellow")
     exact = sum(r.exact is not None for r in results)
     wrote = f"wrote {out}" if out is not None else "wrote nothing (--out FILE keeps them)"
-    done(f"{wrote}: {exact} of {len(results)} configuration{'s' if len(results) > 1 else ''}"
-         f" exact in {time.perf_counter() - started:.1f}s")
+    message = (f"{wrote}: {exact} of {len(results)} configuration"
+               f"{'s' if len(results) > 1 else ''} exact in "
+               f"{time.perf_counter() - started:.1f}s")
+    if as_json:  # stdout is the JSON document alone
+        err_console.print(message, highlight=False, soft_wrap=True)
+    else:
+        done(message)
 
 
 def _plain(value: Any) -> Any:

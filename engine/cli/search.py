@@ -32,6 +32,7 @@ from .common import (
     done,
     err_console,
     local_workers,
+    note_import,
     progress_bar,
     reports_errors,
 )
@@ -196,6 +197,11 @@ def search(
     started = time.perf_counter()
     rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
                         variant=variant, table_min=table_min, table_max=table_max)
+    if dataset.exists():
+        from ..io.inputs import import_note, is_coups_parquet
+
+        if not is_coups_parquet(dataset):
+            note_import(import_note(dataset))
     with progress_bar("search", 0, "sessions", quiet) as bar:
         tasks: dict[str, Any] = {}
 

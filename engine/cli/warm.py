@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import contextlib
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from . import app
 from .common import console, done, err_console, progress_bar, reports_errors
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @app.command()
@@ -26,12 +30,15 @@ def warm(
     """
     from ..warm import warm as warm_kernels
 
-    with progress_bar("warm", 0, "kernels", quiet=False) as progress:
-        task = progress.task_ids[0]
+    with contextlib.ExitStack() as stack:
+        bars: list[Progress] = []  # a bar once there is something to compile
 
         def compiled(n: int, total: int) -> None:
-            if total:
-                progress.update(task, completed=n, total=total, rate="kernels in the cache")
+            if not total:
+                return
+            if not bars:
+                bars.append(stack.enter_context(progress_bar("warm", total, "kernels", False)))
+            bars[0].update(bars[0].task_ids[0], completed=n, rate="kernels in the cache")
 
         report = warm_kernels(processes, progress=compiled)
     if verbose:

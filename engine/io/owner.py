@@ -291,6 +291,21 @@ def refused(exc: OSError, target: Path, doing: str = "write") -> OSError | Bacca
     return OutputRefused(f"cannot {doing} {target}: {reason}")
 
 
+#: The refusals of the file system a command turns into one line when nothing more
+#: particular caught them (reading an input whose name is too long, say).
+SYSTEM_REFUSALS = frozenset({errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.EROFS,
+                             errno.ENOTDIR, errno.ELOOP, errno.EISDIR})
+
+
+def system_refusal(exc: OSError) -> BaccaratError | None:
+    """``exc`` as one line naming its file (``cannot open PATH: reason``) when it is a
+    refusal of the file system about a named file; None for anything else."""
+    if exc.errno not in SYSTEM_REFUSALS or not exc.filename:
+        return None
+    refusal = refused(exc, Path(os.fsdecode(exc.filename)), doing="open")
+    return refusal if isinstance(refusal, BaccaratError) else None
+
+
 def _too_long(target: Path) -> str:
     limit = name_max(_existing_folder(target.parent))
     for part in (target, *target.parents):
@@ -582,4 +597,4 @@ def _ours(path: Path) -> bool:
 __all__ = ["Claim", "FolderLock", "FolderLockedError", "OutputBusyError", "OutputExistsError",
            "OutputLock", "OutputRefused", "check_name", "claim_output", "exchange",
            "fsync_folder", "fsync_path", "lock_path", "pinned", "refused", "rename_new",
-           "sibling", "temporary_sibling"]
+           "sibling", "system_refusal", "temporary_sibling"]

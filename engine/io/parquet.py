@@ -38,6 +38,7 @@ from .owner import (
     check_name,
     fsync_folder,
     fsync_path,
+    lock_path,
     pinned,
     refused,
     temporary_sibling,
@@ -296,6 +297,10 @@ def staged_path(path: Path, run_id: str) -> Iterator[Path]:
     try:
         yield staged
         fsync_path(staged)
+        if not run_holds(path, run_id):  # a task the run left behind (Dask cannot stop
+            staged.unlink(missing_ok=True)  # one mid-way): nothing of it stays
+            raise BaccaratError(f"{path}: the run that planned it ({run_id}) is over; the "
+                                f"part was not kept")
     except OSError as exc:
         staged.unlink(missing_ok=True)
         if is_disk_full(exc):
@@ -304,6 +309,20 @@ def staged_path(path: Path, run_id: str) -> Iterator[Path]:
     except BaseException:
         staged.unlink(missing_ok=True)
         raise
+
+
+def run_holds(part: Path, run_id: str) -> bool:
+    """Whether run ``run_id`` still holds the output folder of ``part`` (the folder or,
+    for a run folder's parts, the one above it), as the lock beside it says; True where
+    the lock names no run (a full disk kept it from writing its name)."""
+    for folder in (part.parent, part.parent.parent):
+        try:
+            holder = lock_path(folder).read_text().split()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not holder or run_id in holder:
+            return True
+    return False
 
 
 def accept_part(staged: str | Path, run_id: str, record: dict[str, Any] | None = None,
@@ -556,17 +575,19 @@ class _FolderClaim:
         self.lock = OutputLock(folder)
         self.fresh = False          # this run made the folder (or emptied it with --force)
         self.planned = False        # this run wrote the plan into a folder it did not make
+        self.owned = False          # the claim succeeded: the folder is this run's to clear
         self.parents: list[Path] = []
 
     def undo(self) -> bool:
-        """After a failure: remove what this run made and finished no part in; returns
-        whether the folder is kept."""
+        """After a failure: remove what this run made and finished no part in, and what its
+        stopped (or killed) workers staged; returns whether the folder is kept."""
+        if self.owned and self.folder.is_dir():
+            remove_temporaries(self.folder)  # never taken as parts: nothing to keep
         if not (self.fresh or self.planned):  # this run made nothing there
             self._remove_parents()
             return _exists(self.folder)
         kept = _abandon(self.folder, self.fresh)
         if kept and self.planned and not _has_parts(self.folder):  # back to how it was
-            remove_temporaries(self.folder)
             for name in (PLAN_FILE, PART_LOG):
                 (self.folder / name).unlink(missing_ok=True)
         if not kept:
@@ -600,6 +621,7 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
     try:
         state = _claim(folder, plan, claim, force=force, resume=resume,
                        complete=complete, ignore=ignore)
+        claim.owned = True
     except BaseException as exc:
         claim.undo()
         claim.lock.release()

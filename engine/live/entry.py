@@ -106,6 +106,15 @@ def _labels(cards: tuple[int, ...] | list[int]) -> str:
     return " ".join(LABEL_OF_CODE[c] for c in cards)
 
 
+def echo(line: str, longest: int = 40) -> str:
+    """A line of input quoted in a message: whole, or its start and its length when it is
+    long (a message has two lines on the app's screen, and must still say what is wrong)."""
+    text = line.strip()
+    if len(text) <= longest:
+        return repr(text)
+    return f"{text[:longest - 4]!r}... ({len(text):,} characters)"
+
+
 def parse_line(line: str) -> Command | None:
     """The command a line of input stands for; None for a blank line."""
     text = " ".join(line.strip().lower().split())
@@ -122,7 +131,7 @@ def parse_line(line: str) -> Command | None:
     words = text.replace(",", " ").split()
     if words[0] == "burn":
         if len(words) != 2:
-            raise EntryError(f"{line.strip()!r}: the burn is one card shown face up, e.g. "
+            raise EntryError(f"{echo(line)}: the burn is one card shown face up, e.g. "
                              f"'burn 7h'")
         return Burn(parse_card(words[1], "the burn"))
     if words[0] in OUTCOME_WORDS or re.fullmatch(r"[bpt]\+?(pp|bp)+", words[0]):
@@ -130,7 +139,7 @@ def parse_line(line: str) -> Command | None:
     try:
         parse_card(words[0])
     except BaccaratError:
-        raise EntryError(f"{line.strip()!r} is neither an outcome (b, p, t), the cards of a "
+        raise EntryError(f"{echo(line)} is neither an outcome (b, p, t), the cards of a "
                          f"coup (9s 3h kd 5c) nor a command (u undo, n new shoe, burn CARD, "
                          f"quit, ? help)") from None
     return coup_from_cards(words)
@@ -144,7 +153,7 @@ def _outcome_coup(words: list[str], line: str) -> Coup:
         words = [match.group(1)]
     unknown = [flag for flag in flags if flag.lstrip("+") not in PAIR_FLAGS]
     if unknown:
-        raise EntryError(f"{line.strip()!r}: {unknown[0]!r} is not a pair flag; after the "
+        raise EntryError(f"{echo(line)}: {unknown[0]!r} is not a pair flag; after the "
                          f"outcome write pp (Player pair) and/or bp (Banker pair)")
     given = {PAIR_FLAGS[flag.lstrip("+")] for flag in flags}
     return Coup(OUTCOME_WORDS[words[0]], player_pair="player" in given,

@@ -107,7 +107,8 @@ class _Nets:
         return self._cache[key].get(item.config, empty)
 
 
-def _configs(runs: list[Run]) -> list[_Config]:
+def configurations(runs: list[Run]) -> list[_Config]:
+    """Every configuration of ``runs`` with the label the comparison gives it."""
     items: list[_Config] = []
     for run in runs:
         specs = run.summary["spec"].astype(str).tolist()
@@ -180,7 +181,7 @@ def compare(runs: Runs, sort: str | None = None, *,
     if sort is not None:
         check_metric(sort)
     opened = load_runs(runs)
-    items = _configs(opened)
+    items = configurations(opened)
     if not items:
         raise BaccaratError("the runs hold no configurations to compare")
     base = _pick_baseline(items, baseline)
@@ -263,7 +264,7 @@ def differences(runs: Runs, pairs: str = "all",
     ``pairs="all"`` gives every pair in the order given; ``"baseline"`` each
     configuration against the baseline only.
     """
-    items = _configs(load_runs(runs))
+    items = configurations(load_runs(runs))
     nets = _Nets()
     if pairs == "all":
         chosen = list(itertools.combinations(items, 2))

@@ -33,6 +33,7 @@ from .. import __version__
 from ..io.owner import claim_output
 from ..io.parquet import HTML_GENERATOR
 from ..metrics import SUMMARY_METRICS, format_metric
+from ..search.family import tried_phrase
 from . import figures
 from .compare import UNPAIRED, compare
 from .curves import BankrollFan, bankroll_fans, ruin_curve
@@ -237,6 +238,7 @@ def _verdict_section(report: Report) -> str:
     """The verdict table: what a reader came for, one row per configuration."""
     comparison = report.comparison
     baseline = str(comparison["baseline"].iloc[0]) if len(comparison) else ""
+    family = len(comparison) > 1  # the family-wise twin counts every configuration
     rows = []
     for item, (_, row) in zip(report.items, comparison.iterrows(), strict=True):
         rows.append([
@@ -245,6 +247,7 @@ def _verdict_section(report: Report) -> str:
             + _interval("realized_edge", row["realized_edge_low"], row["realized_edge_high"]),
             _fmt("expected_edge", row["expected_edge"]),
             _verdict_word(row["edge_verdict"]),
+            *([_verdict_word(row["edge_verdict_family"])] if family else []),
             _fmt("house_edge", row["house_edge"]),
             _fmt("edge_gain", row["edge_gain"]),
             _fmt("risk_of_ruin", row["risk_of_ruin"]) + " "
@@ -254,16 +257,24 @@ def _verdict_section(report: Report) -> str:
             _difference_cell(row),
         ])
     unpaired = bool((comparison["pairing"] == UNPAIRED).any())
-    return ('<section id="verdict"><h2>Verdict</h2>'
+    tried = f" ({tried_phrase(len(comparison))})" if family else ""
+    holm = (" The column beside it asks the same of every configuration at once (Holm's "
+            f"step-down at 5% over the {len(comparison)} tried): with many configurations "
+            "one is outside by chance alone, which this column allows for."
+            if family else "")
+    return (f'<section id="verdict"><h2>Verdict{tried}</h2>'
             + _table(["configuration", "realized edge [95%]", "expected edge",
-                      "expected inside 95%?", "full-shoe house edge", "gain over full shoe",
+                      "expected inside 95%?",
+                      *(["expected inside, Holm (all tried)?"] if family else []),
+                      "full-shoe house edge", "gain over full shoe",
                       "risk of ruin [95%]", "busted", "mean net",
                       f"mean net: configuration - {_e(baseline)} [95%]"], rows, "verdict")
             + '<p class="note">Realized edge: total net / total wagered, the player\'s '
             "return per unit staked, with its 95% interval over sessions. Expected edge: the "
             "exact expected net of the bets actually made / total wagered (priced from the "
             "cards left in the shoe for strategies that see the cards, from the full shoe "
-            "otherwise); a fair simulation's interval holds it about 19 times in 20. Gain "
+            "otherwise); a fair simulation's interval holds it about 19 times in 20."
+            + holm + " Gain "
             "over full shoe: expected edge + full-shoe house edge, what choosing when to "
             "bet is worth (0 for a strategy that ignores the cards). Ruined: the bankroll "
             "fell below the table minimum; busted: it could not pay the stake the strategy "

@@ -55,7 +55,7 @@ from ..replay import (
 from ..rules import TableRules
 from .coups import class_tallies, exact, exact_payouts
 from .machine import Machine, RiskError, TooManyStates, result_of
-from .offgrid import OffGrid, OffGridEnds
+from .offgrid import OFF_GRID_LIMIT, OffGrid, OffGridEnds
 from .shoes import fewest_coups, hazards, session_lengths, shoe_lengths
 
 N_REASONS = len(STOP_REASONS)
@@ -378,7 +378,8 @@ class SessionChain:
 
     def __init__(self, strategy: Any, rules: TableRules, policy: SessionPolicy,
                  coups: int | None = None, state_limit: int = DEFAULT_STATE_LIMIT,
-                 cell_limit: int = DEFAULT_CELL_LIMIT) -> None:
+                 cell_limit: int = DEFAULT_CELL_LIMIT,
+                 off_grid_limit: int = OFF_GRID_LIMIT) -> None:
         if coups is not None and coups < 1:
             raise RiskError(f"a session of {coups} coups: expected at least 1")
         self.rules = rules
@@ -393,6 +394,7 @@ class SessionChain:
                             "exact risk")
         self.coups = coups
         self.cell_limit = cell_limit
+        self.off_grid_limit = min(off_grid_limit, cell_limit)
         self.machine = Machine(strategy, rules, policy, limit=state_limit)
         self.bankroll = exact(policy.bankroll)
         if self.bankroll < exact(rules.table_min):

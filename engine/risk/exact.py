@@ -21,6 +21,7 @@ from ..replay import STOP_REASONS, SessionPolicy, full_shoe_ev
 from ..rules import TableRules
 from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, ChainResult, SessionChain
 from .machine import RiskError
+from .offgrid import OFF_GRID_LIMIT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,14 +140,17 @@ def from_chain(spec: str, rules: TableRules, policy: SessionPolicy, coups: int |
 def exact_risk(strategy: Any, rules: TableRules | None = None,
                policy: SessionPolicy | None = None, coups: int | None = None, *,
                state_limit: int = DEFAULT_STATE_LIMIT,
-               cell_limit: int = DEFAULT_CELL_LIMIT) -> ExactRisk:
+               cell_limit: int = DEFAULT_CELL_LIMIT,
+               off_grid_limit: int = OFF_GRID_LIMIT) -> ExactRisk:
     """The exact session distribution of one configuration (a Strategy or a SPEC naming
     one configuration) under ``rules`` and ``policy``; ``coups``: sessions of that many
-    coups instead of ``policy.session_shoes`` shoes."""
+    coups instead of ``policy.session_shoes`` shoes. Past a limit (the system's states,
+    the chain's cells, the sessions off the money grid) it raises ``TooManyStates``."""
     rules = rules or TableRules()
     policy = policy or SessionPolicy()
     strategy = _one_configuration(strategy)
-    chain = SessionChain(strategy, rules, policy, coups, state_limit, cell_limit)
+    chain = SessionChain(strategy, rules, policy, coups, state_limit, cell_limit,
+                         off_grid_limit)
     return from_chain(strategy.spec(), rules, policy, coups, chain.run())
 
 

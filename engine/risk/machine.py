@@ -12,7 +12,7 @@ progression that could grow without bound costs only what a session can reach.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -23,6 +23,7 @@ from strategies.finite_state import (
     NO_STAKE,
     PUSHED,
     WON,
+    limited_state,
     not_finite_reason,
     shoe_state,
 )
@@ -67,6 +68,10 @@ class ComposedSystem:
         if kind is None or kind == END_SESSION:
             return {}
         return {kind: self.staking.stake_of(state[1])}
+
+    def limited_state(self, state: tuple[Any, Any],
+                      cut: Callable[[float], bool]) -> Hashable:
+        return (state[0], limited_state(self.staking, state[1], cut))
 
     def ends_before(self, state: tuple[Any, Any]) -> bool:
         """Whether the selection ends the session before the coup."""
@@ -116,6 +121,13 @@ def finite_system(strategy: Any) -> Any:
     return strategy
 
 
+def limits_states(system: Any) -> bool:
+    """Whether ``system`` (from :func:`finite_system`) forgets what the table maximum
+    makes irrelevant (``limited_state``)."""
+    limiting = system.staking if isinstance(system, ComposedSystem) else system
+    return callable(getattr(limiting, "limited_state", None))
+
+
 def _label(thing: Any) -> str:
     spec = getattr(thing, "spec", None)
     if callable(spec):
@@ -145,6 +157,25 @@ class StateRow:
         return sum(self.stakes.values(), Fraction(0))
 
 
+def chip_rounded(stake: Fraction, chip: Fraction | None) -> Fraction:
+    """``stake`` rounded to the nearest multiple of ``chip`` (halves up), as the replay's
+    settle kernel rounds it; unchanged without a chip."""
+    return math.floor(stake / chip + Fraction(1, 2)) * chip if chip else stake
+
+
+@dataclass(frozen=True)
+class TableCut:
+    """Whether the table maximum cuts a stake (after chip rounding): a stake it cuts, and
+    every larger one, is placed alike, at the maximum with a limit hit. Passed to a
+    system's ``limited_state``; equal for equal tables (so a part may cache on it)."""
+
+    table_max: Fraction
+    chip: Fraction | None
+
+    def __call__(self, stake: float) -> bool:
+        return chip_rounded(exact(stake), self.chip) > self.table_max
+
+
 class Machine:
     """The states of one configuration's system, numbered as the session reaches them.
 
@@ -162,6 +193,8 @@ class Machine:
         chip = getattr(policy, "chip", None)
         self.chip = exact(chip) if chip else None
         self.below_min = getattr(policy, "below_min", "raise")
+        self._limits_states = limits_states(self.system)
+        self._cut = TableCut(self.table_max, self.chip)
         self.rows: list[StateRow] = []
         self._index: dict[Hashable, int] = {}
         self.kinds: list[str] = []   # every kind some state stakes on, in BET_KINDS order
@@ -186,6 +219,11 @@ class Machine:
                             f"hashable; use tuples, numbers and strings") from None
         if found is not None:
             return found
+        if self._limits_states:
+            state = self._call("limited_state", state, self._cut)
+            found = self._index.get(state)
+            if found is not None:
+                return found
         if len(self.rows) >= self.limit:
             raise TooManyStates(f"{_label(self.strategy)}: the session reaches more than "
                                 f"{self.limit:,} states of the system")
@@ -215,8 +253,7 @@ class Machine:
         hits = 0
         below = False
         for kind, stake in asked.items():
-            if self.chip:
-                stake = math.floor(stake / self.chip + Fraction(1, 2)) * self.chip
+            stake = chip_rounded(stake, self.chip)
             if stake > self.table_max:
                 hits += 1
                 stake = self.table_max
@@ -283,5 +320,5 @@ def result_of(net: Fraction, staked: Fraction) -> str:
     return WON if net > 0 else LOST if net < 0 else PUSHED
 
 
-__all__ = ["ComposedSystem", "Machine", "RiskError", "StateRow", "TooManyStates",
-           "bet_kind", "finite_system", "result_of"]
+__all__ = ["ComposedSystem", "Machine", "RiskError", "StateRow", "TableCut", "TooManyStates",
+           "bet_kind", "chip_rounded", "finite_system", "limits_states", "result_of"]

@@ -35,9 +35,10 @@ def _ints(values: np.ndarray) -> np.ndarray:
 
 
 _NONE = np.zeros(0, dtype=object)
-#: Most off-grid sessions (distinct state and bankroll) followed at once. Their number
-#: grows by about half a coup when reduced stakes often win at a fractional price (each
-#: win opens a finer lattice of bankrolls): past this, exact risk stops and says so.
+#: Most off-grid sessions (distinct state and bankroll) followed at once, by default
+#: (``SessionChain(off_grid_limit=)``). Their number grows by about half a coup when
+#: reduced stakes often win at a fractional price (each win opens a finer lattice of
+#: bankrolls): past this, exact risk stops and says so.
 OFF_GRID_LIMIT = 50_000
 
 
@@ -161,14 +162,18 @@ class OffGrid:
         where the rule is not set)."""
         run = self.run
         loss = goal = None
+        if run.stop_loss is None and run.win_goal is None:
+            return loss, goal
+        # per chain state (entries are many, their states few), then spread to the entries
+        states, back = np.unique(u, return_inverse=True)
         if run.stop_loss is not None:
             loss = np.array([math.floor((run.keys[x][2] * run.unit - run.stop_loss)
-                                        / run.unit * self.scale) for x in u.tolist()],
-                            dtype=object)
+                                        / run.unit * self.scale) for x in states.tolist()]
+                            or [0], dtype=object)[back]
         if run.win_goal is not None:
             goal = np.array([math.ceil((run.keys[x][2] * run.unit + run.win_goal)
-                                       / run.unit * self.scale) for x in u.tolist()],
-                            dtype=object)
+                                       / run.unit * self.scale) for x in states.tolist()]
+                            or [0], dtype=object)[back]
         return loss, goal
 
     def _absorb(self, reason: np.ndarray, b: np.ndarray, m: np.ndarray) -> None:
@@ -192,11 +197,12 @@ class OffGrid:
         starts = np.flatnonzero(first)
         self.u, self.b = u[starts], b[starts]
         self.m = np.add.reduceat(m, starts)
-        if self.u.size > min(OFF_GRID_LIMIT, self.run.chain.cell_limit):
+        limit = self.run.chain.off_grid_limit
+        if self.u.size > limit:
             raise TooManyStates(
                 f"under --when-short reduce, reduced stakes that win at a fractional price "
                 f"(a Banker win pays 0.95 of the bankroll staked) take the bankroll off the "
-                f"money grid in more than {OFF_GRID_LIMIT:,} different ways at once")
+                f"money grid in more than {limit:,} different ways at once")
 
     def begin(self) -> None:
         """Before the chain's coup: room for what it hands over."""

@@ -5,6 +5,8 @@ to say what the system stakes. :func:`declaration_mismatch` plays the strategy t
 backtest does (``engine.replay.replay``, over generated shoes, with a bankroll and table
 limits too wide to interfere) and walks the declared states along the same coups; the
 first coup where the declared stakes differ from those the strategy placed is reported.
+A system that forgets what the table maximum makes irrelevant (``limited_state``) is
+walked a second time with it, at the table's maximum, and must place the same stakes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from ..coups import OUTCOME_LABELS
 from ..deal import generate_coups
 from ..replay import SessionPolicy, replay
 from ..rules import TableRules
-from .machine import finite_system, result_of
+from .coups import exact
+from .machine import TableCut, finite_system, limits_states, result_of
 
 #: Shoes played to check a declaration (sessions of two shoes, so new shoes are seen).
 CHECK_SHOES = 60
@@ -45,7 +48,9 @@ def declaration_mismatches(strategies: list[Any], rules: TableRules,
     coups = generate_coups(wide, seed, np.arange(shoes))
     fresh = [copy.deepcopy(s) for s in strategies]  # a System's parts are private
     grid, ledgers = replay(coups, fresh, wide, SessionPolicy(bankroll=_WIDE, session_shoes=2))
+    cut = TableCut(exact(rules.table_max), None)
     return [_first_difference(system, grid, ledger, coups)
+            or _first_limited_difference(system, grid, ledger, coups, cut)
             for system, ledger in zip(systems, ledgers, strict=True)]
 
 
@@ -73,6 +78,48 @@ def _first_difference(system: Any, grid: Any, ledger: Any, coups: Any) -> str | 
             result = result_of(Fraction(net), Fraction(sum(placed.values())))
             state = system.next_state(state, OUTCOME_LABELS[int(coups.outcome[row])], result)
     return None
+
+
+def _first_limited_difference(system: Any, grid: Any, ledger: Any, coups: Any,
+                              cut: TableCut) -> str | None:
+    """None if the states ``limited_state`` leaves place what the full states place at
+    the table's maximum, coup after coup of the same sessions, else where they differ."""
+    if not limits_states(system):
+        return None
+    n, width = grid.shape
+    for session in range(n):
+        state = system.initial_state()
+        limited = system.limited_state(state, cut)
+        last_shoe = -1
+        for t in range(width):
+            row = grid.rows[session, t]
+            if row < 0 or not ledger.played[session, t]:
+                break
+            shoe = int(coups.shoe[row])
+            if shoe != last_shoe:
+                state = shoe_state(system, state)
+                limited = system.limited_state(shoe_state(system, limited), cut)
+                last_shoe = shoe
+            full = _at_table(system.stakes_of(state), cut)
+            kept = _at_table(system.stakes_of(limited), cut)
+            if full != kept:
+                return (f"session {session}, shoe {shoe}, coup {int(coups.coup[row])}: the "
+                        f"declared state {state!r} places {full} at a maximum of "
+                        f"{float(cut.table_max):g}, its limited state {limited!r} "
+                        f"places {kept}")
+            placed = sum(float(stakes[session, t]) for stakes in ledger.stakes.values())
+            result = result_of(Fraction(float(ledger.net[session, t])), Fraction(placed))
+            outcome = OUTCOME_LABELS[int(coups.outcome[row])]
+            state = system.next_state(state, outcome, result)
+            limited = system.limited_state(system.next_state(limited, outcome, result), cut)
+    return None
+
+
+def _at_table(stakes: Any, cut: TableCut) -> str:
+    """Stakes as the table maximum places them: a stake it cuts shows as the maximum."""
+    placed = {k: f"{float(cut.table_max):g} (cut)" if cut(float(v)) else f"{float(v):g}"
+              for k, v in stakes.items() if float(v) > 0}
+    return ", ".join(f"{placed[k]} on {k}" for k in BET_KINDS if k in placed) or "nothing"
 
 
 def _same(a: dict[str, float], b: dict[str, float]) -> bool:

@@ -132,7 +132,9 @@ def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
     from ..backtest import backtest
 
     shoes = int(lengths.size)
-    session_shoes = int(run_options.get("session_shoes", 1))
+    policy = run_options.get("session")
+    session_shoes = int(policy.session_shoes if policy is not None
+                        else run_options.get("session_shoes", 1))
     check_null_shape(shoes, session_shoes, len(configs), datasets)
     if shoes % session_shoes:
         return play_each(configs, lengths, rules, datasets, seed, metric, out, run_options,

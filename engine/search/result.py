@@ -53,6 +53,27 @@ class SearchResult:
         """The search's verdict in words: what chance gives, and where the best stands."""
         return str(self.document["sentence"])
 
+    #: The columns a notebook shows first: who, its metric where chosen and checked,
+    #: rank, and the p-values counting every try.
+    SHOWN = ("spec", "metric_in", "metric_out", "metric_all", "rank", "p_raw", "p_holm",
+             "p_stepdown", "verdict")
+
+    def __repr__(self) -> str:
+        count = len(self.table)
+        return (f"SearchResult({count} configuration{'s' if count != 1 else ''}"
+                + (f", {self.path}" if self.path is not None else "") + f")\n{self.sentence}")
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the verdict in words, then the configurations by rank where
+        chosen (the first 20)."""
+        import html
+
+        shown = self.table.sort_values("rank", kind="stable").head(20)[list(self.SHOWN)]
+        more = len(self.table) - len(shown)
+        tail = f"<p>{more:,} more in <code>.table</code></p>" if more > 0 else ""
+        return (f"<p>{html.escape(self.sentence)}</p>"
+                + shown.to_html(index=False, float_format=lambda v: f"{v:.4g}") + tail)
+
     def to_json(self) -> dict[str, Any]:
         """Everything, as plain JSON values (NaN as null)."""
         rows = json.loads(self.table.to_json(orient="records"))
@@ -173,9 +194,11 @@ def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict
 def family_sentence(*, tried: int, shoes: int, beats: list[str], best_spec: str,
                     best_p: float, reality_check: float, spa: float) -> str:
     """The family-wise verdict over all shoes, counting every configuration tried."""
-    counted = f"Counting all {tried:,} configurations tried, over all {shoes:,} shoes, "
+    counted = (f"Counting all {tried:,} configurations tried, over all {shoes:,} shoes, "
+               if tried > 1 else f"Over all {shoes:,} shoes, ")
     if not beats:
-        return (counted + f"none beats its expected edge (the best, {best_spec}: "
+        return (counted + ("none beats its expected edge (the best, " if tried > 1 else
+                           "it does not beat its expected edge (") + f"{best_spec}: "
                 f"step-down {p_text(best_p)}; Reality Check {p_text(reality_check)}, "
                 f"SPA {p_text(spa)}).")
     named = ", ".join(beats[:3]) + (f" and {len(beats) - 3} more" if len(beats) > 3 else "")

@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ..coups import Coups
-from ..errors import BaccaratError
+from ..errors import BaccaratError, Interrupted
 from ..metrics import edge_verdict, ratio_interval
+from ..replay import SessionPolicy
 from ..rules import TableRules
 from .adjust import DEFAULT_REPS, LEVEL, FamilyTests, edge_tests, family_tests
 from .metric import BASE_COLUMNS, SearchMetric, parse_metric
@@ -80,6 +81,7 @@ def search(
     stop_loss: float | None = None,
     win_goal: float | None = None,
     max_coups: int | None = None,
+    session: SessionPolicy | None = None,
     out: str | Path | None = None,
     force: bool = False,
     workers: int | None = 1,
@@ -97,6 +99,8 @@ def search(
     default ``seed``). ``reps`` bootstrap samples feed the step-down and the SPA. The
     outputs go to the folder ``out`` (a temporary one when None): ``search.parquet``,
     ``null.parquet``, and the run folders ``run/`` and ``null/``.
+    ``session`` gives every session rule at once (``engine.Session``) instead of
+    ``bankroll`` ... ``max_coups``, as ``backtest`` takes it.
     ``progress(stage, done, total)`` is told how the runs advance.
     """
     started = time.perf_counter()
@@ -112,6 +116,8 @@ def search(
                             "or 2 or more (200 read the one-in-20 figure well)")
     if reps < 100:
         raise BaccaratError(f"--reps {reps}: expected at least 100 bootstrap samples")
+    if session is not None:
+        session_shoes = session.session_shoes
     space = Space(list(strategies))
     if sample is not None:
         indices, configs = space.sample(sample, seed)
@@ -121,116 +127,125 @@ def search(
                             f"(and --seed S)")
     else:
         indices, configs = list(range(len(space))), list(space)
-    shoe_ids, lengths = dataset_shoes(coups)
-    sessions = -(-shoe_ids.size // max(session_shoes, 1))
-    split = (fold_split(sessions, folds, walk_forward) if folds is not None
-             else holdout_split(sessions, 0.5 if holdout is None else holdout))
-    if null:
-        check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
-    stack = contextlib.ExitStack()
-    temp = None
-    folder = Path(out) if out is not None else Path()
-    with stack, _named_as(out, lambda: folder):
-        if out is None:
-            import tempfile
-
-            temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
-            folder = Path(temp.name) / "search"
-            folder.mkdir()
-        else:
-            from ..io.owner import claim_output
-
-            folder = stack.enter_context(claim_output(
-                out, force=force, folder=True, ours=is_search_folder, what="search")).temp
-        options: dict[str, Any] = {
-            "bankroll": bankroll, "session_shoes": session_shoes, "when_short": when_short,
-            "stop_loss": stop_loss, "win_goal": win_goal, "max_coups": max_coups,
-            "workers": workers, "chunk_shoes": chunk_shoes(configs, rules or TableRules())}
-
-        def stage(name: str) -> Callable[[int, int], None] | None:
-            if progress is None:
-                return None
-            return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
-
-        from ..backtest import backtest
-
-        timings: dict[str, float] = {}
-        clock = time.perf_counter()
-
-        def lap(name: str) -> None:
-            nonlocal clock
-            now = time.perf_counter()
-            timings[name] = round(now - clock, 3)
-            clock = now
-
-        run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
-                       force=True, command=command, progress=stage("search"), **options)
-        matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
-                                                                  *chosen_metric.columns))
-        lap("play")
-        if matrix.sessions != sessions:
-            raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
-                                f"sessions played, {sessions} expected")
-        shoes_of = session_shoe_ids(shoe_ids, session_shoes)
-        table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
-        lap("choose")
-        family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
-                              matrix.columns["expected_net"], reps=reps, seed=seed)
-        lap("adjust")
-        with_tests(table, family)
-        table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
-        metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
-                      "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
-        best_all = chosen_metric.best(table["metric_all"].to_numpy())
-        beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
-            "p_stepdown")["spec"]]
-        stat = family.tests.statistic
-        best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
-        rules_used = TableRules(**run.info["rules"])
-        document: dict[str, Any] = {
-            "version": run.info["version"],
-            "command": command or "",
-            "dataset": {**run.info["dataset"], "sessions": sessions,
-                        "session_shoes": session_shoes},
-            "rules": run.info["rules"],
-            "policy": run.info["policy"],
-            "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
-                      "sample": sample, "seed": seed},
-            "metric": metric_doc,
-            "split": split_doc,
-            "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
-                       "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
-                       "reality_check": family.reality_check, "spa": family.spa},
-            "best": {"config": best_all, "spec": str(table["spec"][best_all]),
-                     "metric": float(table["metric_all"][best_all])},
-            "runs": {"observed": RUN_FOLDER},
-        }
-        shoes = int(shoe_ids.size)
-        sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
-                                     best_spec=str(table["spec"][best_edge]),
-                                     best_p=float(family.stepdown[best_edge]),
-                                     reality_check=family.reality_check, spa=family.spa)]
-        null_table = None
+    with _pinned(coups):  # the same shoes from the first read to the null's last
+        coups = _in_memory(coups, rules)
+        shoe_ids, lengths = dataset_shoes(coups)
+        sessions = -(-shoe_ids.size // max(session_shoes, 1))
+        split = (fold_split(sessions, folds, walk_forward) if folds is not None
+                 else holdout_split(sessions, 0.5 if holdout is None else holdout))
         if null:
-            result = play_null(configs, lengths, rules_used, null,
-                               seed if null_seed is None else null_seed, chosen_metric,
-                               folder / NULL_FOLDER, options, progress=stage("fair datasets"))
-            lap("null")
-            observed = float(table["metric_all"][best_all])
-            null_doc = result.summary(observed, chosen_metric.higher)
-            document["null"] = null_doc
-            document["runs"]["null"] = NULL_FOLDER
-            sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
-                                         null=null_doc, best_spec=str(table["spec"][best_all]),
-                                         observed=observed), *sentences]
-            null_table = result.table([str(s) for s in table["spec"]], shoes)
-        sentences.append(checked_sentence(split_doc, metric_doc))
-        document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
-        document["sentences"] = sentences
-        searched = SearchResult(table[list(COLUMNS)], document, null_table)
-        document["timings"] = timings
-        document["seconds"] = round(time.perf_counter() - started, 3)
-        searched.write(folder)
+            check_null_shape(shoe_ids.size, session_shoes, len(configs), null)
+        stack = contextlib.ExitStack()
+        temp = None
+        folder = Path(out) if out is not None else Path()
+        with stack, _named_as(out, lambda: folder):
+            if out is None:
+                import tempfile
+
+                temp = tempfile.TemporaryDirectory(prefix="baccarat-search-")
+                folder = Path(temp.name) / "search"
+                folder.mkdir()
+            else:
+                from ..io.owner import claim_output
+
+                folder = stack.enter_context(claim_output(
+                    out, force=force, folder=True, ours=is_search_folder, what="search")).temp
+            options: dict[str, Any] = {
+                "workers": workers,
+                "chunk_shoes": chunk_shoes(configs, rules or TableRules(), shoe_ids.size,
+                                           workers),
+                **({"session": session} if session is not None else {
+                    "bankroll": bankroll, "session_shoes": session_shoes,
+                    "when_short": when_short, "stop_loss": stop_loss, "win_goal": win_goal,
+                    "max_coups": max_coups})}
+
+            def stage(name: str) -> Callable[[int, int], None] | None:
+                if progress is None:
+                    return None
+                return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
+
+            from ..backtest import backtest
+
+            timings: dict[str, float] = {}
+            clock = time.perf_counter()
+
+            def lap(name: str) -> None:
+                nonlocal clock
+                now = time.perf_counter()
+                timings[name] = round(now - clock, 3)
+                clock = now
+
+            run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
+                           force=True, command=command, progress=stage("search"), **options)
+            matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
+                                                                      *chosen_metric.columns))
+            lap("play")
+            if matrix.sessions != sessions:
+                raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
+                                    f"sessions played, {sessions} expected")
+            shoes_of = session_shoe_ids(shoe_ids, session_shoes)
+            table, split_doc = choose_and_check(matrix, chosen_metric, split, shoes_of, configs)
+            lap("choose")
+            family = family_tests(matrix.columns["net"], matrix.columns["wagered"],
+                                  matrix.columns["expected_net"], reps=reps, seed=seed)
+            lap("adjust")
+            with_tests(table, family)
+            table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
+            metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
+                          "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
+            best_all = chosen_metric.best(table["metric_all"].to_numpy())
+            beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
+                "p_stepdown")["spec"]]
+            stat = family.tests.statistic
+            best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
+            rules_used = TableRules(**run.info["rules"])
+            document: dict[str, Any] = {
+                "version": run.info["version"],
+                "command": command or "",
+                "dataset": {**run.info["dataset"], "sessions": sessions,
+                            "session_shoes": session_shoes},
+                "rules": run.info["rules"],
+                "policy": run.info["policy"],
+                "space": {"specs": list(strategies), "size": len(space), "tried": len(configs),
+                          "sample": sample, "seed": seed},
+                "metric": metric_doc,
+                "split": split_doc,
+                "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
+                           "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
+                           "reality_check": family.reality_check, "spa": family.spa},
+                "best": {"config": best_all, "spec": str(table["spec"][best_all]),
+                         "metric": float(table["metric_all"][best_all])},
+                "runs": {"observed": RUN_FOLDER},
+            }
+            shoes = int(shoe_ids.size)
+            sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
+                                         best_spec=str(table["spec"][best_edge]),
+                                         best_p=float(family.stepdown[best_edge]),
+                                         reality_check=family.reality_check, spa=family.spa)]
+            null_table = None
+            if null:
+                fair_options = {**options, "chunk_shoes": chunk_shoes(
+                    configs, rules_used, shoe_ids.size * null, workers)}
+                result = play_null(configs, lengths, rules_used, null,
+                                   seed if null_seed is None else null_seed, chosen_metric,
+                                   folder / NULL_FOLDER, fair_options,
+                                   progress=stage("fair datasets"))
+                lap("null")
+                observed = float(table["metric_all"][best_all])
+                null_doc = result.summary(observed, chosen_metric.higher)
+                document["null"] = null_doc
+                document["runs"]["null"] = NULL_FOLDER
+                sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
+                                             null=null_doc, best_spec=str(table["spec"][best_all]),
+                                             observed=observed), *sentences]
+                null_table = result.table([str(s) for s in table["spec"]], shoes)
+            sentences.append(checked_sentence(split_doc, metric_doc))
+            document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
+            document["sentences"] = sentences
+            searched = SearchResult(table[list(COLUMNS)], document, null_table)
+            document["timings"] = timings
+            document["seconds"] = round(time.perf_counter() - started, 3)
+            searched.write(folder)
     searched.path = Path(out) if out is not None else None
     if temp is not None:
         searched._temp = temp  # type: ignore[attr-defined]  # lives as long as the result
@@ -249,12 +264,37 @@ def with_tests(table: pd.DataFrame, family: FamilyTests) -> None:
                                 np.where(family.stepdown < LEVEL, BEATS, CHANCE))
 
 
+def _pinned(coups: Coups | str | Path) -> contextlib.AbstractContextManager[object]:
+    """Hold the dataset file against our writers (``generate --force``, ``import
+    --force``) for the whole search: its hold-out, folds and null all read the same
+    shoes, not only each backtest for its own run."""
+    if isinstance(coups, Coups) or not Path(coups).exists():
+        return contextlib.nullcontext()
+    from ..io.owner import pinned
+
+    return pinned(coups)
+
+
+def _in_memory(coups: Coups | str | Path, rules: TableRules | None) -> Coups | str | Path:
+    """A file that is not a coups Parquet dataset imported in memory, as ``backtest``
+    takes anything ``baccarat import`` reads; anything else as it is."""
+    if isinstance(coups, Coups) or not Path(coups).exists():
+        return coups
+    from ..io.inputs import import_in_memory, is_coups_parquet
+
+    return coups if is_coups_parquet(coups) else import_in_memory(coups, rules)
+
+
 @contextlib.contextmanager
 def _named_as(out: str | Path | None, temporary: Callable[[], Path]) -> Iterator[None]:
     """Errors raised while the search writes under its temporary folder name the folder
-    the user gave (``out``), as every other message does."""
+    the user gave (``out``), as every other message does; an interrupted search says it
+    wrote nothing (the folder is claimed whole: it appears only when complete)."""
     try:
         yield
+    except KeyboardInterrupt:
+        kept = "" if out is None else f" ({out} is as it was)"
+        raise Interrupted(f"interrupted: the search wrote nothing{kept}") from None
     except BaccaratError as exc:
         where = str(temporary())
         if out is None or where in ("", ".") or where not in str(exc):
@@ -283,19 +323,28 @@ def is_search_folder(path: Path) -> bool:
 FUSED_CONFIG_SHOES = 1_000_000
 
 
-def chunk_shoes(configs: list[Any], rules: TableRules) -> int:
-    """Shoes per chunk for a search: the backtest's bound on the replay's grids counted
-    over the configurations the replay plays (the fused path keeps no grid), and a bound on
-    the sessions tables of all. Fewer, bigger chunks mean fewer replay steps, each over
-    more sessions: a 1,000-configuration search of which 150 replay runs in chunks of
-    1,000 shoes instead of 150."""
+def chunk_shoes(configs: list[Any], rules: TableRules, shoes: int,
+                workers: int | None) -> int:
+    """Shoes per chunk for a search over ``shoes`` shoes: at most the backtest's bound on
+    the replay's grids counted over the configurations the replay plays (the fused path
+    keeps no grid) and a bound on the sessions tables of all, and as many chunks as make
+    every worker's share the same. Fewer, bigger chunks mean fewer replay steps, each over
+    more sessions; whole rounds mean no worker waits on a last lone chunk (the 39-grid's
+    null of 60,000 shoes: 4 chunks of 15,000 on 2 workers, not 20,000, 20,000 and a
+    third round of 20,000 for one of them)."""
     from ..backtest import CHUNK_CONFIG_SHOES, DEFAULT_CHUNK_SHOES
     from ..fused import fused_plan
+    from ..parallel import resolve_workers
 
     plan = fused_plan(configs, rules, None, ledger=False, expected="auto")
     replayed = len(configs) - (len(plan.configs) if plan is not None else 0)
-    return max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(replayed, 1),
+    most = max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(replayed, 1),
                       FUSED_CONFIG_SHOES // max(len(configs), 1)))
+    shoes = max(shoes, 1)
+    running = max(1, min(resolve_workers(workers, shoes), shoes))
+    chunks = math.ceil(shoes / most)
+    rounds = math.ceil(chunks / running)
+    return math.ceil(shoes / (rounds * running))
 
 
 def dataset_shoes(coups: Coups | str | Path) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,9 @@ plan caps its stake only where its own rule says so.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
 import numpy as np
@@ -415,6 +417,23 @@ Line = Annotated[tuple[int, ...], BeforeValidator(_parse_line), AfterValidator(_
                  PlainSerializer(lambda line: "-".join(str(v) for v in line), return_type=str)]
 
 
+@functools.lru_cache(maxsize=64)
+def _first_cut_units(base: float, cut: Callable[[float], bool]) -> int:
+    """The fewest units whose stake ``cut`` says the table maximum cuts (a stake ``cut``
+    is true of, and every larger one, is placed alike)."""
+    high = 1
+    while not cut(base * high):
+        high *= 2
+    low = high // 2  # cut(base * low) is false (or low is 0)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if cut(base * middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 @register_part
 class Labouchere(Progression):
     """Cancellation: stake the line's first + last numbers; cross them off on a win.
@@ -507,6 +526,15 @@ class Labouchere(Progression):
             rest = line[1:-1]
             return rest if rest else tuple(self.line)
         return (*line, line[0] if len(line) == 1 else line[0] + line[-1])
+
+    def limited_state(self, state: tuple[int, ...],
+                      cut: Callable[[float], bool]) -> tuple[int, ...]:
+        """The line with every number the table maximum cuts written as the smallest
+        such number (exact risk): a stake a number enters is then cut alike, and a number
+        it writes is one too, so the two lines play alike; without this a line under a
+        table maximum grows without bound and so does the count of states."""
+        top = _first_cut_units(self.base, cut)
+        return tuple(min(n, top) for n in state)
 
     def compiled_form(self) -> PartForm:
         # base, then the starting line's numbers
