@@ -87,22 +87,31 @@ def backtest(dataset: Coups | str | Path | None = None,
         if dataset is not None:
             raise BaccaratError("give the dataset once: dataset or coups=, not both")
         dataset = keywords.pop("coups")
-    policy = session or SessionPolicy()
-    how = run or Run()
-    unknown = set(keywords) - _SESSION_FIELDS - _RUN_FIELDS - _PASSED
-    if unknown:
-        raise TypeError(f"backtest() got unexpected keyword argument(s) {sorted(unknown)}; "
-                        f"session rules go in Session({', '.join(sorted(_SESSION_FIELDS))}), "
-                        f"how it runs in Run({', '.join(sorted(_RUN_FIELDS))})")
-    policy = replace(policy, **{k: keywords.pop(k) for k in list(keywords)
-                                if k in _SESSION_FIELDS})
-    how = replace(how, **{k: keywords.pop(k) for k in list(keywords) if k in _RUN_FIELDS})
+    policy, how = _grouped("backtest", session, run, keywords, _RUN_FIELDS, _PASSED)
     options = {f.name: getattr(how, f.name) for f in fields(Run) if f.name != "progress"}
     with python_words(), _progress(how.progress, policy.session_shoes) as (on_start, progress):
         if on_start is not None and "on_start" not in keywords:
             keywords["on_start"] = on_start
         return play(dataset, strategies, rules=rules, session=policy, progress=progress,
                     **options, **keywords)
+
+
+def _grouped(name: str, session: SessionPolicy | None, run: Run | None,
+             keywords: dict[str, Any], run_fields: set[str],
+             passed: set[str] | None = None) -> tuple[SessionPolicy, Run]:
+    """The session rules and how ``name()`` runs: the groups given, with the keywords of
+    earlier versions (``bankroll=``, ``workers=``) put into their group and taken out of
+    ``keywords``; any other keyword is a TypeError naming where each belongs."""
+    unknown = set(keywords) - _SESSION_FIELDS - run_fields - (passed or set())
+    if unknown:
+        raise TypeError(f"{name}() got unexpected keyword argument(s) {sorted(unknown)}; "
+                        f"session rules go in Session({', '.join(sorted(_SESSION_FIELDS))}), "
+                        f"how it runs in Run({', '.join(sorted(run_fields))})")
+    policy = replace(session or SessionPolicy(), **{
+        k: keywords.pop(k) for k in list(keywords) if k in _SESSION_FIELDS})
+    how = replace(run or Run(), **{k: keywords.pop(k) for k in list(keywords)
+                                   if k in run_fields})
+    return policy, how
 
 
 def generate(shoes: int, seed: int = 0, rules: TableRules | None = None, *,
@@ -201,16 +210,7 @@ def search(dataset: Coups | str | Path, strategies: Sequence[str], *,
     """
     from .search.run import search as play
 
-    policy = session or SessionPolicy()
-    how = run or Run()
-    unknown = set(keywords) - _SESSION_FIELDS - set(_SEARCH_RUN)
-    if unknown:
-        raise TypeError(f"search() got unexpected keyword argument(s) {sorted(unknown)}; "
-                        f"session rules go in Session(...), and of Run it takes "
-                        f"{', '.join(_SEARCH_RUN)}")
-    policy = replace(policy, **{k: keywords.pop(k) for k in list(keywords)
-                                if k in _SESSION_FIELDS})
-    how = replace(how, **keywords)
+    policy, how = _grouped("search", session, run, keywords, set(_SEARCH_RUN))
     unused = [f"{f.name}={getattr(how, f.name)!r}" for f in fields(Run)
               if f.name not in _SEARCH_RUN and getattr(how, f.name) != f.default]
     if unused:
