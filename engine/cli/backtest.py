@@ -17,6 +17,8 @@ from . import app
 from .common import (
     CONNECT_TIMEOUT,
     NO_WORKERS_TIMEOUT,
+    BelowMin,
+    Chip,
     Commission,
     Debug,
     Decks,
@@ -30,6 +32,7 @@ from .common import (
     TableMax,
     TableMin,
     TiePays,
+    TrailingStop,
     VariantOpt,
     Workers,
     build_rules,
@@ -88,21 +91,15 @@ def backtest(
         help="stop a session once it has won this much (a positive amount)")] = None,
     max_coups: Annotated[int | None, typer.Option(
         help="stop a session after N coups (N at least 1)")] = None,
-    trailing_stop: Annotated[float | None, typer.Option(
-        help="stop a session once its bankroll is this far below the highest it reached")
-    ] = None,
+    trailing_stop: TrailingStop = None,
     losses_in_row: Annotated[int | None, typer.Option(
         help="stop a session after N losing bets in a row (a push or a coup without a bet "
         "neither counts nor breaks the run)")] = None,
     stops_per: Annotated[str, typer.Option(
         help="session (the stop flags above end the session) or shoe (they end play in "
         "the shoe; the session goes on at its next shoe)")] = "session",
-    chip: Annotated[float | None, typer.Option(
-        help="round every stake to the nearest multiple of this chip (a stake rounded to "
-        "0 is no bet)")] = None,
-    below_min: Annotated[str, typer.Option(
-        help="a stake below the table minimum: raise (to the minimum), skip (no bet on "
-        "the coup) or stop (the session ends, stop_reason below_min)")] = "raise",
+    chip: Chip = None,
+    below_min: BelowMin = "raise",
     last_session: Annotated[str, typer.Option(
         help="a last session with fewer shoes than --session-shoes: keep (play it) or "
         "drop (leave it out)")] = "keep",

@@ -58,6 +58,15 @@ Force = Annotated[bool, typer.Option("--force", help="overwrite an existing outp
 Debug = Annotated[bool, typer.Option(
     "--debug", help="on an error, print the full traceback (a strategy's included) instead "
     "of one line; BACCARAT_DEBUG=1 does the same for every command")]
+# The session rules' flags that backtest and risk both take, said once.
+TrailingStop = Annotated[float | None, typer.Option(
+    help="stop a session once its bankroll is this far below the highest it reached")]
+Chip = Annotated[float | None, typer.Option(
+    help="round every stake to the nearest multiple of this chip (a stake rounded to "
+    "0 is no bet)")]
+BelowMin = Annotated[str, typer.Option(
+    help="a stake below the table minimum: raise (to the minimum), skip (no bet on "
+    "the coup) or stop (the session ends, stop_reason below_min)")]
 Workers = Annotated[int | None, typer.Option(
     "--workers", min=1, help="worker processes running chunks (default: all cores, or "
     "this process alone for fewer than 10,000 shoes)")]

@@ -14,7 +14,9 @@ import typer
 from ..errors import BaccaratError
 from . import app
 from .common import (
+    BelowMin,
     Burn,
+    Chip,
     Commission,
     CutCard,
     Decks,
@@ -25,6 +27,7 @@ from .common import (
     TableMax,
     TableMin,
     TiePays,
+    TrailingStop,
     VariantOpt,
     Workers,
     build_rules,
@@ -313,19 +316,15 @@ def risk(
         help="stop a session once it has lost this much")] = None,
     win_goal: Annotated[float | None, typer.Option(
         help="stop a session once it has won this much")] = None,
-    trailing_stop: Annotated[float | None, typer.Option(
-        help="stop a session once its bankroll is this far below the highest it reached")
-    ] = None,
+    trailing_stop: TrailingStop = None,
     losses_in_row: Annotated[int | None, typer.Option(
         min=1, help="stop a session after N losing bets in a row (a push or a coup "
         "without a bet neither counts nor breaks the run)")] = None,
     stops_per: Annotated[str, typer.Option(
         help="session (the stop flags end the session) or shoe (they end play in the "
         "shoe: not followed exactly, simulated)")] = "session",
-    chip: Annotated[float | None, typer.Option(
-        help="round every stake to the nearest multiple of this chip")] = None,
-    below_min: Annotated[str, typer.Option(
-        help="a stake below the table minimum: raise, skip or stop")] = "raise",
+    chip: Chip = None,
+    below_min: BelowMin = "raise",
     rules_file: RulesFile = None,
     decks: Decks = None,
     commission: Commission = None,
