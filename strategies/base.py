@@ -871,6 +871,13 @@ class SessionView:
     def __delattr__(self, name: str) -> None:
         raise ReadOnlyError(read_only_message(f"view.{name}"))
 
+    def __getattr__(self, name: str) -> Any:
+        # reached for a name the view does not have (a plugin's guess), and for a
+        # property whose own AttributeError must stand (view.roads undeclared)
+        if hasattr(type(self), name):
+            return object.__getattribute__(self, name)
+        raise AttributeError(_missing_view_name(name))
+
     @property
     def bankroll(self) -> float:
         """Bankroll before the coup about to be dealt."""
@@ -953,6 +960,20 @@ class SessionView:
 
 
 _COLOURS = {1: "red", -1: "blue"}
+
+
+#: What newcomers call a view's attributes, and the attribute they mean.
+_VIEW_SYNONYMS = {"outcomes": "history", "results": "history", "winners": "history",
+                  "balance": "bankroll", "shoe": "new_shoe", "cards": "seen"}
+
+
+def _missing_view_name(name: str) -> str:
+    """The error for ``view.NAME`` that is not there: the closest name and every name."""
+    names = sorted(n for n in dir(SessionView) if not n.startswith("_"))
+    close = _VIEW_SYNONYMS.get(name) or next(iter(difflib.get_close_matches(name, names, 1)),
+                                             None)
+    hint = f"; did you mean view.{close}?" if close else ""
+    return f"the view has no {name!r}{hint} (it has: {', '.join(names)})"
 
 
 def _road_k(k: int) -> int:

@@ -214,12 +214,29 @@ def _load_module(target: str) -> Any:
         except Exception as exc:
             del sys.modules[module_name]
             raise StrategyError(f"strategy file {path} failed to import: "
-                                f"{_first_line(exc)}") from exc
+                                f"{_first_line(exc)}{_kit_hint(exc)}") from exc
         return module
     try:
         return importlib.import_module(target)
     except ImportError as exc:
         raise StrategyError(f"cannot import strategy module {target!r}: {exc}") from exc
+
+
+#: Where the plugin kit's classes live, for a plugin that looked for them elsewhere.
+KIT_IMPORTS = ("from strategies.base import Strategy, SimpleStrategy; "
+               "from strategies.parts import Selection, Staking; "
+               "from strategies.simple import SimpleSelection, SimpleStaking")
+
+
+def _kit_hint(exc: Exception) -> str:
+    """A pointer to the kit's modules when a plugin imported one of ours that does not
+    exist (``engine.strategies``, ``strategies.selection``...)."""
+    missing = getattr(exc, "name", None) or ""
+    if not isinstance(exc, ModuleNotFoundError) or \
+            missing.split(".")[0] not in ("engine", "strategies"):
+        return ""
+    return (f" (the plugin kit: {KIT_IMPORTS}; `baccarat new-strategy NAME` writes a "
+            f"file with them)")
 
 
 def _is_strategy_class(value: Any) -> bool:

@@ -20,6 +20,7 @@ from engine.io.importers.importer import ImportReport
 from engine.io.importers.layout import parse_mapping
 from engine.io.importers.readers import ReadOptions
 from engine.io.importers.writers import card_text
+from engine.io.parquet import read_coups
 from engine.rules import TableRules
 
 runner = CliRunner()
@@ -508,3 +509,26 @@ def test_a_typo_in_a_column_of_shoes_is_named(tmp_path: Path) -> None:
     with pytest.raises(ImportDataError, match=r"l\.json:1: 'X' \(word 2 of the shoe\) is "
                                               r"not an outcome"):
         import_files([path])
+
+
+def test_a_shoe_number_taken_for_cards_is_met_with_the_columns_to_name(tmp_path: Path) -> None:
+    """A German evening's sheet: shoe numbers 1 and 2 read like cards, so the importer sees
+    two kinds of whole shoes; the error names the --column flags that say what each
+    column holds, and with them (and --words) the 8 coups of 2 shoes come in."""
+    path = write(tmp_path / "abend.csv",
+                 "Schuh;Runde;Ergebnis;Notiz\n1;1;Bank;\n1;2;Spieler;gut\n1;3;Bank;\n"
+                 "1;4;Unentschieden;\n1;5;Spieler;\n2;1;Bank;neuer Schuh\n2;2;Bank;\n"
+                 "2;3;Spieler;\n")
+    out = tmp_path / "abend.parquet"
+    refused = runner.invoke(app, ["import", str(path), "--out", str(out)])
+    assert refused.exit_code == 2
+    assert "--column shoe='Schuh' --column outcome='Ergebnis'" in " ".join(
+        refused.output.split())
+    assert not out.exists()
+    result = runner.invoke(app, ["import", str(path), "--out", str(out), "--column",
+                                 "shoe=Schuh", "--column", "outcome=Ergebnis", "--words",
+                                 "banker=Bank", "player=Spieler", "tie=Unentschieden"])
+    assert result.exit_code == 0, result.output
+    assert "8 coups from 2 shoes" in result.output
+    coups, _ = read_coups(out)
+    assert "".join(LETTERS[coups.outcome]) == "BPBTPBBP"

@@ -144,6 +144,13 @@ class Decides(Selection):
         return BANKER
 
 
+class Outcomes(SimpleSelection):
+    """Reads the outcomes under a name the view does not have."""
+
+    def pick(self, view):
+        return "B" if view.outcomes[-2:] == "BB" else None
+
+
 class BetInstead(SimpleSelection):
     """A simple strategy's bet() for a selection's pick()."""
 
@@ -173,6 +180,9 @@ def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("BetInstead", r".*raised NotImplementedError in pick\(\): BetInstead does not define "
                    r"pick\(self, view\), .*; it defines bet\(\): the one that picks the bet "
                    r"must be named pick.*"),
+    ("Outcomes", r".*raised AttributeError in pick\(\) at .*mistakes\.py:\d+: the view has no "
+                 r"'outcomes'; did you mean view\.history\? \(it has: bankroll, coup, "
+                 r"history, .*\).*"),
 ])
 def test_a_plugin_part_with_a_mistake_is_one_line_naming_its_method(plugins: Path, part: str,
                                                                     line: str):
@@ -191,3 +201,14 @@ def test_a_misspelt_session_rule_choice_gets_the_closest_one():
                                             r"\(did you mean 'raise'\?\)$"):
         backtest(coups_from_outcomes(["BPB"]), ["flat"],
                  session=SessionPolicy(below_min="raised"))  # type: ignore[arg-type]
+
+
+def test_a_plugin_importing_the_kit_from_a_wrong_module_is_shown_where_it_is(tmp_path: Path):
+    path = tmp_path / "guess.py"
+    path.write_text("from engine.strategies import Selection\n")
+    with pytest.raises(BaccaratError, match=r"^strategy file .*guess\.py failed to import: No "
+                                            r"module named 'engine\.strategies' \(the plugin "
+                                            r"kit: from strategies\.base import Strategy, .*"
+                                            r"from strategies\.parts import Selection, Staking"
+                                            r".*`baccarat new-strategy NAME` writes"):
+        expand_spec(f"{path}:Guess | martingale")

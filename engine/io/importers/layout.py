@@ -213,9 +213,17 @@ def table_records(table: RawTable, mapping: dict[str, list[str]] | None = None,
         )
     if len(shoe_roles) > 1 or (shoe_roles and coup_roles):
         names = ", ".join(repr(roles[r]) for r in (*shoe_roles, *coup_roles))
+        shoe_column = roles[shoe_roles[0]]
+        example = f"--column shoe={shoe_column!r}"
+        others = [*shoe_roles[1:], *coup_roles]
+        if others:  # a scorecard column beside a shoe number holds one outcome a row
+            field = "outcome" if others[0] == "scorecard" else _field_of(others[0])
+            example += f" --column {field}={roles[others[0]]!r}"
         raise ImportDataError(
             f"{table.source.path}: columns {names} mix whole shoes (card sequences or "
-            f"scorecards) with coups; a file holds either coups (one per row) or shoes"
+            f"scorecards) with coups; a file holds either coups (one per row) or shoes. "
+            f"If {shoe_column!r} holds something else (a shoe number, a note), say what "
+            f"each column holds, e.g. {example}"
         )
     card_kinds = [kind for kind, members in (("card columns", CARD_ROLES),
                                              ("hand strings", HAND_ROLES),
