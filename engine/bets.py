@@ -52,8 +52,11 @@ def classify_coups(coups: Coups) -> np.ndarray:
     with two zero-valued cards one of which was recorded without its rank ("0"), whether a
     hand is a pair is unknown: the pair bets cannot be settled on that coup.
     """
-    return _classify(coups.cards, coups.outcome, coups.player_total, coups.banker_total,
-                     RANK_OF_CODE)
+    out = np.empty(len(coups.outcome), dtype=np.int16)
+    _classify(np.ascontiguousarray(coups.cards), np.ascontiguousarray(coups.outcome),
+              np.ascontiguousarray(coups.player_total),
+              np.ascontiguousarray(coups.banker_total), RANK_OF_CODE, out)
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -69,11 +72,10 @@ def _pair_state(rank_of, first, second):  # pragma: no cover - compiled
     return PAIR if r1 == r2 else NO_PAIR
 
 
-@njit(cache=True)
-def _classify(cards, outcome, player_total, banker_total, rank_of):  # pragma: no cover
-    n = outcome.shape[0]
-    out = np.empty(n, dtype=np.int16)
-    for i in range(n):
+@njit(cache=True, native=True)
+def _classify(cards, outcome, player_total, banker_total, rank_of, out):  # pragma: no cover
+    """Write each coup's class into ``out``."""
+    for i in range(outcome.shape[0]):
         o = outcome[i]
         pt = player_total[i]
         bt = banker_total[i]
@@ -98,7 +100,6 @@ def _classify(cards, outcome, player_total, banker_total, rank_of):  # pragma: n
             ppair = _pair_state(rank_of, cards[i, 0], cards[i, 1])
             bpair = _pair_state(rank_of, cards[i, 3], cards[i, 4])
         out[i] = ((o * N_SPECIAL + special) * N_PAIR_STATES + ppair) * N_PAIR_STATES + bpair
-    return out
 
 
 def payout_table(rules: TableRules) -> np.ndarray:

@@ -31,17 +31,15 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
-import multiprocessing
 import os
 import queue
 import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -52,6 +50,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .children import describe, die_with, stray_threads
 from .errors import BaccaratError
+from .fork_server import SMALL_JOB_SHOES, default_workers, held_back, start_fork_server
 from .rules import TableRules
 from .task_progress import (
     dask_listener,
@@ -92,19 +91,6 @@ def plan_chunks(n_shoes: int, shoes_per_chunk: int) -> list[Chunk]:
         raise BaccaratError(f"--chunk must be at least 1, got {shoes_per_chunk}")
     return [Chunk(i, start, min(shoes_per_chunk, n_shoes - start))
             for i, start in enumerate(range(0, n_shoes, shoes_per_chunk))]
-
-
-def default_workers() -> int:
-    """The cores this process may run on (the default ``--workers``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-#: Below this many shoes a process pool costs more to start than it saves: the default
-#: (``workers=None``) then runs the chunks in this process.
-SMALL_JOB_SHOES = 10_000
 
 
 def resolve_workers(workers: int | None, shoes: int, scheduler: str | None = None) -> int:
@@ -192,36 +178,6 @@ def inject_fault(index: int, spec: str | None, *, written: bool = False) -> None
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
-@contextmanager
-def held_back(*signals: signal.Signals) -> Iterator[None]:
-    """Hold ``signals`` back in this thread for the block: one that arrives meanwhile is
-    delivered (its handler run) when the block ends. Processes started in the block start
-    with them held back too."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-@contextmanager
-def _ignored_by_children(signum: signal.Signals) -> Iterator[None]:
-    """Processes started in the block (with ``exec``) ignore ``signum`` from their first
-    instruction (an ignored signal stays ignored across ``exec``; Python then installs no
-    handler of its own). Used with ``held_back``, so that this process loses none."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signum, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signum, previous)
-
-
 def _init_worker(main_pid: int, channel: Any = None) -> None:
     """Make a pool worker die with its run (``engine.children.die_with``), leave Ctrl-C
     to the main process, and report its tasks' progress on ``channel``."""
@@ -255,8 +211,9 @@ class Backend:
 
     def __init__(self, workers: int = 1, scheduler: str | None = None, *,
                  connect_timeout: float = CONNECT_TIMEOUT,
-                 no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> None:
+                 no_workers_timeout: float = NO_WORKERS_TIMEOUT, numba: bool = True) -> None:
         self.workers = workers
+        self.numba = numba  # the tasks' kernels run through numba: set it up in the server
         self.scheduler = scheduler
         self.connect_timeout = connect_timeout
         self.no_workers_timeout = no_workers_timeout
@@ -339,18 +296,7 @@ class Backend:
             _run_here(func, tasks, callback, on_progress)
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([  # imported once, in the server the workers fork from
-            "engine.backtest", "engine.parallel", "strategies.builtins", "engine.numba_preload",
-            "engine.worker_start"])
-        # The fork server (and so every worker forked from it) starts with Ctrl-C held
-        # back: Ctrl-C at a terminal reaches the whole process group, and is the main
-        # process's to handle (a server or worker hit while starting printed a traceback).
-        with held_back(signal.SIGINT), _ignored_by_children(signal.SIGINT):
-            from multiprocessing import forkserver, resource_tracker
-
-            resource_tracker.ensure_running()
-            forkserver.ensure_running()
+        context = start_fork_server(self.numba)
         # A pool of its own each time: a worker killed while writing a report could leave
         # the channel's lock taken, and a broken pool is never used again.
         self._channel = pool_channel(context)
@@ -685,7 +631,7 @@ def generate_dataset(
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
     shuffle: Any = None,
-    backend_options: dict[str, float] | None = None,
+    backend_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Generate ``shoes`` shoes from ``seed`` into the coups folder ``out``, chunk by chunk.
 

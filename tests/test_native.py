@@ -8,6 +8,7 @@ the code depends on, and that whatever cannot take the native path runs through 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import subprocess
@@ -52,6 +53,31 @@ def test_a_fresh_process_plays_the_fused_path_without_numba(tmp_path: Path):
     assert there["net"] == here["net"] and there["coups"] == here["coups"]
 
 
+def test_a_stored_dataset_plays_without_numba_too(tmp_path: Path):
+    """Over stored coups (search's datasets, ``backtest --coups``) the fused path classes
+    the coups and finds the sessions natively as well: a pool for a run without the
+    ledger forks its workers from a server that never set numba up."""
+    from engine.parallel import generate_dataset
+
+    generate_dataset(tmp_path / "coups", shoes=30, seed=8, workers=1)
+    specs = ["flat", "streak:n=2 | martingale | stop:win=50,loss=200,per=shoe"]
+    here = sessions_of(coups=tmp_path / "coups", strategies=specs, session_shoes=2,
+                       out=tmp_path / "here")
+    assert native.refused == {}
+    script = textwrap.dedent(f"""
+        import json, sys
+        from engine.backtest import backtest, read_run_table
+        result = backtest({str(tmp_path / "coups")!r}, {specs!r}, session_shoes=2,
+                          ledger=False, out={str(tmp_path / "there")!r})
+        rows = read_run_table(result.folder, "sessions").to_pydict()
+        print(json.dumps({{"numba": "numba" in sys.modules, "net": rows["net"]}}))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    there = json.loads(done.stdout)
+    assert there == {"numba": False, "net": here["net"]}
+
+
 def test_native_code_gives_numbas_figures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     kwargs = {"strategies": ["martingale:max_doublings=4", "fibonacci", "paroli:side=player"],
               "shoes": 45, "seed": 12, "session_shoes": 2, "stop_loss": 150.0}
@@ -59,6 +85,26 @@ def test_native_code_gives_numbas_figures(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv(native.SWITCH, "0")
     with_numba = sessions_of(out=tmp_path / "numba", **kwargs)
     assert with_native == with_numba
+
+
+def test_native_coup_classes_are_numbas(monkeypatch: pytest.MonkeyPatch):
+    """Every class of coup (naturals, third cards, pairs, a Banker 6; cards missing,
+    totals missing) comes out the same from the native kernel as from numba's."""
+    from engine.bets import classify_coups
+    from engine.deal import generate_coups
+    from engine.rules import TableRules
+
+    coups = generate_coups(TableRules(), 5, np.arange(20, dtype=np.int64))
+    cards = coups.cards.copy()
+    cards[::7] = -1  # a sheet of outcomes and totals only, on every 7th coup
+    totals = coups.player_total.copy()
+    totals[::11] = -1  # and no totals on every 11th
+    mixed = dataclasses.replace(coups, cards=cards, player_total=totals)
+    with_native = classify_coups(mixed)
+    monkeypatch.setenv(native.SWITCH, "0")
+    with_numba = classify_coups(mixed)
+    assert with_native.dtype == np.int16 and len(np.unique(with_native)) > 10
+    assert np.array_equal(with_native, with_numba)
 
 
 def make_module(folder: Path, name: str, source: str) -> ModuleType:

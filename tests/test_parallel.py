@@ -7,6 +7,9 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import duckdb
@@ -32,6 +35,8 @@ from engine.io.parquet import read_coups, read_metadata
 from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from engine.rules import TableRules
 from strategies.base import Strategy, Table, Wager
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SPECS = ["flat", "martingale:max_doublings=5"]
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -304,18 +309,99 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
     assert not out.exists()
 
 
-def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
-    """The fork server sets numba up once (``engine.numba_preload``), so a worker runs its
-    first kernel without importing numba and its compiler's registries first: both are
-    in the worker's modules before its task has touched anything."""
-    from engine.parallel import Backend
+#: Run in a fresh process (the fork server is one per process, set up by its first start):
+#: what each of three tasks on a 2-worker pool finds imported before it touches anything.
+_WORKERS_MODULES = """
+import json, sys
+from engine.parallel import Backend
 
-    probe = ("sorted(m for m in ('numba', 'numba.np.npyimpl', 'numba.np.arraymath') "
-             "if m in __import__('sys').modules)")
-    seen: list[list[str]] = []
-    with Backend(workers=2) as backend:
-        backend.run(eval, [probe, probe, probe], lambda task, found: seen.append(found))
-    assert seen == [["numba", "numba.np.arraymath", "numba.np.npyimpl"]] * 3
+probe = ("sorted(m for m in ('numba', 'numba.np.npyimpl', 'numba.np.arraymath') "
+         "if m in __import__('sys').modules)")
+seen = []
+with Backend(workers=2, numba={numba}) as backend:
+    backend.run(eval, [probe, probe, probe], lambda task, found: seen.append(found))
+print(json.dumps(seen))
+"""
+
+
+def _workers_modules(numba: bool) -> list[list[str]]:
+    done = subprocess.run([sys.executable, "-c", _WORKERS_MODULES.format(numba=numba)],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
+    """For jobs whose kernels run through numba (generating, the replay, the ledger), the
+    fork server sets numba up once (``engine.numba_preload``), so a worker runs its first
+    kernel without importing numba and its compiler's registries first: both are in the
+    worker's modules before its task has touched anything."""
+    assert _workers_modules(numba=True) == [
+        ["numba", "numba.np.arraymath", "numba.np.npyimpl"]] * 3
+
+
+def test_a_pool_for_native_kernels_only_never_sets_numba_up():
+    """A run without the ledger plays native kernels only: its server skips numba's 0.4 s,
+    and its workers start playing that much sooner."""
+    assert _workers_modules(numba=False) == [[]] * 3
+
+
+def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
+    """`backtest --workers 2` starts its pool's fork server as its first step (so the
+    server imports the engine while the command plans); the pool then forks its workers
+    from that server, not from a second one."""
+    script = textwrap.dedent(f"""
+        import json, sys
+        from multiprocessing import forkserver
+        import engine.cli.common as common
+        import engine.parallel as parallel
+
+        started = []
+        warm = common.warm_pool
+        def watched(*args, **kwargs):
+            warm(*args, **kwargs)
+            started.append(forkserver._forkserver._forkserver_pid)
+        common.warm_pool = watched
+        import engine.cli.backtest as command
+        command.warm_pool = watched
+        servers = []
+        new_pool = parallel.Backend._new_pool
+        def pool(self):
+            made = new_pool(self)
+            servers.append(forkserver._forkserver._forkserver_pid)
+            return made
+        parallel.Backend._new_pool = pool
+        from engine.cli import app
+        try:
+            app(["backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers",
+                 "2", "--ledger", "none", "--out", {str(tmp_path / "run")!r}, "-q"],
+                prog_name="baccarat")
+        except SystemExit as end:
+            assert not end.code, end.code
+        print(json.dumps({{"started": started, "servers": servers}}))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(seen["started"]) == 1 and seen["started"][0] is not None
+    assert seen["servers"] and set(seen["servers"]) == set(seen["started"])
+
+
+@pytest.mark.parametrize(("workers", "scheduler", "shoes", "size", "expected"), [
+    (2, None, None, 0, True),              # asked for
+    (1, None, 10**6, 10**9, False),        # one process asked for
+    (2, "tcp://host:8786", None, 0, False),  # a Dask cluster's workers play
+    (None, None, 10_000, 0, True),         # the default pools a big job
+    (None, None, 9_999, 0, False),         # and plays a small one here
+    (None, None, None, 5 * 2**20, True),   # a big stored dataset
+    (None, None, None, 2**20, False),      # a small one
+])
+def test_which_jobs_start_a_fork_server_first(workers, scheduler, shoes, size, expected):
+    from engine.fork_server import default_workers, likely_pool
+
+    if default_workers() < 2:
+        pytest.skip("one core: no pool is ever started")
+    assert likely_pool(workers, scheduler=scheduler, shoes=shoes,
+                       dataset_bytes=size) is expected
 
 
 def _progress_of_a_run(tmp_path: Path, **backend: object) -> tuple[list[tuple[int, int]], int]:

@@ -35,6 +35,7 @@ from .common import (
     note_import,
     progress_bar,
     reports_errors,
+    warm_pool,
 )
 
 if TYPE_CHECKING:
@@ -192,6 +193,7 @@ def search(
     best gets White's Reality Check and Hansen's SPA; --null N plays N fair datasets of
     the same shape to show what the best of this many gives by chance.
     """
+    warm_pool(workers, dataset=dataset, numba=False)  # its runs keep no ledger
     from ..search import search as run_search
 
     started = time.perf_counter()
