@@ -163,9 +163,11 @@ def _reaches(value: float, metric: dict[str, Any]) -> str:
 
 
 def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict[str, Any],
-                   best_spec: str, observed: float) -> list[str]:
+                   best_spec: str, observed: float, beats: int = 0) -> list[str]:
     """What chance gives a search of this size, and where the observed best stands in it:
-    sentences a reader without statistics reads right."""
+    sentences a reader without statistics reads right. ``beats``: how many the step-down
+    counts as beating their expected edge (each against its own spread, which the best
+    raw value is not), so that the two verdicts are read together."""
     fmt = metric["fmt"]
     n = null["datasets"]
     median, rare = null["median"], null["one_in_20"]
@@ -182,9 +184,13 @@ def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict
               f"{percent_points(observed, fmt)}: fair "
               f"shoes give a best at least this good {times_in(count, n)} "
               f"({p_text(null['p'])}).")
-    if null["p"] >= 0.05:
+    if null["p"] >= 0.05 and not beats:
         third = ("That is what luck alone gives: this search shows no sign of a "
                  "winning system.")
+    elif null["p"] >= 0.05:
+        third = ("That best is what luck alone gives. The step-down below judges each "
+                 "configuration against its own spread instead, and counts "
+                 f"{beats:,} as beating {'its' if beats == 1 else 'their'} expected edge.")
     else:
         third = ("Fair shoes rarely do that well, so luck alone is an unlikely "
                  "explanation; judge it by the shoes it was not chosen on.")
@@ -204,7 +210,9 @@ def family_sentence(*, tried: int, shoes: int, beats: list[str], best_spec: str,
     named = ", ".join(beats[:3]) + (f" and {len(beats) - 3} more" if len(beats) > 3 else "")
     return (counted + f"{len(beats)} beat{'s' if len(beats) == 1 else ''} "
             f"{'its' if len(beats) == 1 else 'their'} expected edge at 5%: {named} "
-            f"(Reality Check {p_text(reality_check)}, SPA {p_text(spa)}).")
+            f"(Reality Check {p_text(reality_check)}, SPA {p_text(spa)}). On fair shoes "
+            f"a search flags at least one configuration about 1 time in 20: check it on "
+            f"shoes this search has not seen.")
 
 
 def checked_sentence(split: dict[str, Any], metric: dict[str, Any]) -> str:

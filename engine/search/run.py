@@ -237,7 +237,8 @@ def search(
                 document["runs"]["null"] = NULL_FOLDER
                 sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
                                              null=null_doc, best_spec=str(table["spec"][best_all]),
-                                             observed=observed), *sentences]
+                                             observed=observed, beats=len(beats)),
+                             *sentences]
                 null_table = result.table([str(s) for s in table["spec"]], shoes)
             sentences.append(checked_sentence(split_doc, metric_doc))
             document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
