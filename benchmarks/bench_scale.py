@@ -10,6 +10,7 @@ RSS sum, which counts the shared libraries once per process, is printed beside i
 
     python benchmarks/bench_scale.py                         # all (the 10M run takes minutes)
     python benchmarks/bench_scale.py --only workers grid     # skip the memory run
+    python benchmarks/bench_scale.py --only workers --cases none   # 1 vs 2 workers, no ledger
     python benchmarks/bench_scale.py --only composed-grid    # issue 21's grid of systems
     python benchmarks/bench_scale.py --memory-shoes 1000000  # a smaller memory run
 
@@ -148,24 +149,38 @@ def per_core(work: Path, shoes: int, repeat: int) -> None:
               f"configuration  (CPU {cpu:.2f}s: {coups * configs / cpu / 1e6:.2f}M/s per core)")
 
 
-def workers(work: Path, shoes: int, repeat: int) -> None:
-    print(f"\n== --workers 1 vs 2 ({shoes:,} shoes, median of {repeat}) ==")
-    for label, args in [
-        ("generate", ["generate", "--shoes", str(shoes), "--seed", "1"]),
-        ("backtest flat + martingale, --ledger none",
-         ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(shoes), "--ledger",
-          "none"]),
-        ("backtest flat + martingale, full ledger",
-         ["backtest", "-s", "flat", "-s", "martingale", "--shoes", str(shoes)]),
-    ]:
-        one = median_run([*args, "--workers", "1"], work / "w1", repeat)
-        job_one = JOB_SECONDS[0]
-        two = median_run([*args, "--workers", "2"], work / "w2", repeat)
-        job_two = JOB_SECONDS[0]
-        print(f"{label:<44} 1 worker {one[0]:6.2f}s, 2 workers {two[0]:6.2f}s: "
-              f"{one[0] / two[0]:.2f}x  ({one[3] / two[0] / 1e6:.1f}M coups/s); without "
-              f"starting the program: {job_one:.2f}s vs {job_two:.2f}s, "
-              f"{job_one / job_two:.2f}x")
+#: The jobs of the 1 vs 2 workers comparison, by the name ``--cases`` takes.
+WORKER_CASES = {
+    "generate": ("generate", ["generate", "--seed", "1"]),
+    "none": ("backtest flat + martingale, --ledger none",
+             ["backtest", "-s", "flat", "-s", "martingale", "--ledger", "none"]),
+    "full": ("backtest flat + martingale, full ledger",
+             ["backtest", "-s", "flat", "-s", "martingale"]),
+}
+
+
+def workers(work: Path, shoes: int, repeat: int, cases: list[str]) -> None:
+    """Each job with 1 and with 2 workers, the runs taken in turn (1, 2, 1, 2, ...) so a
+    machine that slows down or speeds up meanwhile weighs on both alike."""
+    print(f"\n== --workers 1 vs 2 ({shoes:,} shoes, median of {repeat}, runs in turn) ==")
+    for case in cases:
+        label, args = WORKER_CASES[case]
+        args = [*args, "--shoes", str(shoes)]
+        runs: dict[int, list[tuple[float, float, float, int]]] = {1: [], 2: []}
+        jobs: dict[int, list[float]] = {1: [], 2: []}
+        for _ in range(repeat):
+            for count in (1, 2):
+                runs[count].append(median_run([*args, "--workers", str(count)],
+                                              work / f"w{count}", 1))
+                jobs[count].append(JOB_SECONDS[0])
+        one = statistics.median(run[0] for run in runs[1])
+        two = statistics.median(run[0] for run in runs[2])
+        job_one, job_two = statistics.median(jobs[1]), statistics.median(jobs[2])
+        ratios = sorted(a[0] / b[0] for a, b in zip(runs[1], runs[2], strict=True))
+        print(f"{label:<44} 1 worker {one:6.2f}s, 2 workers {two:6.2f}s: "
+              f"{one / two:.2f}x  ({runs[2][0][3] / two / 1e6:.1f}M coups/s; each pair's "
+              f"ratio {', '.join(f'{r:.2f}' for r in ratios)}); without starting the "
+              f"program: {job_one:.2f}s vs {job_two:.2f}s, {job_one / job_two:.2f}x")
 
 
 def memory(work: Path, shoes: int) -> None:
@@ -208,6 +223,8 @@ def main() -> None:
                         help="shoes of the throughput runs")
     parser.add_argument("--workers-shoes", type=int, default=2_000_000,
                         help="shoes of the 1 vs 2 workers runs")
+    parser.add_argument("--cases", nargs="+", choices=list(WORKER_CASES),
+                        default=list(WORKER_CASES), help="jobs of the 1 vs 2 workers runs")
     parser.add_argument("--memory-shoes", type=int, default=10_000_000)
     parser.add_argument("--grid-shoes", type=int, default=100_000)
     parser.add_argument("--separate", type=int, default=10,
@@ -220,7 +237,7 @@ def main() -> None:
         if "core" in args.only:
             per_core(work, args.shoes, args.repeat)
         if "workers" in args.only:
-            workers(work, args.workers_shoes, args.repeat)
+            workers(work, args.workers_shoes, args.repeat, args.cases)
         if "memory" in args.only:
             memory(work, args.memory_shoes)
         if "grid" in args.only:

@@ -6,9 +6,10 @@ writes its own Parquet parts and returns small per-chunk figures, so nothing big
 between processes and every backend writes the same files. A ``Backend`` runs the tasks:
 
 - in this process (``workers=1``, or a single chunk);
-- on a ``concurrent.futures`` process pool (``workers=N``). A worker process that dies
-  (killed, out of memory) breaks the pool: the pool is recreated and the chunks that were
-  running are run again, one at a time, so a chunk that kills its worker twice is known;
+- on a ``concurrent.futures`` process pool (``workers=N``), each worker holding its next
+  chunk as it plays one. A worker process that dies (killed, out of memory) breaks the
+  pool: the pool is recreated and the chunks that were in flight are run again, one at a
+  time, so a chunk that kills its worker twice is known;
 - on a Dask distributed cluster (``scheduler=ADDRESS``), with ``retries=1``; Dask itself
   reschedules the tasks of a worker it loses.
 
@@ -136,6 +137,8 @@ T = TypeVar("T", bound=Task)
 R = TypeVar("R")
 #: ``on_progress(task, counts)``: what a running task reported (``engine.task_progress``).
 Progress = Callable[[T, tuple[int, ...]], None]
+#: Tasks a local pool's worker holds at a time: the one it runs and the next.
+QUEUED_PER_WORKER = 2
 #: How often a pool's run reads its workers' progress reports.
 PROGRESS_SECONDS = 0.1
 
@@ -340,8 +343,10 @@ class Backend:
 
     def _run_pool(self, func: Callable[[T], R], tasks: Sequence[T],
                   on_done: Callable[[T, R], None], on_progress: Progress[T] | None) -> None:
-        """At most ``workers`` tasks in flight, so a broken pool is blamed only on the tasks
-        that were running; those are rerun one at a time in a new pool."""
+        """At most two tasks per worker in flight: each worker has its next task queued
+        as it finishes one (no wait for this process to hear of it and send another),
+        and a broken pool is blamed only on the tasks in flight; those are rerun one at
+        a time in a new pool."""
         stamp = f"{os.getpid()}-{time.monotonic_ns()}"
 
         def progressed() -> None:  # the reports of the tasks still running, in order
@@ -359,7 +364,7 @@ class Backend:
             self._pool = self._new_pool()
         while pending or suspects or running:
             limit = 1 if suspects or any(failures[i] for i in running.values()) \
-                else self.workers
+                else QUEUED_PER_WORKER * self.workers
             while len(running) < limit and (suspects or pending):
                 queue = suspects if suspects else pending
                 i = queue.popleft()
