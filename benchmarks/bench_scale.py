@@ -52,8 +52,12 @@ def composed_config(i: int) -> str:
             f"stop:win={win},loss=200,per=shoe")
 
 
-def baccarat(args: list[str]) -> tuple[float, float, float]:
+def baccarat(args: list[str], sample_memory: bool = True) -> tuple[float, float, float]:
     """Run ``baccarat ARGS``; returns (wall seconds, CPU seconds, peak MiB of the tree).
+
+    Sampling the memory costs about 14 ms of CPU every 0.2 s (reading each process's
+    page map): a run that keeps every core busy (two workers on two cores) is slowed by
+    it, one process is not. ``sample_memory=False`` only waits (the peak is then 0).
 
     The CPU time is that of the processes the command waited for (exact for one process;
     a process pool's workers may be left out). The peak memory is the largest sum over the
@@ -69,7 +73,7 @@ def baccarat(args: list[str]) -> tuple[float, float, float]:
     child = psutil.Popen([sys.executable, "-c", CLI, *args], cwd=ROOT,
                          stdout=subprocess.DEVNULL, stderr=errors)
     peak_pss = peak_rss = 0.0
-    while child.poll() is None:
+    while sample_memory and child.poll() is None:
         pss = rss = 0.0
         try:
             tree = [child, *child.children(recursive=True)]
@@ -114,12 +118,14 @@ def coups_of(run: Path) -> tuple[int, float]:
 JOB_SECONDS: list[float] = []
 
 
-def median_run(args: list[str], out: Path, repeat: int) -> tuple[float, float, float, int]:
+def median_run(args: list[str], out: Path, repeat: int,
+               sample_memory: bool = True) -> tuple[float, float, float, int]:
     """Median wall and CPU seconds, the largest peak memory, and the coups of a command
     (``JOB_SECONDS`` gets the median of the seconds the job itself recorded)."""
     walls, cpus, peaks, jobs = [], [], [], []
     for _ in range(repeat):
-        wall, cpu, peak = baccarat([*args, "--out", str(out), "--force", "-q"])
+        wall, cpu, peak = baccarat([*args, "--out", str(out), "--force", "-q"],
+                                   sample_memory)
         walls.append(wall)
         cpus.append(cpu)
         peaks.append(peak)
@@ -161,7 +167,8 @@ WORKER_CASES = {
 
 def workers(work: Path, shoes: int, repeat: int, cases: list[str]) -> None:
     """Each job with 1 and with 2 workers, the runs taken in turn (1, 2, 1, 2, ...) so a
-    machine that slows down or speeds up meanwhile weighs on both alike."""
+    machine that slows down or speeds up meanwhile weighs on both alike; nothing samples
+    their memory (it would take CPU from the two workers, not from the one)."""
     print(f"\n== --workers 1 vs 2 ({shoes:,} shoes, median of {repeat}, runs in turn) ==")
     for case in cases:
         label, args = WORKER_CASES[case]
@@ -171,7 +178,7 @@ def workers(work: Path, shoes: int, repeat: int, cases: list[str]) -> None:
         for _ in range(repeat):
             for count in (1, 2):
                 runs[count].append(median_run([*args, "--workers", str(count)],
-                                              work / f"w{count}", 1))
+                                              work / f"w{count}", 1, sample_memory=False))
                 jobs[count].append(JOB_SECONDS[0])
         one = statistics.median(run[0] for run in runs[1])
         two = statistics.median(run[0] for run in runs[2])
