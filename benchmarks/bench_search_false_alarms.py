@@ -32,7 +32,7 @@ from bench_search import GRID  # noqa: E402
 
 from engine.analysis.significance import holm  # noqa: E402
 from engine.backtest import backtest  # noqa: E402
-from engine.metrics import ratio_interval, wilson_interval  # noqa: E402
+from engine.metrics import edge_p_value, edge_sums, wilson_interval  # noqa: E402
 from engine.search.adjust import family_tests  # noqa: E402
 from engine.search.metric import BASE_COLUMNS  # noqa: E402
 from engine.search.sessions import read_sessions  # noqa: E402
@@ -67,12 +67,10 @@ def main() -> None:
         part = {name: values[:, b * n:(b + 1) * n] for name, values in matrix.columns.items()}
         net, wagered, expected = part["net"], part["wagered"], part["expected_net"]
         two_sided = []
-        for c in range(k):
-            edge, low, high = ratio_interval(net[c], wagered[c])
+        for c in range(k):  # backtest's verdict: its score test, two-sided
             e = float(expected[c].sum() / wagered[c].sum())
-            half = (high - low) / 2
-            two_sided.append(math.erfc(abs(edge - e) / (half / 1.959963984540054)
-                                       / math.sqrt(2)) if half > 0 else 1.0)
+            p = edge_p_value(edge_sums(net[c], wagered[c]), e)
+            two_sided.append(1.0 if math.isnan(p) else p)
         p2 = np.array(two_sided)
         tests = family_tests(net, wagered, expected, reps=args.reps, seed=b)
         flags = [(p2 < 0.05).any(), (tests.tests.p < 0.05).any(),

@@ -242,32 +242,95 @@ def _rate(column: str, part: int) -> Callable[[SessionStats], float]:
 
 def ratio_interval(net: np.ndarray, wagered: np.ndarray,
                    z: float = Z95) -> tuple[float, float, float]:
-    """Total net / total wagered with a 95% interval, sessions as independent units.
+    """Total net / total wagered with its 95% score interval, sessions as independent
+    units (``score_interval``)."""
+    return score_interval(edge_sums(net, wagered), z)
 
-    The standard error is the linearised (delta-method) one of a ratio estimator.
-    """
-    total = float(wagered.sum())
-    ratio = float(net.sum()) / total if total > 0 else math.nan
+
+def edge_sums(net: np.ndarray, wagered: np.ndarray) -> EdgeSums:
+    """The ``EdgeSums`` of sessions given as arrays of their net and wagered."""
+    net = np.asarray(net, dtype=np.float64)
+    wagered = np.asarray(wagered, dtype=np.float64)
+    total_net, total = float(net.sum()), float(wagered.sum())
+    ratio = total_net / total if total > 0 else math.nan
     residual = float(((net - ratio * wagered) ** 2).sum()) if total > 0 else math.nan
-    return _ratio_bounds(net.size, float(net.sum()), total, residual, z)
+    return EdgeSums(net.size, total_net, total, residual, float((net * wagered).sum()),
+                    float((wagered * wagered).sum()))
 
 
 def edge_interval(s: SessionStats, z: float = Z95) -> tuple[float, float, float]:
     """``ratio_interval`` of a configuration's sessions, from their stats."""
-    return _ratio_bounds(s.n, s.sums["net"], s.sums["wagered"], s.residual_squares, z)
+    return score_interval(_edge_sums(s), z)
 
 
-def _ratio_bounds(n: int, total_net: float, total_wagered: float, residual_squares: float,
-                  z: float) -> tuple[float, float, float]:
-    """The ratio, and its bounds from the sum of squared residuals (net - ratio * wagered)
-    of ``n`` sessions."""
-    if total_wagered <= 0:
+@dataclass(frozen=True)
+class EdgeSums:
+    """What the realized edge's interval and test read of a configuration's sessions:
+    their number, the totals of net and wagered, the sum of squared residuals around the
+    realized edge (net - edge x wagered), and the sums of net x wagered and of wagered
+    squared."""
+
+    n: int
+    net: float
+    wagered: float
+    residual_squares: float
+    net_wagered: float
+    wagered_squares: float
+
+    def spread(self, edge: float) -> float:
+        """The sum over sessions of (net - edge x wagered) squared: the variance of the
+        total's departure from ``edge`` x wagered when ``edge`` is the true edge."""
+        gap = self.net / self.wagered - edge
+        cross = self.net_wagered - self.net / self.wagered * self.wagered_squares
+        return max(self.residual_squares + 2 * gap * cross + gap * gap * self.wagered_squares,
+                   0.0)
+
+
+def _edge_sums(s: SessionStats) -> EdgeSums:
+    return EdgeSums(s.n, s.sums["net"], s.sums["wagered"], s.residual_squares,
+                    s.sums["net_wagered"], s.sums["wagered_squared"])
+
+
+def score_interval(sums: EdgeSums, z: float = Z95) -> tuple[float, float, float]:
+    """The realized edge (total net / total wagered) and the edges its score test does not
+    reject at ``z``: every edge e with (total net - e x total wagered)^2 at most z^2 x the
+    sum of (net - e x wagered)^2, each session's departure from e measured as if e were
+    true (the score test's acceptance region, as Wilson's interval is for a proportion).
+
+    Measured around the realized edge instead (the delta method, Wald's interval), a
+    system that bet a few times is judged far too surely: 4 wins in 21 even-money Player
+    bets put the house edge 3.45 standard errors away (p = 0.0006), the score test 2.80
+    (p = 0.005), an exact binomial test at p = 0.007; and over fair shoes a rarely betting
+    system's 95% interval held its true edge 92% of the time, the score interval 95%.
+    Bounds are NaN when the sessions cannot bound it: too few sessions with bets (the
+    stakes of fewer than about z^2 sessions carry the total)."""
+    if sums.wagered <= 0:
         return (math.nan, math.nan, math.nan)
-    ratio = total_net / total_wagered
-    if n < 2:
+    ratio = sums.net / sums.wagered
+    z2 = z * z
+    lead = sums.wagered ** 2 - z2 * sums.wagered_squares
+    if sums.n < 2 or lead <= 0:
         return (ratio, math.nan, math.nan)
-    se = math.sqrt(residual_squares * n / (n - 1)) / total_wagered
-    return (ratio, ratio - z * se, ratio + z * se)
+    # The edges e with lead e^2 - 2 middle e + last <= 0, written around the realized
+    # edge (e = ratio + x) so that nothing large cancels.
+    cross = sums.net_wagered - ratio * sums.wagered_squares
+    middle = z2 * cross  # lead x^2 + 2 middle x - z2 residual_squares <= 0
+    root = math.sqrt(max(middle * middle + lead * z2 * sums.residual_squares, 0.0))
+    return (ratio, ratio + (-middle - root) / lead, ratio + (-middle + root) / lead)
+
+
+def edge_p_value(sums: EdgeSums, expected: float) -> float:
+    """Two-sided p-value of the score test that the realized edge's true value is
+    ``expected``: below 5% exactly where the 95% ``score_interval`` leaves it out (NaN
+    where the interval is unknown)."""
+    _, low, high = score_interval(sums)
+    if math.isnan(low) or math.isnan(expected):
+        return math.nan
+    gap = sums.net - expected * sums.wagered
+    spread = sums.spread(expected)
+    if spread <= 0:
+        return 1.0 if gap == 0 else 0.0
+    return math.erfc(abs(gap) / math.sqrt(spread) / math.sqrt(2.0))
 
 
 def _edge(part: int) -> Callable[[SessionStats], float]:
@@ -338,6 +401,10 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
     SummaryMetric("edge_verdict", "Expected in 95%?", "", "{}",
                   "inside: the realized edge's 95% interval holds the expected edge",
                   compute=_verdict),
+    SummaryMetric("edge_p", "p (realized vs expected edge)", "fraction", "{:.3g}",
+                  "two-sided p-value of the score test that the realized edge's true value "
+                  "is the expected edge: below 5% exactly where the verdict is outside",
+                  compute=lambda s: edge_p_value(_edge_sums(s), _expected_edge(s))),
     SummaryMetric("house_edge", "Full-shoe house edge", "fraction", "{:.3%}",
                   "exact on a full shoe, for the bets made, weighted by amount wagered"),
     SummaryMetric("edge_gain", "Gain over full shoe", "fraction", "{:+.3%}",

@@ -6,7 +6,8 @@ maximum, sample standard deviations, five quantiles of the net result and the me
 worst 5% (CVaR). ``session_stats`` computes all of them from the configuration's sessions
 read in batches, a few passes over them, holding one batch at a time:
 
-- **Sums are exact** (``ExactSum``): each float is split into its exponent and integer
+- **Sums are exact** (``ExactSum``), those of products too (``SCORE_SUMS``, each
+  product rounded once): each float is split into its exponent and integer
   mantissa, the mantissas summed per exponent as integers, and the total rounded once. A
   sum is then the same whatever the batches, so a run's summary does not depend on its
   chunking, and a mean is the correctly rounded mean of the values.
@@ -38,6 +39,9 @@ Batches = Callable[[list[str]], Iterable[dict[str, np.ndarray]]]
 BINS = 1 << 16
 #: An interval holding at most this many values is settled by collecting and sorting them.
 COLLECT = 1 << 18
+#: The sums of products the realized edge's score interval needs (``engine.metrics``):
+#: of net squared, of net x wagered and of wagered squared, over the sessions.
+SCORE_SUMS = ("net_squared", "net_wagered", "wagered_squared")
 #: The quantiles of the net result the summary reports, and the tail of the CVaR.
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 TAIL = 0.05
@@ -142,7 +146,8 @@ def session_stats(batches: Batches, n: int, amounts: Iterable[str] = ()) -> Sess
         return stats
     # Pass 1: sums, counts, maxima, the bounds of net.
     sums = {name: ExactSum() for name in ("net", "wagered", "expected_net", "max_drawdown",
-                                          "coups", "limit_hits", "return", *amounts)}
+                                          "coups", "limit_hits", "return", *SCORE_SUMS,
+                                          *amounts)}
     counts = {"ruined": 0, "busted": 0}
     worst = -math.inf
     low, high, positive, seen = math.inf, -math.inf, 0, 0
@@ -154,6 +159,10 @@ def session_stats(batches: Batches, n: int, amounts: Iterable[str] = ()) -> Sess
                      *amounts):
             sums[name].add(batch[name])
         sums["return"].add(net / np.asarray(batch["start_bankroll"], dtype=np.float64))
+        wagered = np.asarray(batch["wagered"], dtype=np.float64)
+        for name, product in zip(SCORE_SUMS, (net * net, net * wagered, wagered * wagered),
+                                 strict=True):
+            sums[name].add(product)
         for name in counts:
             counts[name] += int(np.count_nonzero(batch[name]))
         if net.size:
@@ -340,5 +349,5 @@ def batches_of(columns: dict[str, np.ndarray]) -> Batches:
     return batches
 
 
-__all__ = ["BINS", "COLLECT", "ExactSum", "INPUTS", "QUANTILES", "SessionStats", "TAIL",
-           "batches_of", "session_stats"]
+__all__ = ["BINS", "COLLECT", "ExactSum", "INPUTS", "QUANTILES", "SCORE_SUMS", "SessionStats",
+           "TAIL", "batches_of", "session_stats"]

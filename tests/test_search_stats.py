@@ -133,8 +133,10 @@ def test_metric_directions_and_refusals() -> None:
         parse_metric("profit")
     with pytest.raises(BaccaratError, match="direction 'up'"):
         parse_metric("mean_net:up")
+    with pytest.raises(BaccaratError, match="'edge_p' is a p-value"):
+        parse_metric("edge_p")
     assert {m.name for m in SUMMARY_METRICS} - set(search_metrics()) == {
-        "sessions", "edge_verdict", "house_edge", "edge_gain"}
+        "sessions", "edge_verdict", "edge_p", "house_edge", "edge_gain"}
 
 
 def test_best_and_ranks_follow_the_direction() -> None:
@@ -209,12 +211,14 @@ def test_holm_by_hand() -> None:
 def test_edge_test_by_hand() -> None:
     # two sessions: d = net - expected = (5 - (-1), -2 - (-1)) = (6, -1), w = (100, 100)
     # m = 5 / 200 = 0.025; residuals d - m w = (3.5, -3.5); se = sqrt(24.5 * 2 / 1) / 200
+    # (the step-down's); the raw p is the score test's: z = 5 / sqrt(36 + 1) = 0.822
     tests = edge_tests(np.array([[5.0, -2.0]]), np.array([[100.0, 100.0]]),
                        np.array([[-1.0, -1.0]]))
     se = math.sqrt(24.5 * 2) / 200
     assert tests.statistic[0] == pytest.approx(0.025)
     assert tests.se[0] == pytest.approx(se)
-    assert tests.p[0] == pytest.approx(0.5 * math.erfc(0.025 / se / math.sqrt(2)))
+    assert tests.z[0] == pytest.approx(5 / math.sqrt(37))
+    assert tests.p[0] == pytest.approx(0.2055, abs=1e-4)  # 0.5 erfc(0.822 / sqrt 2)
     # the influence values average to m
     assert tests.influence[0].mean() == pytest.approx(0.025)
 

@@ -228,6 +228,8 @@ def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
     from ..search.family import LEVEL, family_edge_verdicts, holm_with_gaps
 
     edge_p, edge_holm, edge_verdict = family_edge_verdicts(frame)
+    if "edge_p" in frame.columns:  # the summary's own: moved beside its Holm twin
+        frame.pop("edge_p")
     diff_p = frame.pop("diff_p").to_numpy(dtype=np.float64)
     diff_holm = holm_with_gaps(diff_p)
     frame["edge_p"] = edge_p

@@ -4,8 +4,11 @@ For each configuration the statistic is ``m = (total net - total expected net) /
 wagered``, the realized edge minus the exact expected edge of the bets it made. Its
 expectation is 0 for any system on fair shoes (a stake is set before the coup it is
 settled on, and the expected net prices exactly that coup), so "beats" is the one-sided
-test of m > 0, with the delta-method standard error of a ratio over independent sessions
-(``engine.metrics.ratio_interval``'s).
+test of m > 0. Its raw p-value is the score test's: each session's departure d = net -
+expected net has mean 0 when the system has no edge, so the total's spread is measured
+by the sum of d squared (not around the realized m, which makes a system that bet a few
+times and won most of them look far surer than it is); the step-down studentizes by the
+delta-method standard error, which its bootstrap calibrates.
 
 Sessions are the resampled units. Each configuration's sessions are turned into their
 influence values ``x = m + (d - m w) / mean(w)`` (d: net minus expected net, w: wagered),
@@ -41,7 +44,8 @@ LEVEL = 0.05
 
 @dataclass(frozen=True)
 class EdgeTests:
-    """Per configuration: the statistic, its standard error, z, the raw one-sided p."""
+    """Per configuration: the statistic, its delta-method standard error (the
+    step-down's), the score statistic z and its raw one-sided p."""
 
     statistic: np.ndarray
     se: np.ndarray
@@ -64,7 +68,8 @@ def edge_tests(net: np.ndarray, wagered: np.ndarray, expected: np.ndarray) -> Ed
         residual = d - m[:, None] * wagered
         se = np.sqrt((residual**2).sum(axis=1) * n / max(n - 1, 1)) / np.where(some, total,
                                                                                  1.0)
-        z = np.where(se > 0, m / np.where(se > 0, se, 1.0),
+        spread = np.sqrt((d**2).sum(axis=1))  # the score test's: around 0, not m
+        z = np.where(spread > 0, d.sum(axis=1) / np.where(spread > 0, spread, 1.0),
                      np.where(m > 0, np.inf, np.where(m < 0, -np.inf, 0.0)))
     z = np.where(some, z, -np.inf)
     p = np.array([0.5 * math.erfc(v / math.sqrt(2.0)) if math.isfinite(v) else

@@ -23,9 +23,12 @@ LEVEL = 0.05
 
 def edge_p_values(table: pd.DataFrame) -> np.ndarray:
     """Two-sided p-value of "the realized edge differs from the expected edge" of each
-    row, from its realized edge, its 95% interval and its expected edge: the test whose
-    95% verdict is ``edge_verdict`` (p below 5% exactly where it says outside). NaN where
-    the verdict is unknown."""
+    row: the test whose 95% verdict is ``edge_verdict`` (p below 5% exactly where it says
+    outside), its ``edge_p`` column. NaN where the verdict is unknown. A row without it (a
+    run folder of an older version, whose interval was the delta method's, symmetric) has
+    it worked back from its interval."""
+    stored = table["edge_p"].to_numpy(dtype=np.float64) if "edge_p" in table.columns \
+        else np.full(len(table), np.nan)
     realized = table["realized_edge"].to_numpy(dtype=np.float64)
     half = (table["realized_edge_high"].to_numpy(dtype=np.float64)
             - table["realized_edge_low"].to_numpy(dtype=np.float64)) / 2
@@ -38,7 +41,7 @@ def edge_p_values(table: pd.DataFrame) -> np.ndarray:
             out[i] = 1.0 if r == e else 0.0
             continue
         out[i] = math.erfc(abs(r - e) / (h / Z95) / math.sqrt(2.0))
-    return out
+    return np.where(np.isnan(stored), out, stored)
 
 
 def holm_with_gaps(p: np.ndarray) -> np.ndarray:

@@ -184,7 +184,9 @@ def parse_metric(text: str | None) -> SearchMetric:
         name = EDGE_OVER_EXPECTED
     if name not in _DEFINITIONS:
         others = {m.name for m in SUMMARY_METRICS} - set(_DEFINITIONS)
-        why = (" is the same for every part of the shoes or not a number" if name in others
+        why = (" is a p-value, what the search works out for every configuration (its "
+               "p column), not a figure to choose by" if name == "edge_p" else
+               " is the same for every part of the shoes or not a number" if name in others
                else "")
         raise BaccaratError(f"--metric {raw!r}: {name!r}{why or ' is no metric'}; expected "
                             f"{DEFAULT_METRIC!r} or one of {', '.join(_DEFINITIONS)}, "
