@@ -454,9 +454,11 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                         scale = bankroll / (total if total > 0 else 1.0)
                         small = False
                         stake = stake * scale
+                        if chip > 0:  # what is left, in whole chips (rounded down)
+                            stake = np.floor(stake / chip + 1e-9) * chip
                         if stake > 0 and stake < tmin - 1e-12:
                             small = True
-                        total = total * scale
+                        total = total * scale if chip <= 0 else stake
                     if small:
                         stop = BUSTED  # the session ends before this coup
                         break

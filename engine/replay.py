@@ -703,11 +703,13 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
     ``stakes`` (kinds x sessions) is replaced by the stakes actually placed: each rounded
     to the nearest multiple of ``chip`` (0: as asked), capped at the table maximum, and
     one below the minimum raised to it (``below_mode`` 0), skipped (1) or the session
-    stopped (2: ``below_stop``). Returns (problem, kind row, session, how many sessions
-    alike); problem 0 means none. The order of the checks, and every floating-point
-    operation, is that of the array form this kernel replaced, so results are bit for bit
-    the same. Without a problem the second value is the number of sessions busted (the
-    bankroll could not cover the stakes), the third the number stopped below the minimum.
+    stopped (2: ``below_stop``); with ``reduce``, stakes the bankroll cannot cover are cut
+    to it in proportion, each in whole chips rounded down. Returns (problem, kind row,
+    session, how many sessions alike); problem 0 means none. The order of the checks, and
+    every floating-point operation, is that of the array form this kernel replaced, so
+    results are bit for bit the same. Without a problem the second value is the number of
+    sessions busted (the bankroll could not cover the stakes), the third the number
+    stopped below the minimum.
     """
     n_kinds, n = stakes.shape
     shorts = 0
@@ -761,12 +763,16 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
             if reduce:
                 scale = bankroll[i] / (t if t > 0 else 1.0)
                 small = False
+                reduced = 0.0
                 for k in range(n_kinds):
                     s = stakes[k, i] * scale
+                    if chip > 0:  # what is left, in whole chips (rounded down)
+                        s = np.floor(s / chip + 1e-9) * chip
                     stakes[k, i] = s
+                    reduced += s
                     if s > 0 and s < table_min - 1e-12:
                         small = True
-                total[i] = t * scale
+                total[i] = t * scale if chip <= 0 else reduced
             if small:
                 short_ruin[i] = True
                 shorts += 1

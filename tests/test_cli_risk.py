@@ -94,6 +94,17 @@ def test_sizing_and_sessions_lines() -> None:
     assert f"over 2 sessions in a row: risk of ruin {both * 100:.2f}%" in words(result.stdout)
 
 
+def test_chips_with_reduced_stakes_are_simulated_and_said_so() -> None:
+    """A stake cut to what is left goes in whole chips (rounded down), which the exact
+    chain does not follow: the command says so and gives the simulation instead."""
+    result = run("-s", "flat", "--check", "0", "--when-short", "reduce", "--chip", "5")
+    assert result.exit_code == 0
+    flat = " ".join(result.output.split())
+    assert "flat: no exact figures: --chip with --when-short reduce is not followed by " \
+           "exact risk (a stake cut to what is left is rounded down to whole chips)" in flat
+    assert "the simulation instead (10,000 sessions of real shoes)" in flat
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--coups", "5", "--shoes", "2"], "--coups sets the session's length"),
     (["--size", "bankroll=0.01"], "expected ruin=RISK"),

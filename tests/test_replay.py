@@ -117,6 +117,20 @@ def test_short_bankroll_reduce_bets_what_is_left():
     assert (row.ruined, row.ruin_coup, row.final_bankroll) == (True, 3, 0.0)
 
 
+@pytest.mark.parametrize("strategy", ["scripted", "martingale:base=10"])
+def test_a_reduced_stake_is_in_whole_chips(strategy):
+    # bankroll 50, chip 5: B wins 9.5 (59.5), P loses 10 (49.5), P loses 20 (29.5); the 40
+    # asked for is cut to what is left, 29.5, in whole chips: 25, which B pays 23.75 ->
+    # 53.25 (a 29.5 stake would have made 57.525). The scripted plugin takes the replay,
+    # the built-in Martingale the compiled path.
+    chosen = Scripted(stakes=[10, 10, 20, 40]) if strategy == "scripted" else strategy
+    res = backtest(coups_from_outcomes(["BPPB"]), [chosen],
+                   session=SessionPolicy(bankroll=50.0, chip=5.0, when_short="reduce"))
+    assert res.ledger["banker"].tolist() == [10, 10, 20, 25]
+    assert res.ledger["net"].tolist() == [9.5, -10, -20, 23.75]
+    assert res.sessions.iloc[0].final_bankroll == 53.25
+
+
 @pytest.mark.parametrize(
     ("outcomes", "policy", "coups", "reason"),
     [

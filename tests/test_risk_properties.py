@@ -55,7 +55,8 @@ def test_probabilities_add_up_and_the_mean_is_edge_times_amount_staked(config) -
                            trailing_stop=config["trailing"], losses_in_row=config["losses"],
                            chip=config["chip"], below_min=config["below_min"],
                            when_short=config["when_short"])
-    if config["when_short"] == "reduce" and config["trailing"] is not None:
+    if config["when_short"] == "reduce" and (config["trailing"] is not None
+                                             or config["chip"] is not None):
         return  # refused with its reason (tests/test_cli_risk.py)
     try:
         risk = exact_risk(config["spec"], rules, policy, config["coups"], state_limit=STATES,

@@ -85,7 +85,7 @@ def backtest(
         min=1, help="shoes per session (at most the shoes in the dataset)")] = 1,
     when_short: Annotated[str, typer.Option(
         help="when the bankroll cannot pay the stake asked for: stop (the session is "
-        "busted) or reduce (stake what is left)")] = "stop",
+        "busted) or reduce (stake what is left, in whole chips with --chip)")] = "stop",
     stop_loss: Annotated[float | None, typer.Option(
         help="stop a session once it has lost this much (a positive amount)")] = None,
     win_goal: Annotated[float | None, typer.Option(

@@ -311,7 +311,7 @@ def risk(
         min=1, help="with --shoes: stop a session after N coups")] = None,
     when_short: Annotated[str, typer.Option(
         help="when the bankroll cannot pay the stake asked for: stop (the session is "
-        "busted) or reduce (stake what is left)")] = "stop",
+        "busted) or reduce (stake what is left, in whole chips with --chip)")] = "stop",
     stop_loss: Annotated[float | None, typer.Option(
         help="stop a session once it has lost this much")] = None,
     win_goal: Annotated[float | None, typer.Option(

@@ -392,6 +392,9 @@ class SessionChain:
         if policy.trailing_stop is not None and policy.when_short == "reduce":
             raise RiskError("a trailing stop with --when-short reduce is not followed by "
                             "exact risk")
+        if policy.chip is not None and policy.when_short == "reduce":
+            raise RiskError("--chip with --when-short reduce is not followed by exact risk "
+                            "(a stake cut to what is left is rounded down to whole chips)")
         self.coups = coups
         self.cell_limit = cell_limit
         self.off_grid_limit = min(off_grid_limit, cell_limit)
