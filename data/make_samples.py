@@ -154,6 +154,18 @@ def one_column_and_vietnamese() -> None:
                                       encoding="utf-8")
 
 
+def titled_log() -> None:
+    """A sheet with a title line (and a blank one) above its header, as a spreadsheet
+    saved as CSV keeps it."""
+    coups = dealt(900, 2)
+    letters = np.array(["B", "P", "T"])[coups.outcome]
+    shoe = coups.shoe - coups.shoe.min() + 1
+    rows = [f"{shoe[k]},{coups.coup[k]},{letters[k]}" for k in range(len(coups))]
+    (HERE / "titled-log.csv").write_text(
+        "Mesa 4 - noche del 3 de diciembre, 2026\n\nshoe,coup,result\n" + "\n".join(rows)
+        + "\n", encoding="utf-8")
+
+
 def scoreboard_and_spanish() -> None:
     """A chat bot's scoreboard of coloured circles (the second shoe with emoji variation
     selectors), and a tab-separated sheet kept in Spanish."""
@@ -298,6 +310,7 @@ def main() -> None:
     labelled_scorecards()
     one_column_and_vietnamese()
     scoreboard_and_spanish()
+    titled_log()
     interleaved_tables()
     spreadsheet_and_database()
     slips()

@@ -532,3 +532,73 @@ def test_a_shoe_number_taken_for_cards_is_met_with_the_columns_to_name(tmp_path:
     assert "8 coups from 2 shoes" in result.output
     coups, _ = read_coups(out)
     assert "".join(LETTERS[coups.outcome]) == "BPBTPBBP"
+
+
+# --- A title above the header -----------------------------------------------------------------
+
+TITLED = ("Baccarat log - Casino Royale, 3 Dec\n"
+          "shoe,coup,result\n1,1,B\n1,2,P\n1,3,B\n1,4,T\n2,1,P\n2,2,P\n")
+
+
+def test_a_title_line_above_a_csv_header_is_left_out_and_said(tmp_path: Path) -> None:
+    report = ImportReport()
+    got = import_files([write(tmp_path / "log.csv", TITLED)], report=report)
+    assert got.shoe.tolist() == [0, 0, 0, 0, 1, 1]
+    assert got.outcome.tolist() == [BANKER, PLAYER, BANKER, TIE, PLAYER, PLAYER]
+    assert [w.replace(f"{tmp_path}/", "") for w in report.warnings] == [
+        "log.csv:1: 'Baccarat log - Casino Royale, 3 Dec' above the header taken as a title "
+        "and left out"]
+    # a mistake under it is named on its own line of the file
+    bad = write(tmp_path / "bad.csv", TITLED.replace("1,3,B", "1,3,Q"))
+    with pytest.raises(ImportDataError, match=r"bad.csv:5: unknown outcome 'Q'"):
+        import_files([bad])
+
+
+def test_two_title_lines_and_a_blank_one_over_a_semicolon_header(tmp_path: Path) -> None:
+    text = "Evening at table 7\nDealer: Ana\n\nshoe;coup;result\n1;1;B\n1;2;P\n2;1;B\n"
+    result = runner.invoke(app, ["import", str(write(tmp_path / "evening.csv", text)),
+                                 "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "evening.csv:1: 'Evening at table 7' above the header taken as a title" in \
+        " ".join(result.output.split())
+    assert read_coups(tmp_path / "out")[0].outcome.tolist() == [BANKER, PLAYER, BANKER]
+
+
+def test_data_above_a_header_is_not_a_title(tmp_path: Path) -> None:
+    """A line with as many fields as the header, or a line of outcomes, is data out of
+    place, not a title: still refused, as before."""
+    wide = write(tmp_path / "wide.csv", "1,1,B,x\nshoe,coup,result\n1,2,P\n")
+    with pytest.raises(ImportDataError, match="wide.csv"):
+        import_files([wide])
+    outcomes = write(tmp_path / "outcomes.csv", "BPPBT\nshoe,coup,result\n1,1,B\n")
+    with pytest.raises(ImportDataError):
+        import_files([outcomes])
+
+
+def test_a_title_row_above_a_sheet_s_header(tmp_path: Path) -> None:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Tuesday"
+    sheet.append(["Baccarat scorecard - Tuesday 3 Dec"])
+    sheet.append([])
+    sheet.append(["Shoe", "Hand", "Winner"])
+    for row in [(1, 1, "Banker"), (1, 2, "Player"), (1, 3, "Tie"), (2, 1, "Banker"),
+                (2, 2, "Bonker")]:
+        sheet.append(list(row))
+    sheet.append([])
+    sheet.append([2, 3, "Player"])
+    book.save(tmp_path / "card.xlsx")
+    with pytest.raises(ImportDataError, match=r"card.xlsx \[Tuesday\] row 8: unknown "
+                                              r"outcome 'Bonker'"):
+        import_files([tmp_path / "card.xlsx"])
+    sheet["C8"] = "Banker"
+    book.save(tmp_path / "card.xlsx")
+    report = ImportReport()
+    got = import_files([tmp_path / "card.xlsx"], report=report)
+    assert got.outcome.tolist() == [BANKER, PLAYER, TIE, BANKER, BANKER, PLAYER]
+    assert got.shoe.tolist() == [0, 0, 0, 1, 1, 1]
+    assert [w.replace(f"{tmp_path}/", "") for w in report.warnings] == [
+        "card.xlsx [Tuesday] row 1: 'Baccarat scorecard - Tuesday 3 Dec' above the header "
+        "taken as a title and left out"]

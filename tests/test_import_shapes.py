@@ -405,6 +405,9 @@ def test_samples_hold_the_dealt_shoes() -> None:
         np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
         np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
         assert len(got.shoe_ids()) == count
+    titled = import_files([DATA / "titled-log.csv"])  # a title line above its header
+    np.testing.assert_array_equal(titled.outcome, dealt(900, 2).outcome)
+    assert len(titled.shoe_ids()) == 2
     scorecards = import_files([DATA / "scorecards-labelled.txt"])
     np.testing.assert_array_equal(scorecards.outcome, dealt(730, 5).outcome)
     assert labels(scorecards) == ["2026-04-06T00:25:57+09:00", "2026-04-06 01:40",

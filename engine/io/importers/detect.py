@@ -89,8 +89,9 @@ def detect_format(path: str | Path) -> str:
     if not lines:
         raise UnknownFormatError(f"cannot tell the format of {path}: it holds no data")
     outcome_lines = [_scorecard_line(line) for line in lines]
-    if looks_like_header(lines[0]) and not all(outcome_lines):
-        return "csv"
+    at = header_line(lines)
+    if at >= 0 and not all(outcome_lines[at:]):
+        return "csv"  # a header of known columns (under a title or two, perhaps)
     if len(lines) > 1 and not outcome_lines[0] and all(outcome_lines[1:]) and \
             sniff_delimiter(lines[0]) not in lines[0]:
         return "csv"  # one column of outcomes under a header of any name
@@ -108,6 +109,26 @@ def detect_format(path: str | Path) -> str:
         f"header of known columns, a line of outcomes (BPPT...) nor a line of cards; "
         f"pass --format ({', '.join(FORMATS)})"
     )
+
+
+#: Lines above a table's header that can be its title (a sheet's name, a date, a venue).
+TITLE_LINES = 5
+
+
+def header_line(lines: list[str]) -> int:
+    """Where a table's header is among its first non-blank ``lines``: 0, or after up to
+    ``TITLE_LINES`` lines of title ('Baccarat log, 3 Dec' above 'shoe,coup,result'), each
+    with fewer fields than the header and none a line of outcomes or cards; -1 when no
+    header of known columns is found there."""
+    for at, line in enumerate(lines[:TITLE_LINES + 1]):
+        if looks_like_header(line):
+            delimiter = sniff_delimiter(line)
+            width = len(line.split(delimiter))
+            titles = lines[:at]
+            return at if all(len(t.split(delimiter)) < width for t in titles) else -1
+        if _scorecard_line(line) or _mostly_cards(line):
+            return -1  # data before any header: not a title
+    return -1
 
 
 def looks_like_header(line: str) -> bool:

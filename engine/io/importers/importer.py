@@ -59,8 +59,16 @@ def _streamed(path: Path, blocks: Iterator[RawTable],
     plan: Plan | None = None
     produced = False
     last: RawTable | None = None
+    notes: list[str] = []  # what reading left out, told with the first records
+
+    def told(records: Records) -> Records:
+        records.notes[:0] = notes
+        notes.clear()
+        return records
+
     for table in blocks:
         last = table
+        notes.extend(table.notes)
         if plan is None:
             plan = plan_table(table, mapping) if len(table) else None
             if plan is not None:
@@ -70,11 +78,11 @@ def _streamed(path: Path, blocks: Iterator[RawTable],
         ready = holder.push(table)
         if ready is not None:
             produced = True
-            yield table_records(ready, mapping, plan)
+            yield told(table_records(ready, mapping, plan))
     assert last is not None  # a file gives one block at least
     rest = holder.push(_take(last, slice(0, 0)), final=True) if holder is not None else None
     if rest is not None:
-        yield table_records(rest, mapping, plan)
+        yield told(table_records(rest, mapping, plan))
     elif not produced:
         yield table_records(_take(last, slice(0, 0)), mapping)  # "no rows"
 

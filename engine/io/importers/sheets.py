@@ -55,15 +55,18 @@ def _rows_table(source: Source, rows: Iterable[tuple[Any, ...]],
     names = header
     data: list[list[str | None]] = []
     lines: list[int] = []
+    if names is None:  # the header is in the rows, perhaps under a title
+        rows = list(rows)
+        filled = [(i, cells) for i, row in enumerate(rows)
+                  for cells in [[cell_text(v) for v in row]] if _filled(cells)]
+        skip = filled[_titles([cells for _, cells in filled])][0] if filled else 0
+        rows, first = rows[skip:], first + skip
     for number, row in enumerate(rows, first):
         cells = [cell_text(v) for v in row]
-        if not any(c is not None and c.strip() for c in cells):
+        if not _filled(cells):
             continue
         if names is None:
-            while cells and (cells[-1] is None or not cells[-1].strip()):
-                cells.pop()
-            names = [(c or "").strip() or f"column {j + 1}" for j, c in enumerate(cells)]
-            _no_duplicate_names(source, names)
+            names = _names(source, cells)
             continue
         cells = (cells + [None] * len(names))[:len(names)]
         data.append(cells)
@@ -96,18 +99,58 @@ def _open_workbook(path: Path) -> Any:
 
 
 def _header_and_rows(source: Source, rows: Iterator[tuple[Any, ...]]
-                     ) -> tuple[list[str], int] | None:
-    """The header of a sheet (its first non-empty row) and its row number."""
+                     ) -> tuple[list[str], int, list[tuple[int, tuple[Any, ...]]],
+                                list[str]] | None:
+    """The header of a sheet (its first non-empty row, or the first below a title of up
+    to ``TITLE_LINES`` rows), its row number, the rows read past it (numbered), and a
+    note for each title row left out."""
+    from .detect import TITLE_LINES
+
+    ahead: list[tuple[int, tuple[Any, ...], list[str | None]]] = []
     for number, row in enumerate(rows, 1):
         cells = [cell_text(v) for v in row]
-        if not any(c is not None and c.strip() for c in cells):
-            continue
-        while cells and (cells[-1] is None or not cells[-1].strip()):
-            cells.pop()
-        names = [(c or "").strip() or f"column {j + 1}" for j, c in enumerate(cells)]
-        _no_duplicate_names(source, names)
-        return names, number
-    return None
+        if _filled(cells):
+            ahead.append((number, row, cells))
+            if len(ahead) > TITLE_LINES:
+                break
+    if not ahead:
+        return None
+    at = _titles([cells for _, _, cells in ahead])
+    number, _, cells = ahead[at]
+    notes = [f"{source.at(n)}: {' '.join(c.strip() for c in title if c and c.strip())!r} "
+             f"above the header taken as a title and left out"
+             for n, _, title in ahead[:at]]
+    return _names(source, cells), number, [(n, row) for n, row, _ in ahead[at + 1:]], notes
+
+
+def _filled(cells: list[str | None]) -> bool:
+    return any(c is not None and c.strip() for c in cells)
+
+
+def _names(source: Source, cells: list[str | None]) -> list[str]:
+    """A header row's column names (empty trailing cells dropped, empty ones named)."""
+    cells = list(cells)
+    while cells and (cells[-1] is None or not cells[-1].strip()):
+        cells.pop()
+    names = [(c or "").strip() or f"column {j + 1}" for j, c in enumerate(cells)]
+    _no_duplicate_names(source, names)
+    return names
+
+
+def _titles(rows: list[list[str | None]]) -> int:
+    """How many of a sheet's first non-empty rows are a title above its header: rows of
+    fewer filled cells than the header, before the first row naming known columns (none
+    when no such row comes within ``TITLE_LINES``)."""
+    from .detect import TITLE_LINES
+    from .layout import role_of
+
+    width = [sum(1 for c in cells if c is not None and c.strip()) for cells in rows]
+    for at, cells in enumerate(rows[:TITLE_LINES + 1]):
+        known = [r for r in (role_of(c.strip()) for c in cells if c and c.strip())
+                 if r is not None]
+        if known and len(set(known)) == len(known):
+            return at if all(w < width[at] for w in width[:at]) else 0
+    return 0
 
 
 def _choose_sheet(path: Path, book: Any, sheet: str | None) -> str:
@@ -149,11 +192,22 @@ def xlsx_blocks(path: Path, sheet: str | None = None,
         found = _header_and_rows(source, stream)
         if found is None:
             raise ImportDataError(f"{source.at(1)}: empty (a header row was expected)")
-        header, number = found
+        header, number, read, notes = found
         first = number + 1
+        # the rows read past the header, then the rest; the empty rows among those read
+        # put back as empty, so that every row keeps its number
+        pending: list[tuple[Any, ...]] = []
+        at = number
+        for n, row in read:
+            pending.extend([()] * (n - at - 1))
+            pending.append(row)
+            at = n
+        stream = itertools.chain(pending, stream)
         while True:
             batch = list(itertools.islice(stream, rows))
-            yield _rows_table(source, batch, header=header, first=first)
+            table = _rows_table(source, batch, header=header, first=first)
+            table.notes, notes = notes, []
+            yield table
             first += len(batch)
             if len(batch) < rows:
                 return

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,7 +153,7 @@ def _header(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str], st
 
 
 def _block(source: Source, header: list[str], delimiter: str,
-           block: list[tuple[int, str]]) -> RawTable:
+           block: list[tuple[int, str]], notes: list[str] | None = None) -> RawTable:
     """A block of CSV lines as a table (Arrow's reader; Python's csv module names a line
     Arrow cannot read row for line)."""
     body = "\n".join(text for _, text in block)
@@ -184,15 +185,18 @@ def _block(source: Source, header: list[str], delimiter: str,
         filled = (array != "").any(axis=1)
         array, numbers = array[filled], numbers[filled]
     return RawTable(source=source, columns={n: array[:, j] for j, n in enumerate(header)},
-                    lines=numbers)
+                    lines=numbers, notes=list(notes or []))
 
 
 def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
-    """A CSV file as tables of at most ``rows`` rows each (blank and '#' lines skipped)."""
+    """A CSV file as tables of at most ``rows`` rows each (blank and '#' lines skipped,
+    and a title above the header, said in the first table's notes)."""
     rows = rows or CHUNK_ROWS
     source = Source(path)
-    lines = table_lines(numbered_lines(path))
+    lines, titles = _past_titles(table_lines(numbered_lines(path)))
     header, delimiter, _ = _header(path, lines)
+    notes = [f"{source.at(number)}: {text.strip()!r} above the header taken as a title and "
+             f"left out" for number, text in titles]
     block: list[tuple[int, str]] = []
     produced = False
     for number, text in lines:
@@ -200,11 +204,26 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
             continue
         block.append((number, text))
         if len(block) >= rows:
-            yield _block(source, header, delimiter, block)
-            produced = True
+            yield _block(source, header, delimiter, block, notes)
+            produced, notes = True, []
             block = []
     if block or not produced:
-        yield _block(source, header, delimiter, block)
+        yield _block(source, header, delimiter, block, notes)
+
+
+def _past_titles(lines: Iterator[tuple[int, str]]
+                 ) -> tuple[Iterator[tuple[int, str]], list[tuple[int, str]]]:
+    """The lines from the header on, and the title lines above it (``header_line``)."""
+    from .detect import TITLE_LINES, header_line
+
+    ahead: list[tuple[int, str]] = []
+    for number, text in lines:
+        if text.strip() and not text.lstrip().startswith("#"):
+            ahead.append((number, text))
+            if len(ahead) > TITLE_LINES:
+                break
+    at = max(header_line([text for _, text in ahead]), 0)
+    return itertools.chain(ahead[at:], lines), ahead[:at]
 
 
 #: Parquet column types read as text; anything else (binary, structs, maps) is refused.

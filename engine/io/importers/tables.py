@@ -38,6 +38,7 @@ class RawTable:
     group: np.ndarray | None = None
     group_labels: list[str | None] = field(default_factory=list)
     group_lines: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what reading it left out, and why
 
     def __len__(self) -> int:
         return int(self.lines.shape[0])
