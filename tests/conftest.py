@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +23,14 @@ def codes() -> Callable[[str], list[int]]:
 # that renders it, not in worker processes of its own (tests/test_report_drawing.py starts
 # those). Set here, before any test runs, so every xdist worker inherits it.
 os.environ.setdefault("BACCARAT_REPORT_WORKERS", "0")
+
+# Ctrl-C as a terminal gives it: a suite started in the background of a shell without job
+# control (`cmd &` in a script, as some CI runners do) inherits SIGINT ignored, and so
+# would every command the tests start (an ignored signal stays ignored across exec): the
+# tests of what Ctrl-C does would then see nothing happen. Python's own handler, here and
+# (being a handler, not "ignored") reset to the default in every child it starts.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The plugins backtest has seen checked are remembered in the user's cache: the suite keeps
 # its own, empty at each run (every worker inherits the folder), never the user's.
