@@ -372,7 +372,9 @@ class BacktestResult(ResultViews):
         return target
 
     def __repr__(self) -> str:
-        cols = ["config", "strategy", "sessions", "mean_net", "risk_of_ruin", "realized_edge"]
+        # the spec, not the strategy's name: a grid's configurations share the name, and a
+        # composed system's spec is written as the command line takes it
+        cols = ["config", "spec", "sessions", "mean_net", "risk_of_ruin", "realized_edge"]
         return f"BacktestResult({len(self.summary)} configurations)\n" + self.summary[
             cols].to_string(index=False)
 

@@ -158,3 +158,15 @@ def test_a_comparison_shows_its_verdict_table_and_a_bankroll_figure(result) -> N
     # what is taken from it is a plain table, displayed as pandas displays one
     assert type(comparison[["label", "mean_net"]]) is pd.DataFrame
     assert type(comparison.sort_values("mean_net")) is pd.DataFrame
+
+
+def test_the_text_form_names_each_configuration_by_its_spec() -> None:
+    """A grid's configurations share their strategy's name, and a composed system's name
+    is its parts run together: printed, each row says its spec as the command takes it."""
+    result = backtest(None, ["martingale:max_doublings=[3,4]", "streak:n=4 | martingale"],
+                      shoes=20, seed=1, ledger=False)
+    text = repr(result)
+    assert text.startswith("BacktestResult(3 configurations)")
+    for spec in ("martingale:max_doublings=3", "martingale:max_doublings=4",
+                 "streak:n=4 | martingale"):
+        assert spec in text
