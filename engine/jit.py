@@ -149,11 +149,12 @@ def prepare_numba() -> None:
     half a second that a process pays before its first kernel, whichever it is. A pool's
     fork server does it once (``engine.numba_preload``), and every worker it forks starts
     with it done."""
-    import numba  # noqa: F401
-    from numba.core.registry import cpu_target
+    with interrupts_held():  # setting the target up compiles numba's helpers
+        import numba  # noqa: F401
+        from numba.core.registry import cpu_target
 
-    cpu_target.typing_context.refresh()
-    cpu_target.target_context.refresh()
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
 
 
 def is_loaded(kernel: Any) -> bool:

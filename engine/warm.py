@@ -41,12 +41,17 @@ from .jit import DEFINED, Kernel
 PACKAGES = ("engine", "strategies")
 
 
+#: Modules a worker pool's fork server imports for what importing them does (numba set
+#: up, a quiet excepthook), not for kernels: left out of the search.
+SERVER_ONLY = ("engine.numba_preload", "engine.worker_start")
+
+
 def kernels(packages: Iterable[str] = PACKAGES) -> list[Kernel]:
     """Every kernel defined in the modules of ``packages`` (all of them imported first)."""
     for package in packages:
         root = importlib.import_module(package)
         for info in pkgutil.walk_packages(root.__path__, prefix=f"{root.__name__}."):
-            if not info.name.endswith("__main__"):
+            if not info.name.endswith("__main__") and info.name not in SERVER_ONLY:
                 importlib.import_module(info.name)
     inside = tuple(packages)
     found = {id(k): k for k in DEFINED if k.__module__.split(".")[0] in inside}

@@ -210,3 +210,31 @@ def test_ctrl_c_while_a_kernel_is_built_or_loaded_comes_after_it():
             done.append(True)
     assert done == [True]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_while_numba_sets_up_its_target_comes_after_it(monkeypatch):
+    """Setting numba's CPU target up compiles its helpers (llvmlite calling back into
+    Python): a Ctrl-C then was printed as "Exception ignored" and lost (`baccarat warm`
+    interrupted half a second in, under load). It is held back and raised once set up."""
+    import os
+    import signal
+    import time
+
+    from numba.core.registry import cpu_target
+
+    from engine.jit import prepare_numba
+
+    refresh = type(cpu_target.target_context).refresh
+    done = []
+
+    def interrupted_refresh(self):  # the Ctrl-C lands while the target is set up
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        refresh(self)
+        done.append(True)
+
+    monkeypatch.setattr(type(cpu_target.target_context), "refresh", interrupted_refresh)
+    with pytest.raises(KeyboardInterrupt):
+        prepare_numba()
+    assert done == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
