@@ -277,13 +277,17 @@ class EdgeSums:
     net_wagered: float
     wagered_squares: float
 
+    @property
+    def cross(self) -> float:
+        """The sum over sessions of (net - realized edge x wagered) x wagered."""
+        return self.net_wagered - self.net / self.wagered * self.wagered_squares
+
     def spread(self, edge: float) -> float:
         """The sum over sessions of (net - edge x wagered) squared: the variance of the
         total's departure from ``edge`` x wagered when ``edge`` is the true edge."""
         gap = self.net / self.wagered - edge
-        cross = self.net_wagered - self.net / self.wagered * self.wagered_squares
-        return max(self.residual_squares + 2 * gap * cross + gap * gap * self.wagered_squares,
-                   0.0)
+        return max(self.residual_squares + 2 * gap * self.cross
+                   + gap * gap * self.wagered_squares, 0.0)
 
 
 def _edge_sums(s: SessionStats) -> EdgeSums:
@@ -313,8 +317,7 @@ def score_interval(sums: EdgeSums, z: float = Z95) -> tuple[float, float, float]
         return (ratio, math.nan, math.nan)
     # The edges e with lead e^2 - 2 middle e + last <= 0, written around the realized
     # edge (e = ratio + x) so that nothing large cancels.
-    cross = sums.net_wagered - ratio * sums.wagered_squares
-    middle = z2 * cross  # lead x^2 + 2 middle x - z2 residual_squares <= 0
+    middle = z2 * sums.cross  # lead x^2 + 2 middle x - z2 residual_squares <= 0
     root = math.sqrt(max(middle * middle + lead * z2 * sums.residual_squares, 0.0))
     return (ratio, ratio + (-middle - root) / lead, ratio + (-middle + root) / lead)
 

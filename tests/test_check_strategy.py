@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_parts import TEN_LINES
 from typer.testing import CliRunner
 
 from engine.cli import app
@@ -306,28 +307,14 @@ def test_a_plugin_that_passes_is_remembered_and_not_checked_again(plugins: Path,
     assert (tmp_path / "cache" / "checked-plugins.json").is_file()
 
 
-AFTER_TWO = """
-from strategies.simple import SimpleSelection
-
-
-class AfterTwo(SimpleSelection):
-    def reset(self):
-        self.players = 0
-
-    def pick(self, view):
-        return "B" if self.players >= 2 else None
-
-    def learn(self, view, outcome):
-        if outcome != "T":
-            self.players = self.players + 1 if outcome == "P" else 0
-"""
 
 
 def test_a_composed_spec_with_a_plugin_selection_is_checked_and_its_backtest_projected(
         tmp_path: Path):
     path = tmp_path / "after_two.py"
-    path.write_text(AFTER_TWO)
-    out = runner.invoke(app, ["check-strategy", f"{path}:AfterTwo | dalembert | stop:win=50",
+    path.write_text(TEN_LINES)  # tests/test_parts.py's ten-line selection
+    out = runner.invoke(app, ["check-strategy",
+                              f"{path}:AfterTwoPlayers | dalembert | stop:win=50",
                               "--shoes", "6", "--speed-shoes", "8", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)

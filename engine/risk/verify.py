@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -54,29 +55,40 @@ def declaration_mismatches(strategies: list[Any], rules: TableRules,
             for system, ledger in zip(systems, ledgers, strict=True)]
 
 
-def _first_difference(system: Any, grid: Any, ledger: Any, coups: Any) -> str | None:
+def _played(grid: Any, ledger: Any, coups: Any) -> Iterator[tuple[int, int, int, int]]:
+    """(session, coup of the session, row, shoe) of every coup the strategy played,
+    session after session, in order."""
     n, width = grid.shape
     for session in range(n):
-        state = system.initial_state()
-        last_shoe = -1
         for t in range(width):
             row = grid.rows[session, t]
             if row < 0 or not ledger.played[session, t]:
                 break
-            shoe = int(coups.shoe[row])
-            if shoe != last_shoe:
-                state = shoe_state(system, state)
-                last_shoe = shoe
-            declared = {k: float(v) for k, v in system.stakes_of(state).items() if float(v) > 0}
-            placed = {k: float(stakes[session, t]) for k, stakes in ledger.stakes.items()
-                      if stakes[session, t] > 0}
-            if not _same(declared, placed):
-                return (f"session {session}, shoe {shoe}, coup {int(coups.coup[row])}: the "
-                        f"declared state {state!r} stakes {_show(declared)}, the strategy "
-                        f"staked {_show(placed)}")
-            net = float(ledger.net[session, t])
-            result = result_of(Fraction(net), Fraction(sum(placed.values())))
-            state = system.next_state(state, OUTCOME_LABELS[int(coups.outcome[row])], result)
+            yield session, t, int(row), int(coups.shoe[row])
+
+
+def _result(ledger: Any, session: int, t: int) -> Any:
+    """What a played coup did to the stakes placed on it (``result_of``)."""
+    placed = sum(float(stakes[session, t]) for stakes in ledger.stakes.values())
+    return result_of(Fraction(float(ledger.net[session, t])), Fraction(placed))
+
+
+def _first_difference(system: Any, grid: Any, ledger: Any, coups: Any) -> str | None:
+    state, last_shoe = None, -1
+    for session, t, row, shoe in _played(grid, ledger, coups):
+        if t == 0:
+            state, last_shoe = system.initial_state(), -1
+        if shoe != last_shoe:
+            state, last_shoe = shoe_state(system, state), shoe
+        declared = {k: float(v) for k, v in system.stakes_of(state).items() if float(v) > 0}
+        placed = {k: float(stakes[session, t]) for k, stakes in ledger.stakes.items()
+                  if stakes[session, t] > 0}
+        if not _same(declared, placed):
+            return (f"session {session}, shoe {shoe}, coup {int(coups.coup[row])}: the "
+                    f"declared state {state!r} stakes {_show(declared)}, the strategy "
+                    f"staked {_show(placed)}")
+        state = system.next_state(state, OUTCOME_LABELS[int(coups.outcome[row])],
+                                  _result(ledger, session, t))
     return None
 
 
@@ -86,32 +98,26 @@ def _first_limited_difference(system: Any, grid: Any, ledger: Any, coups: Any,
     the table's maximum, coup after coup of the same sessions, else where they differ."""
     if not limits_states(system):
         return None
-    n, width = grid.shape
-    for session in range(n):
-        state = system.initial_state()
-        limited = system.limited_state(state, cut)
-        last_shoe = -1
-        for t in range(width):
-            row = grid.rows[session, t]
-            if row < 0 or not ledger.played[session, t]:
-                break
-            shoe = int(coups.shoe[row])
-            if shoe != last_shoe:
-                state = shoe_state(system, state)
-                limited = system.limited_state(shoe_state(system, limited), cut)
-                last_shoe = shoe
-            full = _at_table(system.stakes_of(state), cut)
-            kept = _at_table(system.stakes_of(limited), cut)
-            if full != kept:
-                return (f"session {session}, shoe {shoe}, coup {int(coups.coup[row])}: the "
-                        f"declared state {state!r} places {full} at a maximum of "
-                        f"{float(cut.table_max):g}, its limited state {limited!r} "
-                        f"places {kept}")
-            placed = sum(float(stakes[session, t]) for stakes in ledger.stakes.values())
-            result = result_of(Fraction(float(ledger.net[session, t])), Fraction(placed))
-            outcome = OUTCOME_LABELS[int(coups.outcome[row])]
-            state = system.next_state(state, outcome, result)
-            limited = system.limited_state(system.next_state(limited, outcome, result), cut)
+    state = limited = None
+    last_shoe = -1
+    for session, t, row, shoe in _played(grid, ledger, coups):
+        if t == 0:
+            state, last_shoe = system.initial_state(), -1
+            limited = system.limited_state(state, cut)
+        if shoe != last_shoe:
+            state = shoe_state(system, state)
+            limited = system.limited_state(shoe_state(system, limited), cut)
+            last_shoe = shoe
+        full = _at_table(system.stakes_of(state), cut)
+        kept = _at_table(system.stakes_of(limited), cut)
+        if full != kept:
+            return (f"session {session}, shoe {shoe}, coup {int(coups.coup[row])}: the "
+                    f"declared state {state!r} places {full} at a maximum of "
+                    f"{float(cut.table_max):g}, its limited state {limited!r} "
+                    f"places {kept}")
+        outcome, result = OUTCOME_LABELS[int(coups.outcome[row])], _result(ledger, session, t)
+        state = system.next_state(state, outcome, result)
+        limited = system.limited_state(system.next_state(limited, outcome, result), cut)
     return None
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .formats import FORMATS
@@ -133,8 +133,12 @@ def header_line(lines: list[str]) -> int:
 
 def looks_like_header(line: str) -> bool:
     """Whether a line can be a header: it names a known column, and none twice."""
-    fields = [f.strip().strip('"') for f in line.split(sniff_delimiter(line))]
-    known = [r for r in (role_of(f) for f in fields if f) if r is not None]
+    return names_known_columns(f.strip().strip('"') for f in line.split(sniff_delimiter(line)))
+
+
+def names_known_columns(names: Iterable[str | None]) -> bool:
+    """Whether cells can be a header's names: one names a known column, none twice."""
+    known = [r for r in (role_of(n.strip()) for n in names if n and n.strip()) if r is not None]
     # a header names each column once: "Banker,Player,Banker" is a line of outcomes
     return bool(known) and len(set(known)) == len(known)
 

@@ -141,14 +141,11 @@ def _titles(rows: list[list[str | None]]) -> int:
     """How many of a sheet's first non-empty rows are a title above its header: rows of
     fewer filled cells than the header, before the first row naming known columns (none
     when no such row comes within ``TITLE_LINES``)."""
-    from .detect import TITLE_LINES
-    from .layout import role_of
+    from .detect import TITLE_LINES, names_known_columns
 
     width = [sum(1 for c in cells if c is not None and c.strip()) for cells in rows]
     for at, cells in enumerate(rows[:TITLE_LINES + 1]):
-        known = [r for r in (role_of(c.strip()) for c in cells if c and c.strip())
-                 if r is not None]
-        if known and len(set(known)) == len(known):
+        if names_known_columns(cells):
             return at if all(w < width[at] for w in width[:at]) else 0
     return 0
 
