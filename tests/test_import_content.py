@@ -602,3 +602,26 @@ def test_a_title_row_above_a_sheet_s_header(tmp_path: Path) -> None:
     assert [w.replace(f"{tmp_path}/", "") for w in report.warnings] == [
         "card.xlsx [Tuesday] row 1: 'Baccarat scorecard - Tuesday 3 Dec' above the header "
         "taken as a title and left out"]
+
+
+def test_a_title_above_a_header_of_names_the_importer_does_not_know(tmp_path: Path) -> None:
+    """A German evening sheet, tab-separated, its title and a blank line above 'Schuh,
+    Runde, Gewinner, Notiz': the title is left out (it was read as the header: '1 fields,
+    but the header has 2'), the error says which --column flags to pass, and with them and
+    --words the shoes come in."""
+    text = ("Spielabend Casino Baden, Tisch 3\t\n\t\nSchuh\tRunde\tGewinner\tNotiz\n"
+            "1\t1\tBank\t\n1\t2\tSpieler\tSerie?\n1\t3\tBank\t\n1\t4\tUnentschieden\t\n"
+            "2\t1\tSpieler\t\n2\t2\tBank\tneuer Croupier\n")
+    path = write(tmp_path / "tisch.tsv", text)
+    with pytest.raises(ImportDataError, match=r"--column shoe='Schuh' --column "
+                                              r"outcome='Gewinner'"):
+        import_files([path])
+    result = runner.invoke(app, ["import", str(path), "--out", str(tmp_path / "out"),
+                                 "--column", "shoe=Schuh", "--column", "outcome=Gewinner",
+                                 "--words", "banker=Bank", "player=Spieler",
+                                 "tie=Unentschieden"])
+    assert result.exit_code == 0, result.output
+    assert "tisch.tsv:1: 'Spielabend Casino Baden, Tisch 3' above the header taken as a " \
+           "title" in " ".join(result.output.split())
+    coups, _ = read_coups(tmp_path / "out")
+    assert coups.outcome.tolist() == [BANKER, PLAYER, BANKER, TIE, PLAYER, BANKER]

@@ -115,15 +115,20 @@ def detect_format(path: str | Path) -> str:
 TITLE_LINES = 5
 
 
-def header_line(lines: list[str]) -> int:
+def header_line(lines: list[str], known: bool = True) -> int:
     """Where a table's header is among its first non-blank ``lines``: 0, or after up to
     ``TITLE_LINES`` lines of title ('Baccarat log, 3 Dec' above 'shoe,coup,result'), each
     with fewer fields than the header and none a line of outcomes or cards; -1 when no
-    header of known columns is found there."""
+    header of known columns is found there. With ``known`` False (a file already known
+    to be a table), a header of other names does too: the first line with as many fields
+    as the line under it, and more than one."""
     for at, line in enumerate(lines[:TITLE_LINES + 1]):
-        if looks_like_header(line):
-            delimiter = sniff_delimiter(line)
-            width = len(line.split(delimiter))
+        delimiter = sniff_delimiter(line)
+        width = len(line.split(delimiter))
+        header = looks_like_header(line) or (
+            not known and width > 1 and at + 1 < len(lines)
+            and len(lines[at + 1].split(delimiter)) == width)
+        if header:
             titles = lines[:at]
             return at if all(len(t.split(delimiter)) < width for t in titles) else -1
         if _scorecard_line(line) or _mostly_cards(line):

@@ -222,7 +222,7 @@ def _past_titles(lines: Iterator[tuple[int, str]]
             ahead.append((number, text))
             if len(ahead) > TITLE_LINES:
                 break
-    at = max(header_line([text for _, text in ahead]), 0)
+    at = max(header_line([text for _, text in ahead], known=False), 0)
     return itertools.chain(ahead[at:], lines), ahead[:at]
 
 
