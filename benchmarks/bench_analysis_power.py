@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-
-from engine.analysis import analyze_coups
-from engine.rules import TableRules
-from engine.shuffles import generate_model_coups, parse_shuffle
+from baccarat.analysis import analyze_coups
+from baccarat.rules import TableRules
+from baccarat.shuffles import generate_model_coups, parse_shuffle
 
 
 def main() -> None:

@@ -15,10 +15,9 @@ import statistics
 import time
 
 import numpy as np
-
-from engine.analysis import analyze_coups
-from engine.deal import generate_coups
-from engine.rules import TableRules
+from baccarat.analysis import analyze_coups
+from baccarat.deal import generate_coups
+from baccarat.rules import TableRules
 
 
 def main() -> None:

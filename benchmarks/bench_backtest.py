@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.backtest import backtest  # noqa: E402
-from engine.parallel import generate_dataset  # noqa: E402
-from engine.rules import TableRules  # noqa: E402
+from baccarat.backtest import backtest  # noqa: E402
+from baccarat.parallel import generate_dataset  # noqa: E402
+from baccarat.rules import TableRules  # noqa: E402
 
 SIMPLE_PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "simple_martingale.py"
 
@@ -32,7 +32,7 @@ SIMPLE_PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "simple_marti
 def road_follower() -> object:
     """A simple-form road follower (bets the side that repeats the big eye boy's last
     mark): what reading ``view.roads`` costs per session and coup."""
-    from strategies.base import SessionView, SimpleStrategy
+    from baccarat.strategies.base import SessionView, SimpleStrategy
 
     class SimpleRoadFollower(SimpleStrategy):
         """Follow the big eye boy, one session at a time."""

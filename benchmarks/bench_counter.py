@@ -3,7 +3,7 @@
 Run: ``python benchmarks/bench_counter.py [--shoes N] [--safety-shoes M] [--cli-shoes S]``.
 Prints
 
-1. the cost of :func:`strategies.builtins.counter.exact_ev` per composition, for Tie and
+1. the cost of :func:`baccarat.strategies.selections.counting.exact_ev` per composition, for Tie and
    Dragon 7 (one event each, by the polynomial) and Banker (three on EZ: the grouped
    enumeration of all seven): enumerated (cache misses) and looked up (cache hits);
 2. the cost per coup (per session per coup) of the ``counter`` strategy over N generated
@@ -34,28 +34,27 @@ import tempfile
 import time
 
 import numpy as np
-
-from engine.bets import BET_KINDS
-from engine.cards import VALUE_OF_CODE
-from engine.deal import generate_coups
-from engine.odds import (
+from baccarat.bets import BET_KINDS
+from baccarat.cards import VALUE_OF_CODE
+from baccarat.deal import generate_coups
+from baccarat.odds import (
     count_system,
     ev_from_probabilities,
     event_probabilities,
     pair_probability,
     shoe_counts,
 )
-from engine.replay import replay
-from engine.rules import TableRules
-from strategies.builtins.counter import (
+from baccarat.replay import replay
+from baccarat.rules import TableRules
+from baccarat.strategies.presets import CounterPreset as Counter
+from baccarat.strategies.presets import FlatPreset as Flat
+from baccarat.strategies.selections.counting import (
     DEFAULT_SCREEN,
     EXACT_BELOW,
     CompositionCache,
-    Counter,
     curvature,
     exact_ev,
 )
-from strategies.builtins.progressions import Flat
 
 
 def seen_before_each_coup(rules: TableRules, seed: int, shoes: int) -> np.ndarray:
@@ -118,7 +117,7 @@ def bench_replay(shoes: int, repeats: int = 1) -> None:
     n_coups = len(coups)
     print(f"\nreplay of {shoes:,} generated 8-deck EZ shoes ({n_coups:,} coups), one "
           f"configuration at a time, cold cache each, fastest of {repeats} (wall / CPU):")
-    from strategies.builtins import counter as counter_module
+    from baccarat.strategies.selections import counting as counter_module
 
     for label, strategy in configs:
         elapsed = used = float("inf")
@@ -177,7 +176,7 @@ def bench_screen(shoes: int) -> None:
 def bench_cli(shoes: int, repeats: int) -> None:
     """Wall and CPU time of the whole counter command over ``shoes`` generated shoes."""
     env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "engine.cli", "backtest", "--strategy", "counter",
+    command = [sys.executable, "-m", "baccarat.cli", "backtest", "--strategy", "counter",
                "--shoes", str(shoes), "--ledger", "none", "--workers", "1"]
     walls, cpus = [], []
     for _ in range(repeats):

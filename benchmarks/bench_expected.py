@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.backtest import backtest  # noqa: E402
-from engine.deal import generate_coups  # noqa: E402
-from engine.rules import TableRules  # noqa: E402
+from baccarat.backtest import backtest  # noqa: E402
+from baccarat.deal import generate_coups  # noqa: E402
+from baccarat.rules import TableRules  # noqa: E402
 
 
 def timed(coups, specs: list[str], expected: str, repeat: int) -> tuple[float, float]:

@@ -32,9 +32,8 @@ from pathlib import Path
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-
-from engine.deal import generate_coups, iter_generated  # noqa: E402
-from engine.rules import TableRules  # noqa: E402
+from baccarat.deal import generate_coups, iter_generated  # noqa: E402
+from baccarat.rules import TableRules  # noqa: E402
 
 TARGET_COUPS_PER_SECOND = 5_000_000
 
@@ -60,9 +59,8 @@ def time_cli_write(rules: TableRules, seed: int, shoes: int, chunk: int,
     Parquet parts); returns (coups, wall s, CPU s)."""
     import pyarrow.parquet as pq
     import typer
-
-    from engine.cli import app
-    from engine.io.parquet import parquet_files
+    from baccarat.cli import app
+    from baccarat.io.parquet import parquet_files
 
     out = folder / "coups"
     args = ["generate", "--shoes", str(shoes), "--seed", str(seed), "--chunk", str(chunk),

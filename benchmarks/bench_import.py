@@ -29,10 +29,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from engine.deal import iter_generated
-from engine.io.importers import writers
-from engine.rules import TableRules
+from baccarat.deal import iter_generated
+from baccarat.io.importers import writers
+from baccarat.rules import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]
 PEAK_TARGET_MB = 1024
@@ -104,7 +103,7 @@ PEAK_PROBE = ("import atexit, sys\n"
 
 def run_import(path: Path, out: Path) -> tuple[float, float, str]:
     """Import ``path`` in a fresh process: (wall seconds, its peak MB, what it said)."""
-    code = ("from engine.cli import app; "
+    code = ("from baccarat.cli import app; "
             f"app(['import', {str(path)!r}, '--out', {str(out)!r}, '--quiet', '--force'], "
             "prog_name='baccarat')")
     peak_file = out.parent / f"{out.name}.peak"

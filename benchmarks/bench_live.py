@@ -1,7 +1,7 @@
 """How long ``baccarat live`` takes to take in one coup, as the session grows.
 
 A generated session (seed 11, 8 decks) is entered coup by coup with its cards through
-``engine.live.scorecard.Scorecard`` (the file written and fsynced, the session, the EV
+``baccarat.live.scorecard.Scorecard`` (the file written and fsynced, the session, the EV
 from the cards left, the screen's text); at the coups named by ``--at`` the script times,
 ``--repeat`` times each (medians): the entry itself (parse, deal check, write + fsync, the
 roads, the cards left and the EV, the plain screen), and the systems' next stakes
@@ -22,15 +22,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from engine.cards import LABEL_OF_CODE
-from engine.deal import generate_coups
-from engine.live.journal import Journal
-from engine.live.scorecard import Scorecard
-from engine.live.screen import plain_screen
-from engine.live.session import LiveSession
-from engine.live.systems import make_systems, next_stakes
-from engine.rules import TableRules
+from baccarat.cards import LABEL_OF_CODE
+from baccarat.deal import generate_coups
+from baccarat.live.journal import Journal
+from baccarat.live.scorecard import Scorecard
+from baccarat.live.screen import plain_screen
+from baccarat.live.session import LiveSession
+from baccarat.live.systems import make_systems, next_stakes
+from baccarat.rules import TableRules
 
 
 def dealt(row: np.ndarray) -> str:

@@ -34,7 +34,7 @@ def peak():
         if line.startswith('VmHWM:'):
             print('PEAK_KB', line.split()[1], file=sys.stderr, flush=True)
 atexit.register(peak)
-from engine.cli import app
+from baccarat.cli import app
 app(prog_name='baccarat')
 """
 

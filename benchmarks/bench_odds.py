@@ -4,10 +4,10 @@ Run: ``python benchmarks/bench_odds.py [--sessions N] [--repeats R]``. Prints th
 call (numba compile or cache load), then the median of R runs of: the full 8-deck
 computation (probabilities and every variant's house edges), one ``expected_values`` call,
 ``expected_values_batch`` over N distinct mid-shoe compositions (cost per composition), and
-the grouped enumeration against the direct one it replaced (:mod:`engine.odds.reference`),
+the grouped enumeration against the direct one it replaced (:mod:`baccarat.odds.reference`),
 one thread, on the same compositions: microseconds per composition (wall and CPU; on a
 loaded machine the CPU figure is the steadier one) and whether the tallies are identical;
-then the polynomial tallies of chosen events (:mod:`engine.odds.polynomial`, what a
+then the polynomial tallies of chosen events (:mod:`baccarat.odds.polynomial`, what a
 counter of one bet kind asks for) on the same compositions in batches of 64, as a replay
 step asks, against the grouped enumeration of all seven events in the same batches.
 """
@@ -21,8 +21,7 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
-
-from engine.odds import (
+from baccarat.odds import (
     expected_values,
     expected_values_batch,
     house_edges,
@@ -30,10 +29,10 @@ from engine.odds import (
     shoe_counts,
     shoe_rank_counts,
 )
-from engine.odds.enumeration import N_EVENTS, _tally_rows
-from engine.odds.polynomial import event_tallies
-from engine.odds.reference import _reference_rows
-from engine.rules import TableRules
+from baccarat.odds.enumeration import N_EVENTS, _tally_rows
+from baccarat.odds.polynomial import event_tallies
+from baccarat.odds.reference import _reference_rows
+from baccarat.rules import TableRules
 
 
 def median_seconds(func: Callable[[], object], repeats: int) -> float:

@@ -33,11 +33,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import engine.backtest as backtest_module  # noqa: E402
-import engine.io.owner as owner  # noqa: E402
-import engine.io.parquet as parquet  # noqa: E402
-from engine.backtest import backtest  # noqa: E402
-from engine.parallel import generate_dataset  # noqa: E402
+import baccarat.backtest as backtest_module  # noqa: E402
+import baccarat.io.owner as owner  # noqa: E402
+import baccarat.io.parquet as parquet  # noqa: E402
+from baccarat.backtest import backtest  # noqa: E402
+from baccarat.parallel import generate_dataset  # noqa: E402
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ Parquet, no metrics.
 - ``issue_loop_kernel``, the reference of issue 21's targets: the loop the issue
   describes (about 26M coups/s there, three times a plain loop), the drawing rules as
   branches, one shoe at a time, each Fisher-Yates draw in turn (the engine's shuffle
-  before issue 21, ``engine.shoe._shuffle_in_turn``).
+  before issue 21, ``baccarat.shoe._shuffle_in_turn``).
 - ``tuned_kernel``, the same work written as fast as we know how: every draw of a shoe
   made at once (``shuffle_with``), each coup dealt by one lookup in a table of the drawing
   rules (no branch on the cards), the Martingale as selects, two shoes side by side
@@ -60,11 +60,11 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.cards import VALUE_OF_CODE, full_deck_codes  # noqa: E402
-from engine.coups import BANKER, PLAYER, TIE  # noqa: E402
-from engine.deal import banker_draws  # noqa: E402
-from engine.rules import TableRules  # noqa: E402
-from engine.shoe import _shuffle_in_turn, shoe_stream_state, shuffle_with  # noqa: E402
+from baccarat.cards import VALUE_OF_CODE, full_deck_codes  # noqa: E402
+from baccarat.coups import BANKER, PLAYER, TIE  # noqa: E402
+from baccarat.deal import banker_draws  # noqa: E402
+from baccarat.rules import TableRules  # noqa: E402
+from baccarat.shoe import _shuffle_in_turn, shoe_stream_state, shuffle_with  # noqa: E402
 
 SIMPLE_PLUGIN = ROOT / "examples" / "simple_martingale.py"
 #: Issue 21's composed built-in: a selection, a staking plan and per-shoe session rules.
@@ -72,7 +72,7 @@ COMPOSED = "streak:n=3 | martingale | stop:win=50,loss=200,per=shoe"
 
 
 def outcome_table() -> np.ndarray:
-    """Every coup by the drawing rules (``engine.deal.banker_draws``): at index ((Player's
+    """Every coup by the drawing rules (``baccarat.deal.banker_draws``): at index ((Player's
     two-card total * 10 + Banker's) * 10 + the fifth card's value) * 10 + the sixth's, the
     outcome << 3 | the cards the coup takes (4 to 6)."""
     table = np.empty(10 ** 4, dtype=np.int16)
@@ -284,7 +284,7 @@ def check_loops_agree(shoes: int, seed: int, rules: TableRules) -> None:
 
 def run_command(args: list[str], cwd: Path) -> tuple[float, float]:
     """(wall s, CPU s) of ``baccarat ARGS`` as a whole process (it inherits our pinning)."""
-    return run_process(["-m", "engine.cli", *args], cwd)
+    return run_process(["-m", "baccarat.cli", *args], cwd)
 
 
 def run_process(args: list[str], cwd: Path) -> tuple[float, float]:
@@ -311,7 +311,7 @@ def loop_process(loop: str, shoes: int, seed: int, cwd: Path) -> tuple[float, fl
 def run_in_process(args: list[str], out: Path) -> tuple[float, float, int]:
     """(wall s, CPU s, coups x configurations) of ``backtest()`` called in this process,
     with the arguments of ``baccarat backtest ARGS`` that this script passes."""
-    from engine.backtest import backtest
+    from baccarat.backtest import backtest
 
     options = dict(zip(args[1::2], args[2::2], strict=False))
     wall, cpu = time.perf_counter(), time.process_time()

@@ -1,6 +1,6 @@
 """The replay's own CPU cost per group of strategies, for comparing two revisions.
 
-Plays each group of SPECs with ``engine.replay.replay`` over generated shoes in this
+Plays each group of SPECs with ``baccarat.replay.replay`` over generated shoes in this
 process (no files, no workers) and prints the CPU time of the fastest of ``--repeat``
 runs, which is what interference from other work on the machine inflates least. With few
 sessions the Python cost of each step dominates (what composing a system of parts adds
@@ -36,11 +36,10 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(args.repo.resolve()))
     import numpy as np
-
-    from engine.deal import generate_coups
-    from engine.replay import SessionPolicy, replay
-    from engine.rules import TableRules
-    from strategies.registry import expand_spec
+    from baccarat.deal import generate_coups
+    from baccarat.replay import SessionPolicy, replay
+    from baccarat.rules import TableRules
+    from baccarat.strategies.registry import expand_spec
 
     rules = TableRules()
     coups = generate_coups(rules, 5, np.arange(args.sessions))

@@ -30,14 +30,14 @@ SETTINGS = {"in the process (BACCARAT_REPORT_WORKERS=0)": "0", "default (workers
 
 
 def timed(args: list[str], workers: str | None, cwd: Path) -> tuple[float, float]:
-    """(wall s, CPU s of the process and its children) of ``python -m engine.cli ARGS``."""
+    """(wall s, CPU s of the process and its children) of ``python -m baccarat.cli ARGS``."""
     env = {k: v for k, v in os.environ.items() if k != "BACCARAT_REPORT_WORKERS"}
     env["PYTHONPATH"] = str(ROOT)
     if workers is not None:
         env["BACCARAT_REPORT_WORKERS"] = workers
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "engine.cli", *args], env=env, cwd=cwd, check=True,
+    subprocess.run([sys.executable, "-m", "baccarat.cli", *args], env=env, cwd=cwd, check=True,
                    stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -52,8 +52,8 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true", help="time `baccarat demo` too")
     args = parser.parse_args()
 
-    from engine.backtest import backtest
-    from engine.report.demo import DEMO_SEED, DEMO_STRATEGIES
+    from baccarat.backtest import backtest
+    from baccarat.report.demo import DEMO_SEED, DEMO_STRATEGIES
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -64,10 +64,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from engine.replay import SessionPolicy
-    from engine.risk.exact import exact_risk
-    from engine.risk.job import RiskJob, configurations, run_risk
-    from engine.rules import TableRules
+    from baccarat.replay import SessionPolicy
+    from baccarat.risk.exact import exact_risk
+    from baccarat.risk.job import RiskJob, configurations, run_risk
+    from baccarat.rules import TableRules
 
     rules = TableRules(table_max=1000)
     policy = SessionPolicy(bankroll=1000)
@@ -106,7 +106,7 @@ def main() -> None:
         _median(f"grid of {n}", args.repeat, grid)
 
     if "cold" in args.cases:
-        command = [sys.executable, "-m", "engine.cli", "risk", "-s", "martingale", "--coups",
+        command = [sys.executable, "-m", "baccarat.cli", "risk", "-s", "martingale", "--coups",
                    "80", "--table-max", "1000", "--check", "0", "-q"]
 
         def cold() -> str:

@@ -2,7 +2,7 @@
 
 Each configuration (the built-ins with their default parameters, bankroll 1,000, one
 shoe a session, 8 decks; the Labouchere lines at a table maximum of 50) gets its exact
-figures (``engine.risk``) and the same figures over ``--sessions`` sessions of generated
+figures (``baccarat.risk``) and the same figures over ``--sessions`` sessions of generated
 shoes (the backtest engine, seed ``--seed``)
 with ``--level`` intervals. It prints, per configuration, how many intervals hold the
 exact figure and each one that does not, with the exact value, the simulated one and
@@ -38,9 +38,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    from engine.replay import SessionPolicy
-    from engine.risk.job import RiskJob, run_risk
-    from engine.rules import TableRules
+    from baccarat.replay import SessionPolicy
+    from baccarat.risk.job import RiskJob, run_risk
+    from baccarat.rules import TableRules
 
     load = os.getloadavg()[0]
     started = time.perf_counter()

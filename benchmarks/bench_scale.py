@@ -34,7 +34,7 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = "from engine.cli import app; app(prog_name='baccarat')"
+CLI = "from baccarat.cli import app; app(prog_name='baccarat')"
 GRID_BASES = [10, 15, 20, 25, 30, 35, 40, 45, 50, 55]
 GRID_DOUBLINGS = list(range(1, 11))
 GRID = (f"martingale:base=[{','.join(map(str, GRID_BASES))}],"

@@ -48,10 +48,9 @@ SPACE = [f"martingale:base={_BASES},max_doublings=[1,2,3,4,5,6,7,8,9,10,11,12],"
 
 def _dataset(folder: Path, shoes: int, seed: int) -> Path:
     import numpy as np
-
-    from engine.deal import generate_coups
-    from engine.io.parquet import write_coups
-    from engine.rules import TableRules
+    from baccarat.deal import generate_coups
+    from baccarat.io.parquet import write_coups
+    from baccarat.rules import TableRules
 
     path = folder / f"fair{shoes}.parquet"
     write_coups(generate_coups(TableRules(), seed, np.arange(shoes, dtype=np.int64)), path,
@@ -77,7 +76,7 @@ def main() -> None:
                              "big runs)")
     parser.add_argument("--null", type=int, default=200, help="grid: fair datasets")
     args = parser.parse_args()
-    from engine.search import search
+    from baccarat.search import search
 
     times = []
     with tempfile.TemporaryDirectory(prefix="bench-search-") as temp:

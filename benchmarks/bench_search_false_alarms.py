@@ -28,15 +28,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from baccarat.analysis.significance import holm  # noqa: E402
+from baccarat.backtest import backtest  # noqa: E402
+from baccarat.metrics import edge_p_value, edge_sums, wilson_interval  # noqa: E402
+from baccarat.search.adjust import family_tests  # noqa: E402
+from baccarat.search.metric import BASE_COLUMNS  # noqa: E402
+from baccarat.search.sessions import read_sessions  # noqa: E402
+from baccarat.search.space import Space  # noqa: E402
 from bench_search import GRID  # noqa: E402
-
-from engine.analysis.significance import holm  # noqa: E402
-from engine.backtest import backtest  # noqa: E402
-from engine.metrics import edge_p_value, edge_sums, wilson_interval  # noqa: E402
-from engine.search.adjust import family_tests  # noqa: E402
-from engine.search.metric import BASE_COLUMNS  # noqa: E402
-from engine.search.sessions import read_sessions  # noqa: E402
-from engine.search.space import Space  # noqa: E402
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ least) and the median peak resident memory of each, against the targets:
 - ``baccarat --help`` and ``baccarat COMMAND --help``: under 0.3 s and 80 MB;
 - ``baccarat odds`` (8 decks, exact) and ``baccarat strategies``: under 0.6 s;
 
-plus ``import engine.cli`` timed inside the interpreter. ``--first-run`` also times the
+plus ``import baccarat.cli`` timed inside the interpreter. ``--first-run`` also times the
 first ``baccarat demo`` of a fresh install: the package sources are copied to a temporary
 folder without any compiled cache (numba's ``*.nbi``/``*.nbc`` files live in
 ``__pycache__`` next to the sources, with Python's own ``*.pyc``: a fresh clone has
@@ -40,9 +40,9 @@ TARGETS = {"--help": (0.3, 80), "odds": (0.6, None), "strategies": (0.6, None)}
 
 
 def command() -> list[str]:
-    """The installed ``baccarat`` script next to this Python, else ``python -m engine.cli``."""
+    """The installed ``baccarat`` script next to this Python, else ``python -m baccarat.cli``."""
     script = Path(sys.executable).with_name("baccarat")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "engine.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "baccarat.cli"]
 
 
 def run_once(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
@@ -71,8 +71,8 @@ def medians(args: list[str], repeat: int, env: dict[str, str], cwd: Path) -> dic
 
 
 def import_seconds(repeat: int, env: dict[str, str]) -> float:
-    """Median seconds of ``import engine.cli`` inside a fresh interpreter."""
-    code = "import time; t = time.perf_counter(); import engine.cli; " \
+    """Median seconds of ``import baccarat.cli`` inside a fresh interpreter."""
+    code = "import time; t = time.perf_counter(); import baccarat.cli; " \
            "print(time.perf_counter() - t)"
     return statistics.median(
         float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -80,7 +80,7 @@ def import_seconds(repeat: int, env: dict[str, str]) -> float:
 
 
 def available(env: dict[str, str]) -> list[str]:
-    code = ("from engine.cli import app; from typer.main import get_command; "
+    code = ("from baccarat.cli import app; from typer.main import get_command; "
             "print(' '.join(get_command(app).list_commands(None)))")
     names = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, check=True).stdout.split()
@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    figures: dict[str, object] = {"import engine.cli": import_seconds(args.repeat, env)}
+    figures: dict[str, object] = {"import baccarat.cli": import_seconds(args.repeat, env)}
     with tempfile.TemporaryDirectory() as tmp:
         runs = [["--help"]] + [[c, "--help"] for c in available(env)] + [["odds"],
                                                                          ["strategies"]]
@@ -136,7 +136,7 @@ def main() -> None:
         return
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores: above 1-2 the "
           f"wall times are inflated; CPU times less so)")
-    print(f"import engine.cli: {figures['import engine.cli']:.3f} s (median of {args.repeat})")
+    print(f"import baccarat.cli: {figures['import baccarat.cli']:.3f} s (median of {args.repeat})")
     print(f"{'command':36} {'wall s':>7} {'CPU s':>7} {'RSS MB':>7}  target")
     for name, value in figures.items():
         if not name.startswith("baccarat"):

@@ -1,7 +1,7 @@
 """Regenerate the sample files of this folder (run from the repository root).
 
 Every card-level sample is real dealing: seeded shoes shuffled and dealt by
-``engine.deal.generate_coups`` under the default 8-deck rules, then written out the way a
+``baccarat.deal.generate_coups`` under the default 8-deck rules, then written out the way a
 recorder would have written them. ``generated-8deck-200.parquet`` is made by the CLI:
 
     baccarat generate --shoes 200 --seed 2026 --decks 8 --out data/generated-8deck-200.parquet
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.coups import Coups
-from engine.deal import generate_coups
-from engine.io.importers import writers
-from engine.rules import TableRules
+from baccarat.coups import Coups
+from baccarat.deal import generate_coups
+from baccarat.io.importers import writers
+from baccarat.rules import TableRules
 
 HERE = Path(__file__).resolve().parent
 SEED = 2026

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cards import LABEL_OF_CODE
-from engine.deal import generate_coups
-from engine.live.app import LiveApp
-from engine.live.journal import Journal
-from engine.live.scorecard import Scorecard
-from engine.live.session import LiveSession
-from engine.live.systems import make_systems
-from engine.rules import TableRules
+from baccarat.cards import LABEL_OF_CODE
+from baccarat.deal import generate_coups
+from baccarat.live.app import LiveApp
+from baccarat.live.journal import Journal
+from baccarat.live.scorecard import Scorecard
+from baccarat.live.session import LiveSession
+from baccarat.live.systems import make_systems
+from baccarat.rules import TableRules
 
 HERE = Path(__file__).resolve().parent
 SYSTEMS = ["flat", "martingale", "road:mode=red | flat", "counter:bet=tie"]

@@ -3,8 +3,8 @@
 The Python face, for scripts and notebooks (each name is imported on first use, so
 ``import engine`` stays light)::
 
-    from engine import backtest, search, generate, import_files, compare, report, odds
-    from engine import Session, Run, TableRules
+    from . import backtest, search, generate, import_files, compare, report, odds
+    from . import Session, Run, TableRules
 
 ``backtest(dataset, strategies, session=Session(...), rules=TableRules(...),
 run=Run(...))`` returns a result that shows itself in a notebook (the verdict table and
@@ -12,7 +12,7 @@ a bankroll figure), ``.plot()`` draws its bankroll fan and its ruin and bust cur
 ``.bankroll_curve()`` gives the bankroll by coup. ``search(dataset, specs, null=200)``
 plays many configurations over the same shoes and says what the best of them is worth
 once every try is counted and what the best of as many gives on fair shoes. See
-``engine.api``.
+``baccarat.api``.
 """
 
 from typing import TYPE_CHECKING

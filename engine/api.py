@@ -1,15 +1,15 @@
 """The Python face of the package, for scripts and notebooks.
 
-``from engine import backtest, search, generate, import_files, compare, report, odds,
+``from baccarat import backtest, search, generate, import_files, compare, report, odds,
 Session, Run``.
 A backtest reads as three groups, as a reader sees them: the dataset, the session rules
-(:class:`Session`, which is ``engine.replay.SessionPolicy`` itself, so a session rule added
+(:class:`Session`, which is ``baccarat.replay.SessionPolicy`` itself, so a session rule added
 there is here too) and how it runs (:class:`Run`); the table rules are ``rules=``::
 
     result = backtest(generate(2000, seed=7), ["flat", "martingale"],
                       session=Session(bankroll=500, stop_loss=200), run=Run(workers=2))
 
-The command line keeps its flags; both end in ``engine.backtest.backtest``. Errors raised
+The command line keeps its flags; both end in ``baccarat.backtest.backtest``. Errors raised
 here name the Python argument (``force=True``), not the command line's flag (``--force``).
 """
 
@@ -26,14 +26,13 @@ from .errors import BaccaratError
 from .replay import SessionPolicy
 
 if TYPE_CHECKING:
-    from strategies.base import Strategy
-
     from .backtest import BacktestResult
     from .coups import Coups
     from .rules import TableRules
     from .search.result import SearchResult
+    from .strategies.base import Strategy
 
-#: The session rules of a backtest: ``engine.replay.SessionPolicy`` made public.
+#: The session rules of a backtest: ``baccarat.replay.SessionPolicy`` made public.
 Session = SessionPolicy
 
 
@@ -63,7 +62,7 @@ class Run:
 
 _SESSION_FIELDS = {f.name for f in fields(SessionPolicy)}
 _RUN_FIELDS = {f.name for f in fields(Run)}
-#: Keywords of ``engine.backtest.backtest`` passed through as they are.
+#: Keywords of ``baccarat.backtest.backtest`` passed through as they are.
 _PASSED = {"command", "on_start", "rule_sets", "backend_options", "shoes", "seed", "unchecked"}
 
 
@@ -72,7 +71,7 @@ def backtest(dataset: Coups | str | Path | None = None,
              session: SessionPolicy | None = None, rules: TableRules | None = None,
              run: Run | None = None, **keywords: Any) -> BacktestResult:
     """Play ``strategies`` (SPEC strings like ``"martingale:max_doublings=5"``, or
-    instances) over ``dataset`` and return a :class:`~engine.backtest.BacktestResult`.
+    instances) over ``dataset`` and return a :class:`~baccarat.backtest.BacktestResult`.
 
     ``dataset``: a ``Coups`` table (``generate(...)``, ``import_files(...)``), a coups
     Parquet dataset, or any file ``baccarat import`` reads (imported in memory); or
@@ -151,7 +150,7 @@ def report(runs: Any, out: str | Path = "report.html", *, force: bool = False) -
 
 def import_files(paths: str | Path | Sequence[str | Path], **options: Any) -> Coups:
     """Recorded files (any shape ``baccarat import`` reads) as one checked coups table;
-    ``options`` as ``engine.io.importers.import_files`` takes them (``keep_invalid=True``,
+    ``options`` as ``baccarat.io.importers.import_files`` takes them (``keep_invalid=True``,
     ``rules=``, ``format=``)."""
     from .io.importers import import_files as read
 
@@ -196,7 +195,7 @@ def search(dataset: Coups | str | Path, strategies: Sequence[str], *,
            run: Run | None = None, **keywords: Any) -> SearchResult:
     """Search the configurations ``strategies`` stand for (SPECs with lists and ranges,
     ``"streak:n=1..8"``) over ``dataset`` without fooling yourself, as ``baccarat search``
-    does; returns a :class:`~engine.search.result.SearchResult` (``.sentence``, ``.table``
+    does; returns a :class:`~baccarat.search.result.SearchResult` (``.sentence``, ``.table``
     one row per configuration, ``.document``, ``.null``).
 
     ``metric``: what "best" means (default: realized edge minus expected edge);
@@ -260,7 +259,7 @@ def python_words() -> Iterator[None]:
 @contextmanager
 def _progress(wanted: bool | Callable[[int, int], None],
               session_shoes: int) -> Iterator[tuple[Any, Any]]:
-    """(on_start, progress) for ``engine.backtest.backtest``."""
+    """(on_start, progress) for ``baccarat.backtest.backtest``."""
     if callable(wanted) or not wanted:
         yield None, (wanted or None)
         return

@@ -3,7 +3,7 @@
 The same function serves the CLI and Python. The dataset (a coups Parquet file or folder,
 a ``Coups`` table, or shoes generated from a seed) is cut into chunks of whole sessions; a
 chunk task plays every configuration over its sessions and writes its own parts, in this
-process, on a process pool or on a Dask cluster (``engine.parallel``). Memory depends on
+process, on a process pool or on a Dask cluster (``baccarat.parallel``). Memory depends on
 the chunk size, not on the number of shoes. The run folder:
 
 - ``ledger.parquet/``: one part per chunk (absent with ``ledger=False``);
@@ -47,9 +47,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from strategies.base import Strategy
-from strategies.registry import expand_spec
 
 from . import __version__
 from .bets import BET_KINDS
@@ -104,6 +101,8 @@ from .replay import (
 )
 from .rules import TableRules
 from .session_stats import INPUTS, batches_of, session_stats
+from .strategies.base import Strategy
+from .strategies.registry import expand_spec
 from .task_progress import Steps, task_progress
 
 if TYPE_CHECKING:
@@ -167,7 +166,7 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
                  reading: contextlib.ExitStack | None = None) -> Dataset:
     """Resolve the dataset arguments of ``backtest`` into a ``Dataset`` (nothing loaded).
 
-    A stored dataset is pinned (a shared lock, ``engine.io.owner.pinned``) for as long as
+    A stored dataset is pinned (a shared lock, ``baccarat.io.owner.pinned``) for as long as
     ``reading`` lasts, then each of its files is recorded (``PartPrint``): what the run's
     chunks check before they read it.
     """
@@ -294,7 +293,7 @@ def _config_is(*configs: int) -> ds.Expression:
 class BacktestResult(ResultViews):
     """A finished run: its summary and what produced it, with the sessions and the ledger
     read from its folder on first use. In a notebook it shows its verdict table and a
-    bankroll figure; ``plot()`` and ``bankroll_curve()`` (``engine.notebook``) draw and
+    bankroll figure; ``plot()`` and ``bankroll_curve()`` (``baccarat.notebook``) draw and
     give the bankroll by coup and the share of sessions ruined and busted.
 
     ``path`` is the run folder (None for a run made without ``out`` and not saved: its
@@ -530,7 +529,7 @@ _SUMMARY_COLUMNS = "summary_columns"
 
 def _step_progress(task: _Task, coups: Coups) -> Callable[[int, int], None] | None:
     """The replay's ``on_step`` for a chunk: the share of the chunk's coups and sessions its
-    steps have played, reported to the run (``engine.task_progress``) wherever the chunk
+    steps have played, reported to the run (``baccarat.task_progress``) wherever the chunk
     runs, about every sixteenth of its steps and at least every tenth of a second."""
     report = task_progress()
     if report is None:
@@ -726,13 +725,13 @@ def backtest(
     ``bankroll``, ``when_short``, ``stop_loss``, ``win_goal``, ``max_coups`` and
     ``session_shoes``.
 
-    ``session`` gives every session rule at once (an ``engine.replay.SessionPolicy``: the
+    ``session`` gives every session rule at once (an ``baccarat.replay.SessionPolicy``: the
     stops per session and per shoe, the trailing stop, losses in a row, chips, stakes
     below the minimum, the short last session); then ``bankroll``, ``session_shoes``,
     ``when_short``, ``stop_loss``, ``win_goal`` and ``max_coups`` stay at their defaults.
     A plugin strategy (or part) not seen checked before is first played twice over a few
     shoes, in one chunk and in chunks of one session, and refused if the two ledgers
-    differ (``unchecked=True`` skips it; see ``engine.strategy_check.quick_check``).
+    differ (``unchecked=True`` skips it; see ``baccarat.strategy_check.quick_check``).
 
     The run folder belongs to this run while it runs (an OS lock: another run, --force or
     --resume on it is refused); workers die with the run, and an interrupted run (Ctrl-C,
@@ -1117,7 +1116,7 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
 
     Only the columns the metrics read, for a group of configurations at a time (at most
     ``SUMMARY_BATCH_ROWS`` session rows); a bigger configuration alone, its sessions
-    streamed from the parts batch by batch, a few passes (``engine.session_stats``): memory
+    streamed from the parts batch by batch, a few passes (``baccarat.session_stats``): memory
     does not grow with the sessions, and never holds the ledger. The groups run on
     ``backend`` (in this process by default). Every figure is exact (sums included), so
     it is the same whatever the chunking and the batches.

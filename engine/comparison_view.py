@@ -2,7 +2,7 @@
 displays itself as its verdict table and a small figure of the mean bankroll by coup.
 
 ``Comparison`` is the comparison's DataFrame (every column of
-``engine.report.compare.compare``); what is taken from it (a selection of columns, a
+``baccarat.report.compare.compare``); what is taken from it (a selection of columns, a
 sort) is a plain DataFrame again and displays as one.
 """
 

@@ -4,7 +4,7 @@ knows it will want workers.
 A pool's worker is forked from a server process that has imported the engine once
 (``PRELOAD``), and set numba up for jobs whose kernels need it (``NUMBA``): half a second
 to a second of a core. A command that starts the server as its first step
-(``warm_workers``, from ``engine.cli``) has it ready about when its chunks are planned,
+(``warm_workers``, from ``baccarat.cli``) has it ready about when its chunks are planned,
 so its workers start playing at once instead of that much later. The module imports
 nothing heavy, so that starting the server waits for nothing.
 """
@@ -20,11 +20,12 @@ from contextlib import contextmanager
 from multiprocessing.context import BaseContext
 
 #: What the server imports once, before it forks any worker.
-PRELOAD = ["engine.backtest", "engine.parallel", "strategies.builtins", "engine.worker_start"]
+PRELOAD = ["baccarat.backtest", "baccarat.parallel", "baccarat.strategies.presets",
+           "baccarat.worker_start"]
 #: numba set up (about 0.4 s of the server's start): for jobs whose kernels run through
 #: numba (generating shoes, the replay, the ledger). A run that plays only native kernels
-#: (``engine.native``: the fused path without the ledger) never imports numba.
-NUMBA = "engine.numba_preload"
+#: (``baccarat.native``: the fused path without the ledger) never imports numba.
+NUMBA = "baccarat.numba_preload"
 
 
 def default_workers() -> int:

@@ -17,18 +17,18 @@ the sessions table holds.
 "Change no result": every figure is the replay's, bit for bit. The kernel performs the
 floating-point operations of the replay in the same order, and the session sums (net,
 wagered, each bet kind's amount) reproduce numpy's pairwise summation over the chunk's
-grid width (``engine.fused_play.pairwise_sum``), which is what ``ndarray.sum(axis=1)``
+grid width (``baccarat.fused_play.pairwise_sum``), which is what ``ndarray.sum(axis=1)``
 does on the replay's grids. ``tests/test_fused.py`` compares the sessions tables of both
 paths, for every part and for combinations a property test draws.
 
 It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"`` to each
-configuration that is exactly a built-in composition (``strategies.system.trusted_parts``)
+configuration that is exactly a built-in composition (``baccarat.strategies.system.trusted_parts``)
 of the parts the kernel plays (``PLAYED_SELECTIONS``, ``PLAYED_STAKINGS``: every built-in part but
 the count triggers that estimate or enumerate an EV, ``count:method=exact|true_count``;
 the published Dragon 7 and Panda 8 counts and Kelly read the cards seen, from
 ``card_counts``, Kelly's EVs enumerated once per chunk for the coups it may bet). Any
 rule variant, table limits and every field of ``SessionPolicy`` are covered, and with
-the ledger the kernel keeps each configuration's grids for ``engine.ledger``'s rows.
+the ledger the kernel keeps each configuration's grids for ``baccarat.ledger``'s rows.
 Anything else (a plugin, a part of one, those two count methods) is replayed beside it;
 exact pricing replays everything, and so does a chunk in which a stake is refused (not a
 finite number, or a bet the dataset cannot settle): the replay then raises its own
@@ -44,11 +44,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-
-from strategies.base import Strategy
-from strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
-from strategies.kinds import win_payout
-from strategies.staking.progressions import FIB as _FIB
 
 from .bets import (
     BANKER_3CARD_7,
@@ -135,6 +130,10 @@ from .replay import (
 from .roads import BLUE, RED
 from .rules import TableRules
 from .shoe import shuffle_with
+from .strategies.base import Strategy
+from .strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
+from .strategies.kinds import win_payout
+from .strategies.staking.progressions import FIB as _FIB
 
 assert STOP_REASONS.index("end") == END
 
@@ -142,7 +141,7 @@ assert STOP_REASONS.index("end") == END
 with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
     _POW2 = np.exp2(np.arange(1100, dtype=np.float64))
 
-#: The parts the play kernel plays (``engine.fused_play``), by their compiled codes (of the
+#: The parts the play kernel plays (``baccarat.fused_play``), by their compiled codes (of the
 #: count triggers, the published counts: ``_plays``).
 PLAYED_SELECTIONS = frozenset(SELECTIONS[name] for name in (
     "always", "follow", "chop", "streak", "ping_pong", "pattern", "skip_first",
@@ -236,7 +235,7 @@ def fused_plan(configs: Sequence[Strategy], rules: TableRules,
 def system_form(config: Strategy, rules: TableRules,
                 policy: SessionPolicy) -> SystemForm | None:
     """``config`` as the play kernel reads it, or None when the replay must play it."""
-    from strategies.system import trusted_parts
+    from .strategies.system import trusted_parts
 
     parts = trusted_parts(config)
     if parts is None:
@@ -275,7 +274,7 @@ class FusedChunk:
     configs: tuple[int, ...]
     coups: Coups | None = None
     #: With the plan's ``ledger``: each configuration's grids (``ConfigLedger``, as the
-    #: replay's) and the sessions' grid of coup rows, for ``engine.ledger.ledger_table``.
+    #: replay's) and the sessions' grid of coup rows, for ``baccarat.ledger.ledger_table``.
     ledgers: list[ConfigLedger] | None = None
     grid: SessionGrid | None = None
 
@@ -305,7 +304,7 @@ def run_generated(plan: FusedPlan, names: Sequence[str], rules: TableRules, seed
 def deal_classes(rules: TableRules, seed: int,
                  shoe_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The main-bet class of every coup of the generated shoes ``shoe_ids`` (as
-    ``engine.deal.generate_coups`` deals them) and the coups of each shoe."""
+    ``baccarat.deal.generate_coups`` deals them) and the coups of each shoe."""
     ids = np.ascontiguousarray(shoe_ids, dtype=np.int64)
     classes = np.empty(ids.size * max_coups_per_shoe(52 * rules.decks), dtype=np.int16)
     counts = np.empty(ids.size, dtype=np.int64)
@@ -465,7 +464,7 @@ def _kelly_evs(systems: Sequence[SystemForm], n_coups: int,
     if not kelly:
         return np.zeros((1, len(BET_KINDS)))
     assert cards is not None
-    from strategies.selections.counting import exact_ev
+    from .strategies.selections.counting import exact_ev
 
     ev = np.zeros((n_coups, len(BET_KINDS)))
     whole = cards.whole & (cards.left >= MIN_CARDS)
@@ -527,7 +526,7 @@ def _priced_by_the_cards(system: SystemForm, grids: tuple[np.ndarray, ...],
                          starts: np.ndarray, cards: CardCounts) -> np.ndarray:
     """Each session's expected net of its stakes, each priced from the cards left in the
     shoe before its coup, as the replay prices a strategy that reads the cards
-    (``engine.replay._price_step``): the exact EV of the kind staked on the composition
+    (``baccarat.replay._price_step``): the exact EV of the kind staked on the composition
     left (the full shoe's where fewer than six cards are left), summed as numpy sums the
     replay's grid."""
     from .odds import expected_values_batch
@@ -569,9 +568,9 @@ class CardCounts:
 
 def card_counts(coups: Coups, decks: int) -> CardCounts:
     """What the cards seen in each coup's shoe before it show, as the replay's table keeps
-    them (the shown burn card, then every card of each coup dealt; ``engine.replay``'s
+    them (the shown burn card, then every card of each coup dealt; ``baccarat.replay``'s
     ``_count_shown``), for a shoe of ``decks`` decks."""
-    from strategies.selections.counting import PUBLISHED_TAGS
+    from .strategies.selections.counting import PUBLISHED_TAGS
 
     n = len(coups)
     tags = np.ascontiguousarray(np.stack([PUBLISHED_TAGS[name][0] for name in PUBLISHED]),
@@ -619,7 +618,7 @@ def _card_counts(cards, burn_shown, shoe_first, value_of_code, full, tags, count
                 by_value[value_of_code[code]] += 1
 
 
-#: A coup's outcome is its class divided by this (``engine.bets``).
+#: A coup's outcome is its class divided by this (``baccarat.bets``).
 _PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
 
 
@@ -703,7 +702,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
 
     ``template`` holds the card *values* of the engine's ordered shoe: Fisher-Yates moves
     positions whatever they hold, so ``shuffle_with`` lays out exactly the cards of the
-    engine's shoe (``engine.deal.generate_coups``), seen by their values. Each coup is then
+    engine's shoe (``baccarat.deal.generate_coups``), seen by their values. Each coup is then
     dealt by one lookup, without a branch on the cards (``_coup_class``; the drawing rules
     branch on random cards, and a mispredicted branch per draw costs more than the deal),
     and four shoes at a time: where a coup starts depends on the one before, a chain of
@@ -712,7 +711,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     times). The other shoes' classes wait in small buffers until the first one's are
     written; the shoes left over (fewer than four) are dealt one at a time. The arrays
     from ``cards`` on are its working space (``_deal_work``): it allocates nothing, and so
-    runs as native code (``engine.native``).
+    runs as native code (``baccarat.native``).
     """
     n = template.shape[0]
     tail = _Tail(tail_cards, tail_pt, tail_bt, tail_outcome, values)
@@ -799,7 +798,7 @@ def _coup_class(buf, pos, coups):  # pragma: no cover - compiled
 def _deal_rest(buf, pos, n, cut, extra, coups, tail, out, k):  # pragma: no cover - compiled
     """Deal the rest of one shoe from ``pos`` into ``out[k:]``; returns the new ``k``: whole
     coups by ``_coup_class``, the last ones (fewer than six cards left) by the engine's own
-    dealer (``engine.deal._deal_run``)."""
+    dealer (``baccarat.deal._deal_run``)."""
     while pos + 6 <= n:
         if pos > cut:  # the cut card came out during the previous coup
             if extra == 0:
@@ -832,7 +831,7 @@ def _coup_table() -> np.ndarray:
     """Every coup by the drawing rules, for ``_deal_classes``: at index ((Player's two-card
     total * 10 + Banker's) * 10 + the fifth card's value) * 10 + the sixth's, the coup's
     class (``_main_bet_class``) << ``_ADVANCE_BITS`` | the cards it takes. Made from the
-    engine's own rule (``engine.deal.banker_draws``); 20 kB, so it stays in the cache."""
+    engine's own rule (``baccarat.deal.banker_draws``); 20 kB, so it stays in the cache."""
     table = np.empty(10 ** 4, dtype=np.int16)
     for p in range(10):
         for b in range(10):
@@ -859,7 +858,7 @@ def _coup_table() -> np.ndarray:
 @njit(cache=True, inline="always")
 def _main_bet_class(outcome, player_total, banker_total, player_third,
                     banker_third):  # pragma: no cover - compiled
-    """The class (``engine.bets.classify_coups``) of a coup dealt with its cards, as far as
+    """The class (``baccarat.bets.classify_coups``) of a coup dealt with its cards, as far as
     Banker, Player and Tie care: both pair states read NO_PAIR, which changes none of their
     payouts (``_play`` checks that on the payout table). Written without branches: the
     outcome is random, and a mispredicted branch per coup costs more than the deal."""
@@ -878,12 +877,12 @@ assert BURN_STANDARD == _BURN_CODES["standard"]
 
 def _numpy_sum(a: np.ndarray, n: int) -> float:
     """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64
-    (``engine.fused_play.pairwise_sum`` with its working space)."""
+    (``baccarat.fused_play.pairwise_sum`` with its working space)."""
     return float(pairwise_sum(a, n, np.empty((4, SUM_DEPTH), dtype=np.int64),
                               np.empty(SUM_DEPTH)))
 
 
-#: The derived roads (``engine.roads``: 1 big eye boy, 2 small road, 3 cockroach pig) and
+#: The derived roads (``baccarat.roads``: 1 big eye boy, 2 small road, 3 cockroach pig) and
 #: what ``road_features`` keeps of each before a coup: its latest mark, and the mark a
 #: Banker win and a Player win would add.
 _ROADS = 3
@@ -893,7 +892,7 @@ _LAST, _IF_BANKER, _IF_PLAYER = range(3)
 def road_features(outcomes: np.ndarray, new_shoe: np.ndarray) -> np.ndarray:
     """What the derived roads of each coup's shoe show before it is dealt: an int8 array
     (coups, roads, 3) of the latest mark of road k + 1 and the marks a Banker and a Player
-    win would add (``RED`` 1, ``BLUE`` -1, none 0), as ``engine.roads.RoadState`` gives
+    win would add (``RED`` 1, ``BLUE`` -1, none 0), as ``baccarat.roads.RoadState`` gives
     them (``last_colour``, ``colour_if``). ``new_shoe`` flags each shoe's first coup: the
     roads start afresh there. One pass over the chunk's coups, shared by every road
     follower of a run."""

@@ -14,11 +14,11 @@ Each part's compiled form (``strategies/compiled.py``: a code and the numbers it
 form reads) is read here; the Python parts stay the reference, and ``tests/test_fused.py``
 compares the two bet for bet. Every floating-point operation follows the replay's order,
 and the session sums (net, wagered, each bet kind's amount) reproduce numpy's pairwise
-summation over the chunk's grid width (``engine.fused._pairwise_sum``), so every column
+summation over the chunk's grid width (``baccarat.fused._pairwise_sum``), so every column
 is the replay's bit for bit.
 
 The kernel allocates nothing (its callers pass its working space) so that it runs as
-native code (``engine.native``); it returns 0, or a problem code where the replay would
+native code (``baccarat.native``); it returns 0, or a problem code where the replay would
 raise (a stake that is not a finite non-negative number, a bet the dataset cannot
 settle): the caller then replays the chunk, which says where.
 """
@@ -30,17 +30,17 @@ import numpy as np
 from .bets import N_PAIR_STATES, N_SPECIAL
 from .jit import njit
 
-# Selections (strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
+# Selections (baccarat.strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
 SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SKIP_FIRST, \
     SEL_AFTER_TIES, SEL_ROAD, SEL_COUNT = range(10)
 STK_FLAT, STK_MARTINGALE, STK_GRAND_MARTINGALE, STK_PAROLI, STK_DALEMBERT, STK_FIBONACCI, \
     STK_LABOUCHERE, STK_OSCARS_GRIND, STK_1326, STK_CONTRA_DALEMBERT, \
     STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT, STK_KELLY = range(15)
 
-#: A session's choice: a bet kind's index in ``engine.bets.BET_KINDS``, or no bet.
+#: A session's choice: a bet kind's index in ``baccarat.bets.BET_KINDS``, or no bet.
 NO_BET = -1
 _BANKER, _PLAYER, _TIE = 0, 1, 2
-#: A coup's outcome is its class (``engine.bets``) divided by this.
+#: A coup's outcome is its class (``baccarat.bets``) divided by this.
 _PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
 
 #: The session policy of each configuration, one row of ``rules`` (see ``policy_row``).
@@ -49,7 +49,7 @@ _PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
  R_SHOE_MAX_COUPS, R_SHOE_TRAILING, R_SHOE_MAX_LOSSES) = range(18)
 N_RULES = 18
 
-#: Why a session ended (``engine.replay.STOP_REASONS``).
+#: Why a session ended (``baccarat.replay.STOP_REASONS``).
 END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, LOSSES_IN_ROW, \
     BELOW_MIN = range(10)
 
@@ -67,7 +67,7 @@ NOT_A_STAKE, UNSETTLED = 1, 2
 #: The count methods' codes (``Count.compiled_form``): exact, true_count, then the
 #: published counts the kernel plays (dragon7, panda8), in ``PUBLISHED`` order from here.
 COUNT_METHODS = 2
-#: Fewer cards left than this and a count does not look (``engine.odds`` MIN_CARDS).
+#: Fewer cards left than this and a count does not look (``baccarat.odds`` MIN_CARDS).
 MIN_CARDS = 6
 
 #: The stake cycles of 1-3-2-6 and 1-3-2-4, in base units.
@@ -177,9 +177,9 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
     """Play every configuration over every session; 0, or the problem (``NOT_A_STAKE``,
     ``UNSETTLED``) that makes the replay raise.
 
-    Per coup (the chunk's): ``classes`` (``engine.bets``), ``shoe_first`` (a shoe's first
-    coup), ``roads`` (``engine.fused.road_features``), and what the cards seen in its shoe
-    before it show (``engine.fused.card_counts``): each published count's running count
+    Per coup (the chunk's): ``classes`` (``baccarat.bets``), ``shoe_first`` (a shoe's first
+    coup), ``roads`` (``baccarat.fused.road_features``), and what the cards seen in its shoe
+    before it show (``baccarat.fused.card_counts``): each published count's running count
     (``counts``), the cards seen and left, and whether the counts are whole (``cards_ok``);
     for Kelly, the exact EV per unit of each bet kind on the cards left (``kelly_ev``,
     coups x bet kinds; 0 where it is not enumerated). Per session: ``starts`` (its first

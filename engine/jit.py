@@ -28,7 +28,7 @@ def prange(*args: int) -> range:
     return range(*args)
 
 
-#: Every kernel defined so far in this process, in order (``engine.warm`` compiles them all).
+#: Every kernel defined so far in this process, in order (``baccarat.warm`` compiles them all).
 DEFINED: list[Kernel] = []
 
 
@@ -36,7 +36,7 @@ class Kernel:
     """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call.
 
     With the option ``native=True`` it runs as machine code loaded without numba once it
-    has been built (``engine.native``), where its arguments allow; otherwise, or with
+    has been built (``baccarat.native``), where its arguments allow; otherwise, or with
     ``BACCARAT_NATIVE=0``, through numba.
     """
 
@@ -147,7 +147,7 @@ def _bind(func: Callable[..., Any]) -> None:
 def prepare_numba() -> None:
     """Import numba and set up its CPU target (its typing and lowering registries): about
     half a second that a process pays before its first kernel, whichever it is. A pool's
-    fork server does it once (``engine.numba_preload``), and every worker it forks starts
+    fork server does it once (``baccarat.numba_preload``), and every worker it forks starts
     with it done."""
     with interrupts_held():  # setting the target up compiles numba's helpers
         import numba  # noqa: F401
@@ -168,7 +168,7 @@ def is_reached(kernel: Kernel) -> bool:
     """Whether ``kernel`` has been called in this process, or bound into a kernel that was
     (a callee compiled into its caller, or loaded with it from the cache, has no
     specialisation of its own but was reached all the same); so was a kernel whose code
-    was loaded as native code, its own or a caller's (``engine.native``)."""
+    was loaded as native code, its own or a caller's (``baccarat.native``)."""
     from .native import loaded
 
     return kernel._dispatcher is not None or \

@@ -19,7 +19,7 @@ def lazy_exports(package: str, where: Mapping[str, str], keep: tuple[str, ...] =
                  also: tuple[str, ...] = ()) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: name -> the relative submodule holding it.
 
-    A name may be both an export and a submodule (``engine.report.compare``, the function,
+    A name may be both an export and a submodule (``baccarat.report.compare``, the function,
     lives in ``engine/report/compare.py``; ``keep`` names more such exports, held in
     other submodules): importing the submodule must not replace the export, so the
     package refuses that one assignment the import system makes. The package's ``dir()``

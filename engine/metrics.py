@@ -436,7 +436,7 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
 
 def summarize(sessions: pd.DataFrame, house_edge: float) -> dict[str, Any]:
     """Every summary metric of one configuration's sessions (a frame of the columns
-    ``engine.session_stats.INPUTS``)."""
+    ``baccarat.session_stats.INPUTS``)."""
     columns = {name: sessions[name].to_numpy() for name in INPUTS}
     return summarize_stats(session_stats(batches_of(columns), len(sessions)), house_edge)
 

@@ -3,7 +3,7 @@
 A kernel loaded from numba's cache costs a fresh process about 0.4 s of CPU before it
 runs: importing numba and building its CPU target (its typing and lowering registries),
 about what the fused path takes to play a 300,000-shoe backtest. A kernel declared
-``njit(..., native=True)`` (``engine.jit``) avoids both once it has been built: numba
+``njit(..., native=True)`` (``baccarat.jit``) avoids both once it has been built: numba
 compiles it as a C function of raw pointers (``numba.cfunc``), the machine code of that
 function and of every kernel it calls is kept in a file, and later processes load the
 file with llvmlite's JIT linker (a hundredth of a second) and call the code through
@@ -21,7 +21,7 @@ numba as any other, and ``refused`` says why):
   it returns a number, a boolean or nothing.
 
 A built file is named by everything its code depends on (``_digest``): the source files
-of the kernel and of every kernel it calls (found as ``engine.jit`` finds them to bind
+of the kernel and of every kernel it calls (found as ``baccarat.jit`` finds them to bind
 them), the values of the module constants they read, the argument types, numba's and llvmlite's
 versions and the processor (its name and features). An edit to any of these builds
 afresh; a damaged file is built again. The files live beside numba's (the kernel module's
@@ -117,7 +117,7 @@ def _c_argtypes(keys: tuple[str, ...]) -> list[Any]:
 # --- what the code depends on ---------------------------------------------------------------
 
 def _closure(func: Callable[..., Any]) -> list[Callable[..., Any]]:
-    """``func`` and every kernel it calls, directly or not (as ``engine.jit`` binds them)."""
+    """``func`` and every kernel it calls, directly or not (as ``baccarat.jit`` binds them)."""
     seen: dict[int, Callable[..., Any]] = {}
     todo = [func]
     while todo:

@@ -35,7 +35,7 @@ class NoLedgerError(BaccaratError):
 
 class ResultViews:
     """Notebook display, figures and curves of a backtest result (mixed into
-    ``engine.backtest.BacktestResult``)."""
+    ``baccarat.backtest.BacktestResult``)."""
 
     summary: pd.DataFrame
 

@@ -135,7 +135,7 @@ class Task(Protocol):
 
 T = TypeVar("T", bound=Task)
 R = TypeVar("R")
-#: ``on_progress(task, counts)``: what a running task reported (``engine.task_progress``).
+#: ``on_progress(task, counts)``: what a running task reported (``baccarat.task_progress``).
 Progress = Callable[[T, tuple[int, ...]], None]
 #: Tasks a local pool's worker holds at a time: the one it runs and the next.
 QUEUED_PER_WORKER = 2
@@ -182,7 +182,7 @@ def inject_fault(index: int, spec: str | None, *, written: bool = False) -> None
 
 
 def _init_worker(main_pid: int, channel: Any = None) -> None:
-    """Make a pool worker die with its run (``engine.children.die_with``), leave Ctrl-C
+    """Make a pool worker die with its run (``baccarat.children.die_with``), leave Ctrl-C
     to the main process, and report its tasks' progress on ``channel``."""
     global IN_POOL_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -285,7 +285,7 @@ class Backend:
         ``func`` must be a module-level function and the tasks picklable for the pool and
         Dask. Results arrive in completion order (tasks write their own files, so the
         order does not change the output). ``on_progress(task, counts)``: what a running
-        task reports (``engine.task_progress``), in this thread, wherever the task runs,
+        task reports (``baccarat.task_progress``), in this thread, wherever the task runs,
         before its result; nothing of a task whose result has arrived.
         """
         callback = on_done or (lambda task, result: None)
@@ -591,7 +591,7 @@ class GenerateTask:
     seed: int
     metadata: dict[str, Any]
     fault: str | None = None
-    shuffle: Any = None  # an engine.shuffles.ShuffleModel; None: uniform
+    shuffle: Any = None  # an baccarat.shuffles.ShuffleModel; None: uniform
     run_id: str = ""      # the run that planned the chunk: its part is staged under this id
 
     def describe(self) -> str:
@@ -646,7 +646,7 @@ def generate_dataset(
     ``resume`` finishes an interrupted run (same arguments; the chunk size defaults to the
     one it started with). ``workers`` processes run the chunks (None: all cores for a big
     job), or the Dask cluster at ``scheduler``. ``progress(coups, shoes)`` is called as
-    chunks finish. ``shuffle`` (an :class:`engine.shuffles.ShuffleModel`) deals the shoes
+    chunks finish. ``shuffle`` (an :class:`baccarat.shuffles.ShuffleModel`) deals the shoes
     from a real shuffle's model; None or uniform: the uniform shoes, unchanged.
     ``backend_options`` go to the ``Backend`` (Dask timeouts). Returns the
     ``_dataset.json`` document.
@@ -682,7 +682,7 @@ def generate_dataset(
             "chunk_shoes": chunk_shoes, "chunks": len(chunks), **model}
     with Backend(workers, scheduler, **(backend_options or {})) as backend:
         backend.connect()  # a scheduler out of reach stops the run before anything is made
-        # The workers stop before the folder's claim ends (see engine.backtest.backtest).
+        # The workers stop before the folder's claim ends (see baccarat.backtest.backtest).
         with owned_output(folder, plan, force=force, resume=resume,
                           complete=DATASET_FILE) as output, backend:
             if output.state == "complete":

@@ -19,20 +19,6 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from strategies.base import (
-    Dealt,
-    Result,
-    SessionFault,
-    SimpleStrategy,
-    Strategy,
-    TableState,
-    Wager,
-    describe_value,
-)
-from strategies.randomness import TableRandom
-from strategies.readonly import ReadOnlyError
-from strategies.registry import StrategyError
-
 from .bets import BET_KINDS, KIND_INDEX, classify_coups, payout_table
 from .cards import VALUE_OF_CODE
 from .coups import Coups
@@ -42,6 +28,19 @@ from .odds import bets_offered, expected_values, expected_values_batch, shoe_ran
 from .odds.cache import CACHE
 from .odds.composition import MIN_CARDS
 from .rules import TableRules
+from .strategies.base import (
+    Dealt,
+    Result,
+    SessionFault,
+    SimpleStrategy,
+    Strategy,
+    TableState,
+    Wager,
+    describe_value,
+)
+from .strategies.randomness import TableRandom
+from .strategies.readonly import ReadOnlyError
+from .strategies.registry import StrategyError
 
 WhenShort = Literal["stop", "reduce"]
 #: How a coup's expected net is priced: ``auto`` from the cards left in the shoe for
@@ -628,7 +627,7 @@ def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | Non
     """(" at file.py:LINE", the method called) for the innermost frame in the
     source files of the strategy's own code (a composed system's parts: not the contract's
     classes that call them), or ("", None) when no frame is there."""
-    from strategies.base import _CONTRACT_MODULES
+    from .strategies.base import _CONTRACT_MODULES
 
     files = set()
     for component in strategy.component_classes():
@@ -642,7 +641,7 @@ def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | Non
                 continue
     found = innermost_frame(exc.__traceback__, files)
     if found is None:  # raised by the contract for the part (a method it does not define)
-        from strategies import parts
+        from .strategies import parts
 
         return "", _called_method(exc, {inspect.getfile(parts)})
     return f" at {shown_path(found[0])}:{found[1]}", _called_method(exc, files)

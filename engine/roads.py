@@ -3,7 +3,7 @@
 Two interfaces over the same rules (docs/architecture.md, "Roads"):
 
 - pure functions over one shoe's outcome codes (``BANKER``, ``PLAYER``, ``TIE`` from
-  :mod:`engine.coups`): :func:`bead_plate`, :func:`big_road`, :func:`derived_road`,
+  :mod:`baccarat.coups`): :func:`bead_plate`, :func:`big_road`, :func:`derived_road`,
   :func:`derived_grid` and :func:`all_roads`, returning plain lists and small dataclasses
   that serialise to JSON and render easily;
 - :class:`RoadState`, the incremental, vectorised state of many sessions' roads that the

@@ -1,7 +1,7 @@
 """A configuration's sessions reduced to what its summary needs, exactly, in memory flat in
 the number of sessions.
 
-The summary of a configuration (``engine.metrics.SUMMARY_METRICS``) needs sums, counts, a
+The summary of a configuration (``baccarat.metrics.SUMMARY_METRICS``) needs sums, counts, a
 maximum, sample standard deviations, five quantiles of the net result and the mean of its
 worst 5% (CVaR). ``session_stats`` computes all of them from the configuration's sessions
 read in batches, a few passes over them, holding one batch at a time:
@@ -39,7 +39,7 @@ Batches = Callable[[list[str]], Iterable[dict[str, np.ndarray]]]
 BINS = 1 << 16
 #: An interval holding at most this many values is settled by collecting and sorting them.
 COLLECT = 1 << 18
-#: The sums of products the realized edge's score interval needs (``engine.metrics``):
+#: The sums of products the realized edge's score interval needs (``baccarat.metrics``):
 #: of net squared, of net x wagered and of wagered squared, over the sessions.
 SCORE_SUMS = ("net_squared", "net_wagered", "wagered_squared")
 #: The quantiles of the net result the summary reports, and the tail of the CVaR.

@@ -3,7 +3,7 @@
 ``generate --shuffle MODEL`` deals shoes from one of these models instead of a perfect
 (uniform) shuffle:
 
-- ``uniform``: every order equally likely (Fisher-Yates, :mod:`engine.shoe`); the default.
+- ``uniform``: every order equally likely (Fisher-Yates, :mod:`baccarat.shoe`); the default.
 - ``riffle:K`` (``riffle:K:strip``, ``riffle:K:cut``, ``riffle:K:strip:cut``): shoes come in
   tables of ``table_shoes`` consecutive shoes. The first shoe of a table is shuffled
   uniformly; each next shoe is the previous shoe's cards in discard order (the burn, the
@@ -246,7 +246,7 @@ def generate_model_coups(rules: TableRules, seed: int, shoe_ids: np.ndarray,
                          model: ShuffleModel) -> Coups:
     """Shuffle by ``model`` and deal the shoes ``shoe_ids`` under ``rules`` into coups.
 
-    ``uniform`` is :func:`engine.deal.generate_coups` itself, so its output is unchanged.
+    ``uniform`` is :func:`baccarat.deal.generate_coups` itself, so its output is unchanged.
     """
     from .deal import generate_coups
 

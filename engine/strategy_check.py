@@ -42,8 +42,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from strategies.base import Result, Strategy, Table, Wager
-
 from .bets import BET_KINDS
 from .coups import Coups
 from .deal import generate_coups
@@ -51,6 +49,7 @@ from .errors import BaccaratError
 from .odds import bets_offered
 from .replay import SessionPolicy, replay
 from .rules import TableRules
+from .strategies.base import Result, Strategy, Table, Wager
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -399,7 +398,7 @@ def plugin_classes(config: Strategy) -> list[type]:
     """The classes of ``config`` (a composed system's parts too) that are not this
     package's own: the plugin code a run would trust."""
     return [cls for cls in config.component_classes()
-            if not cls.__module__.startswith(("engine.", "strategies."))]
+            if not cls.__module__.startswith("baccarat.")]
 
 
 def check_plugins(configs: Sequence[Strategy], rules: TableRules) -> None:

@@ -4,7 +4,7 @@ A chunk of a long job (a backtest's chunk of 20,000 shoes) can take seconds; a p
 bar that moves only when chunks end sits at 0 for all that time. So a task tells its run
 how far it has come: ``report = task_progress()`` (None when nobody listens), then
 ``report(*counts)`` with the task's counts so far (a backtest chunk: its coups and its
-sessions played). The ``engine.parallel.Backend`` running the task carries the counts to
+sessions played). The ``baccarat.parallel.Backend`` running the task carries the counts to
 the main process and hands them to its ``on_progress(task, counts)`` there, in the main
 thread, before the task's own result:
 

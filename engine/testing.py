@@ -1,11 +1,11 @@
 """Testing helpers for strategy authors: play a strategy over a few coups, get its ledger.
 
-``play(strategy, "BPPTB")`` runs the real replay engine (the same ``engine.replay.replay``
+``play(strategy, "BPPTB")`` runs the real replay engine (the same ``baccarat.replay.replay``
 every backtest runs, with the same table rules, bankroll and stop rules) over the coups
 given, and returns the coup-by-coup ledger as a pandas DataFrame, the table
 ``baccarat trace`` prints. A plugin's unit test is then three lines::
 
-    from engine.testing import play
+    from .testing import play
 
     def test_bets_banker_after_two_players():
         assert play("my_plugin.py:MyPlugin", "PPBB")["banker"].tolist() == [0, 0, 10, 0]
@@ -36,14 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from strategies.base import Strategy
-
 from .bets import BET_KINDS, MAIN_BETS
 from .cards import LABEL_OF_CODE
 from .coups import CARD_COLUMNS, OUTCOME_LABELS, Coups, coups_from_outcomes
 from .errors import BaccaratError
 from .replay import ConfigLedger, SessionGrid, SessionPolicy, WhenShort, replay
 from .rules import TableRules
+from .strategies.base import Strategy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,11 +100,11 @@ def make_one_strategy(strategy: Strategy | type[Strategy] | str) -> Strategy:
     if isinstance(strategy, Strategy):
         return copy.deepcopy(strategy)
     if isinstance(strategy, type) and issubclass(strategy, Strategy):
-        from strategies.registry import make_strategy
+        from .strategies.registry import make_strategy
 
         return make_strategy(strategy, {})
     if isinstance(strategy, str):
-        from strategies.registry import expand_spec
+        from .strategies.registry import expand_spec
 
         configs = expand_spec(strategy)
         if len(configs) != 1:
@@ -280,7 +279,7 @@ def ledger_frame(grid: SessionGrid, coups: Coups, ledger: ConfigLedger,
 def road_marks(grid: SessionGrid, coups: Coups) -> dict[str, np.ndarray]:
     """The roads' newest marks after every coup of the grid, (sessions, steps) each.
 
-    The roads are those the replay keeps (``engine.roads.RoadState``), started afresh at
+    The roads are those the replay keeps (``baccarat.roads.RoadState``), started afresh at
     each new shoe and advanced one coup at a time across all sessions.
     """
     from .roads import BLUE, DERIVED_ROADS, RED, RoadState

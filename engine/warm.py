@@ -5,7 +5,7 @@ numba compiles a kernel the first time it runs and keeps the machine code in its
 install pays: about 8 CPU-seconds for the kernels the demo needs. Two ways to hide it:
 
 - :func:`warm` (``baccarat warm``, a step of the install) compiles every kernel ahead of
-  time. It finds the kernels itself (:func:`kernels`: every :class:`engine.jit.Kernel`
+  time. It finds the kernels itself (:func:`kernels`: every :class:`baccarat.jit.Kernel`
   defined by the modules of ``engine`` and ``strategies``), so a new kernel is covered
   without being listed here: the ones with explicit signatures are compiled as they are; the
   others are compiled for the types the engine really calls them with, by running the
@@ -14,7 +14,7 @@ install pays: about 8 CPU-seconds for the kernels the demo needs. Two ways to hi
   kernels no command runs, left out on purpose. It writes the modules' Python bytecode
   too (:func:`compile_bytecode`).
 - :func:`start` / :func:`finish`: on a fresh install the demo compiles the replay's
-  kernels in a second process (``python -m engine.warm SPEC...``) while it compiles the
+  kernels in a second process (``python -m baccarat.warm SPEC...``) while it compiles the
   dealers and deals itself; the replay then loads them from the cache.
 
 Nothing is shared between the processes but numba's cache (numba writes its files
@@ -38,12 +38,12 @@ from typing import Any
 from .jit import DEFINED, Kernel
 
 #: The packages whose modules :func:`kernels` searches.
-PACKAGES = ("engine", "strategies")
+PACKAGES = ("baccarat",)
 
 
 #: Modules a worker pool's fork server imports for what importing them does (numba set
 #: up, a quiet excepthook), not for kernels: left out of the search.
-SERVER_ONLY = ("engine.numba_preload", "engine.worker_start")
+SERVER_ONLY = ("baccarat.numba_preload", "baccarat.worker_start")
 
 
 def kernels(packages: Iterable[str] = PACKAGES) -> list[Kernel]:
@@ -66,7 +66,7 @@ def inlined(kernel: Kernel) -> bool:
 def cached(kernel: Kernel, native: frozenset[str] = frozenset()) -> bool:
     """Whether numba's cache holds machine code for ``kernel`` valid for its source now, or
     ``kernel`` is among ``native``: kernels whose code a native kernel holds, built for the
-    present sources (``engine.native.covered``: a first run loads it without numba)."""
+    present sources (``baccarat.native.covered``: a first run loads it without numba)."""
     if name_of(kernel) in native:
         return True
     from numba.core.caching import FunctionCache
@@ -91,10 +91,10 @@ _OUTCOME_SHOES = ["BPPBTBBPBPPPBBTPBPBBPPPB" * 3, "PBBTPPBPBBBPPTBPBPPBBPBP" * 3
 def _builtin_strategies(outcomes_only: bool = False) -> list[str]:
     """The built-in strategies; ``outcomes_only``: those a dataset of outcomes can play
     (not seeing the cards, staking no side bet, which is settled from the cards)."""
-    from strategies.registry import available_strategies
+    from .strategies.registry import available_strategies
 
     names = [name for name, cls in available_strategies().items()
-             if cls.__module__ == "strategies.presets" and not (outcomes_only and (
+             if cls.__module__ == "baccarat.strategies.presets" and not (outcomes_only and (
                  cls.needs_cards or name == "side_bet"))]
     # A system with session rules of its own: the stop rules beyond the first wave's.
     return [*names, "streak | martingale | stop:trailing=100,losses=6,per=shoe"]
@@ -191,12 +191,11 @@ def _no_ledger() -> None:
 def _risk() -> None:
     """``baccarat risk``: a short session's exact chain, and risk against the bankroll
     (the backward pass that sizes a bankroll)."""
-    from strategies.registry import expand_spec
-
     from .replay import SessionPolicy
     from .risk.backward import risk_curve
     from .risk.exact import exact_risk
     from .rules import TableRules
+    from .strategies.registry import expand_spec
 
     exact_risk("martingale", TableRules(), SessionPolicy(bankroll=100), 4)
     risk_curve(expand_spec("martingale")[0], TableRules(), SessionPolicy(bankroll=100), 4, 100)
@@ -254,7 +253,7 @@ def _run_phase(names: Sequence[str], processes: int,
                     log = Path(tmp) / f"{name}.log"
                     with log.open("wb") as stderr:
                         running.append((name, subprocess.Popen(
-                            [sys.executable, "-m", "engine.warm", "--exercise", name],
+                            [sys.executable, "-m", "baccarat.warm", "--exercise", name],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=stderr), log))
                 time.sleep(0.05)
@@ -283,7 +282,7 @@ def compile_bytecode() -> None:
     import compileall
 
     root = Path(__file__).resolve().parent.parent
-    for package in ("engine", "strategies"):
+    for package in ("engine", "strategies"):  # the folders of baccarat and baccarat.strategies
         compileall.compile_dir(root / package, quiet=1)
 
 
@@ -376,7 +375,7 @@ def start(specs: Sequence[str]) -> subprocess.Popen[bytes] | None:
     install with a second core; else None (nothing to gain)."""
     if (os.cpu_count() or 1) < 2 or not cold():
         return None
-    return subprocess.Popen([sys.executable, "-m", "engine.warm", *specs],
+    return subprocess.Popen([sys.executable, "-m", "baccarat.warm", *specs],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,
                             env={**os.environ, _PARENT: str(os.getpid())})

@@ -1,4 +1,4 @@
-"""Imported by a worker pool's fork server (``engine.parallel``) only: a worker whose run
+"""Imported by a worker pool's fork server (``baccarat.parallel``) only: a worker whose run
 ended while the worker was starting exits without a traceback.
 
 A run stopped by Ctrl-C shuts its pool down while workers may still be reading their

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engine.backtest import backtest
-from engine.report import compare, write_report
+from baccarat.backtest import backtest
+from baccarat.report import compare, write_report
 
 HERE = Path(__file__).resolve().parent
 PLUGIN = f"{HERE / 'banker_after_players.py'}:BankerAfterPlayers"

@@ -26,10 +26,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from baccarat.coups import BANKER, PLAYER
+from baccarat.strategies.base import Result, Strategy, Table, Wager
 from pydantic import Field
-
-from engine.coups import BANKER, PLAYER
-from strategies.base import Result, Strategy, Table, Wager
 
 
 class BankerAfterPlayers(Strategy):

@@ -23,16 +23,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.bets import BET_KINDS
-from engine.coups import OUTCOME_LABELS, Coups
-from engine.errors import shown_path
-from engine.rules import TableRules
-
+from ..bets import BET_KINDS
+from ..coups import OUTCOME_LABELS, Coups
+from ..errors import shown_path
+from ..rules import TableRules
 from .randomness import SessionRandom, TableRandom
 from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
 
 if TYPE_CHECKING:
-    from engine.roads import BigRoad, RoadState
+    from ..roads import BigRoad, RoadState
 
 
 class Table:
@@ -47,11 +46,11 @@ class Table:
     ``roads`` (a :class:`TableRoads`) is filled for strategies with ``needs_roads``;
     ``seen`` and ``remaining`` (n, 10: cards by value shown / not yet shown in the shoe,
     index 0 = tens and faces) for strategies with ``needs_cards``. ``rng`` (a
-    :class:`~strategies.randomness.TableRandom`) draws random numbers per session, the
+    :class:`~baccarat.strategies.randomness.TableRandom`) draws random numbers per session, the
     same for the same (seed, session) whatever the chunking: ``table.rng.random()``.
 
     Everything here is read-only: assigning an attribute or writing into an array raises
-    :class:`~strategies.readonly.ReadOnlyError` naming it. The engine keeps the writable
+    :class:`~baccarat.strategies.readonly.ReadOnlyError` naming it. The engine keeps the writable
     originals (a :class:`TableState`) and shows fresh views after each coup, so an array
     kept from an earlier coup still holds that coup's values.
     """
@@ -189,7 +188,7 @@ class TableState:
 class TableRoads:
     """The roads of every session, read-only: what ``table.roads`` shows a strategy.
 
-    The same queries as :class:`engine.roads.RoadState` (``last_colour(k)``,
+    The same queries as :class:`baccarat.roads.RoadState` (``last_colour(k)``,
     ``colour_if(k, outcome)``, ``ask(k)``, ``mark_count(k)``, ``side``, ``streak``,
     ``columns``, ``ties``, ``leading_ties``), each answering with a read-only array of
     shape (n,) (``ask``: (n, 2), the Banker and Player ask marks).
@@ -440,8 +439,8 @@ class Result:
 
 
 #: The modules of the contract's own base classes (named by their subclasses, not by them).
-_CONTRACT_MODULES = frozenset({__name__, "strategies.parts", "strategies.system",
-                               "strategies.simple"})
+_CONTRACT_MODULES = frozenset({__name__, "baccarat.strategies.parts", "baccarat.strategies.system",
+                               "baccarat.strategies.simple"})
 
 
 class Configured(BaseModel):
@@ -663,7 +662,7 @@ _SIMPLE_HOOKS = {"start": "reset(self)", "wager": "bet(self, view)",
                  "settle": "learn(self, view, outcome, net)"}
 
 
-_PACKAGE_PREFIXES = ("engine.", "strategies.")
+_PACKAGE_PREFIXES = ("baccarat.",)
 
 
 def _refuse_array_hooks(cls: type) -> None:
@@ -944,7 +943,7 @@ class SessionView:
         """Exact odds of the next coup dealt from the cards remaining in this shoe.
 
         The probabilities of Banker, Player and Tie and the expected net per unit staked
-        of every bet the table offers, by exact enumeration (:mod:`engine.odds`) of the
+        of every bet the table offers, by exact enumeration (:mod:`baccarat.odds`) of the
         ``remaining`` composition; computed once per composition and kept.
         """
         remaining = self.remaining
@@ -978,7 +977,7 @@ def _missing_view_name(name: str) -> str:
 
 def _road_k(k: int) -> int:
     if k not in (1, 2, 3):
-        from engine.roads import _check_k
+        from ..roads import _check_k
 
         _check_k(k)  # raises the roads' own message
     return k
@@ -990,7 +989,7 @@ class SessionRoads:
 
     Sides are "B"/"P", marks "red"/"blue" (None: no mark yet). The derived roads are
     ``k`` = 1 big eye boy, 2 small road, 3 cockroach pig; ``bead_plate`` and
-    ``big_road`` draw this shoe's roads in full (:mod:`engine.roads`).
+    ``big_road`` draw this shoe's roads in full (:mod:`baccarat.roads`).
     """
 
     __slots__ = ("_roads", "_table", "_i")
@@ -1087,7 +1086,7 @@ class SessionRoads:
     @property
     def big_road(self) -> BigRoad:
         """This shoe's big road (columns, ties and the six-row display)."""
-        from engine.roads import big_road, outcomes_from_labels
+        from ..roads import big_road, outcomes_from_labels
 
         return big_road(outcomes_from_labels(self.bead_plate))
 
@@ -1109,7 +1108,7 @@ class CardOdds:
 @functools.lru_cache(maxsize=4096)
 def card_odds(remaining: tuple[int, ...], rules: TableRules, decks: int) -> CardOdds:
     """The exact odds of a composition of 10 counts by value, in a shoe of ``decks``."""
-    from engine.odds import bets_offered, expected_values, outcome_probabilities
+    from ..odds import bets_offered, expected_values, outcome_probabilities
 
     shoe_rules = rules if rules.decks == decks else rules.model_copy(update={"decks": decks})
     probs = outcome_probabilities(remaining, decks)

@@ -5,12 +5,12 @@ selection or staking plan returns a :class:`PartForm` from ``compiled_form()``, 
 itself by a code of :data:`SELECTIONS` or :data:`STAKINGS` and giving the numbers its
 Python form reads, in the order the part's ``compiled_form`` lists them. Session rules
 need no form: the fused kernel reads the configuration's ``SessionPolicy``
-(``engine.replay.config_policy``). The Python form (``start``/``choose``/``stakes``/
+(``baccarat.replay.config_policy``). The Python form (``start``/``choose``/``stakes``/
 ``settle``) stays the reference: the fused kernel reproduces it bit for bit, and the
 tests compare the two. Only a class that declares ``compiled_form`` itself is trusted
 with it; a subclass that does not declare its own (a plugin that changes how a
 Martingale stakes, say) is played by the generic replay. ``engine/fused_play.py`` reads
-the forms; ``engine.fused.PLAYED_SELECTIONS`` and ``PLAYED_STAKINGS`` say which it plays
+the forms; ``baccarat.fused.PLAYED_SELECTIONS`` and ``PLAYED_STAKINGS`` say which it plays
 (the count triggers and Kelly, which price bets from the cards left, are replayed).
 """
 
@@ -36,7 +36,7 @@ class PartForm:
 
     ``code``: the part's entry in :data:`SELECTIONS` or :data:`STAKINGS`. ``params``: the
     numbers its Python form reads (booleans as 0/1, a bet kind as its index in
-    ``engine.bets.BET_KINDS``), in the order its ``compiled_form`` lists them.
+    ``baccarat.bets.BET_KINDS``), in the order its ``compiled_form`` lists them.
     """
 
     code: int

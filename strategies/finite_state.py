@@ -1,6 +1,6 @@
 """How a strategy, or a part of one, declares a finite state: what exact risk reads.
 
-``baccarat risk`` (:mod:`engine.risk`) computes the whole distribution of a session's
+``baccarat risk`` (:mod:`baccarat.risk`) computes the whole distribution of a session's
 result without simulation, as a Markov chain over (the system's state, the bankroll). It
 needs the system's state spelled out: a value that says everything the system's next
 stakes depend on, and how each coup moves it. A strategy or a part that can say so
@@ -32,7 +32,7 @@ and, by what the class is, what its state means for the next coup:
     a whole strategy: the stake on each bet kind (kinds left out, or 0, are not bet);
 ``bet_of(state) -> str | int | None``
     a selection part: the bet kind it picks, by name or by its index in
-    ``engine.bets.BET_KINDS`` (None or -1: no bet; ``"end"`` or -2: the selection ends
+    ``baccarat.bets.BET_KINDS`` (None or -1: no bet; ``"end"`` or -2: the selection ends
     the session before this coup, stop reason ``strategy``);
 ``stake_of(state) -> float``
     a staking part: the amount, before the table's limits.
@@ -40,7 +40,7 @@ and, by what the class is, what its state means for the next coup:
 States are compared by equality and hashed, so use tuples, numbers, strings, None (not
 lists or arrays); two states that are equal must behave alike from then on. The number
 of states a session can reach must be finite: a progression that grows without bound is
-fine (the bankroll and the session's length bound it; past ``engine.risk``'s state limit
+fine (the bankroll and the session's length bound it; past ``baccarat.risk``'s state limit
 the command says so and gives the simulation instead), a state holding the whole history
 or the scoreboard is not. A class whose state is not finite says why in ``not_finite``
 (a class attribute, text), and exact risk reports that reason.

@@ -1,9 +1,9 @@
 """Bet kinds as parts see them: the parameter type, what a table offers, what a win pays.
 
-``BetKind`` lists every kind of :data:`engine.bets.BET_KINDS` (main bets and side bets)
+``BetKind`` lists every kind of :data:`baccarat.bets.BET_KINDS` (main bets and side bets)
 as a validated parameter type. A side bet is settled from the cards of each coup, so it
 needs a card-level dataset; bets the table's variant does not offer (Dragon 7 and Panda 8
-outside EZ, the Super 6 side bet outside Super 6; see :func:`engine.odds.bets_offered`)
+outside EZ, the Super 6 side bet outside Super 6; see :func:`baccarat.odds.bets_offered`)
 are refused when the session starts, naming the variants that do offer them.
 """
 
@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from engine.bets import BET_KINDS
-from engine.odds import bets_offered
-from engine.rules import TableRules
-
+from ..bets import BET_KINDS
+from ..odds import bets_offered
+from ..rules import TableRules
 from .registry import StrategyError
 
 #: Every bet kind a strategy can stake on, as a parameter type (validated, listed in help).
 BetKind = Literal["banker", "player", "tie", "player_pair", "banker_pair", "dragon7", "panda8",
                   "super6"]
-assert get_args(BetKind) == BET_KINDS, "BetKind must list engine.bets.BET_KINDS in order"
+assert get_args(BetKind) == BET_KINDS, "BetKind must list baccarat.bets.BET_KINDS in order"
 
 #: The main bets, as a parameter type.
 MainBet = Literal["banker", "player", "tie"]

@@ -7,17 +7,17 @@ Martingale, D'Alembert, 1-3-2-6, Kelly...) and *when to stop* (**session rules**
 -200 per shoe, three losses in a row, a trailing stop). Each part is a small pydantic
 model (its parameters are its fields) registered by kind under a name. A SPEC joins parts
 with ``|`` (``streak:n=4 | dalembert | stop:win=50,loss=200,per=shoe``) and
-:class:`strategies.system.System` plays them through the ordinary strategy contract, so
+:class:`baccarat.strategies.system.System` plays them through the ordinary strategy contract, so
 any selection combines with any staking plan and any session rule.
 
 How the parts meet, defined once for every part, built-in or plugin:
 
 - **Before each coup** the selection chooses, per session, the bet kind to stake on (its
-  index in :data:`engine.bets.BET_KINDS`: :data:`BANKER` 0, :data:`PLAYER` 1, :data:`TIE`
+  index in :data:`baccarat.bets.BET_KINDS`: :data:`BANKER` 0, :data:`PLAYER` 1, :data:`TIE`
   2, ...), :data:`NO_BET`, or :data:`END` to end the session (``stop_reason``
   "strategy"); the staking plan says how much. A session stakes the staking plan's amount
   on the kind its selection chose, and nothing where it chose no bet.
-- **After the coup** both learn from the same :class:`~strategies.base.Result`.
+- **After the coup** both learn from the same :class:`~baccarat.strategies.base.Result`.
 - **A staking plan moves only on a coup its session staked on and won or lost.** A push
   (a tie on Banker or Player, an EZ Banker three-card 7) and a skipped coup (the selection
   chose nothing, a stake below the table minimum was skipped, the session sat out the rest
@@ -27,7 +27,7 @@ How the parts meet, defined once for every part, built-in or plugin:
   pattern followers forget the pattern unless ``per_shoe=false``).
 
 Session rules are not played by the parts: each rule part sets fields of
-:class:`engine.replay.SessionPolicy` (the engine's stop rules), for its configuration.
+:class:`baccarat.replay.SessionPolicy` (the engine's stop rules), for its configuration.
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from pydantic import Field
 
-from engine.bets import BET_KINDS, KIND_INDEX
-
+from ..bets import BET_KINDS, KIND_INDEX
 from .base import Configured, Result, Table, missing_method
 
 if TYPE_CHECKING:
@@ -80,7 +79,7 @@ class Part(Configured):
         sessions played it; ``won``/``lost``/``pushed`` which staked and how it went)."""
 
     def compiled_form(self) -> PartForm | None:
-        """The fused path's form of this configuration (``strategies.compiled``): built-in
+        """The fused path's form of this configuration (``baccarat.strategies.compiled``): built-in
         parts declare one; None means the replay plays it."""
         return None
 
@@ -89,7 +88,7 @@ class Selection(Part):
     """When and what to bet: per session, a bet kind's code, ``NO_BET`` or ``END``.
 
     Implement ``choose(table)``: an integer array of shape (n,) of codes (``BANKER``,
-    ``PLAYER``, ``TIE``, any index of ``engine.bets.BET_KINDS``, ``NO_BET``, ``END``), or
+    ``PLAYER``, ``TIE``, any index of ``baccarat.bets.BET_KINDS``, ``NO_BET``, ``END``), or
     one code for every session; a selection of one kind may return a boolean array
     instead (True: bet it, False: no bet). ``kinds()`` names the bet kinds it may choose (Banker and
     Player unless said otherwise). A selection that prices the bets it chooses (a count
@@ -153,7 +152,7 @@ class Staking(Part):
 
 
 class SessionRule(Part):
-    """When to stop: a rule part sets fields of ``engine.replay.SessionPolicy`` for its
+    """When to stop: a rule part sets fields of ``baccarat.replay.SessionPolicy`` for its
     configuration (the engine applies them after every coup)."""
 
     kind: ClassVar[str] = "rules"

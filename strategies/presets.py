@@ -1,6 +1,6 @@
 """Today's whole strategies as presets: one name, one flat set of parameters, two parts.
 
-Each is a selection and a staking plan (``strategies.system.preset``): the staking plans
+Each is a selection and a staking plan (``baccarat.strategies.system.preset``): the staking plans
 bet their ``side`` every coup (``martingale:side=player`` is ``always:side=player |
 martingale``), the selections stake ``base`` flat (``streak:n=4`` is ``streak:n=4 |
 flat``), ``side_bet`` is ``always | flat`` on any bet kind and ``counter`` is ``count |
@@ -15,8 +15,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from engine.bets import BET_KINDS
-
+from ..bets import BET_KINDS
 from .base import Table
 from .kinds import BetKind, MainBet
 from .registry import register
@@ -61,7 +60,7 @@ def _counter_last_ev(self: Any) -> np.ndarray:
 
 def _counter_estimate(self: Any, table: Table) -> np.ndarray:
     """The EV per unit of ``bet`` the counter sees before the coup, NaN where it does not
-    look (see ``strategies.selections.counting.Count.estimate``)."""
+    look (see ``baccarat.strategies.selections.counting.Count.estimate``)."""
     return self._live.selection.estimate(table)  # type: ignore[no-any-return]
 
 

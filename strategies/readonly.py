@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from engine.errors import BaccaratError
+from ..errors import BaccaratError
 
 
 class ReadOnlyError(BaccaratError):

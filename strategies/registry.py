@@ -16,7 +16,7 @@ or in several parts, multiply (the last key varies fastest, as ``itertools.produ
 One part alone is what it always was: a whole strategy (``martingale:side=player``), or
 a part that implies the other (a staking plan bets its ``side`` every coup, a selection
 stakes its ``base`` flat). Several parts compose a system
-(:class:`strategies.system.System`): at most one selection and one staking plan, any
+(:class:`baccarat.strategies.system.System`): at most one selection and one staking plan, any
 session rules (``streak:n=4 | dalembert | stop:win=50,loss=200,per=shoe``); a whole
 strategy may take the place of both (``counter | stop:loss=200``).
 """
@@ -40,9 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from engine.entry_points import installed
-from engine.errors import BaccaratError
-
+from ..entry_points import installed
+from ..errors import BaccaratError
 from .base import Configured, Strategy
 
 if TYPE_CHECKING:
@@ -223,20 +222,20 @@ def _load_module(target: str) -> Any:
 
 
 #: Where the plugin kit's classes live, for a plugin that looked for them elsewhere.
-KIT_IMPORTS = ("from strategies.base import Strategy, SimpleStrategy; "
-               "from strategies.parts import Selection, Staking; "
-               "from strategies.simple import SimpleSelection, SimpleStaking")
+KIT_IMPORTS = ("from baccarat.strategies import SimpleStrategy, Strategy, Selection, "
+               "Staking, SimpleSelection, SimpleStaking")
 
 
 def _kit_hint(exc: Exception) -> str:
-    """A pointer to the kit's modules when a plugin imported one of ours that does not
-    exist (``engine.strategies``, ``strategies.selection``...)."""
+    """The import to write when a plugin imported one of our modules that does not exist:
+    the old top-level names (``engine``, ``strategies``) or a guessed module
+    (``baccarat.strategy``)."""
     missing = getattr(exc, "name", None) or ""
     if not isinstance(exc, ModuleNotFoundError) or \
-            missing.split(".")[0] not in ("engine", "strategies"):
+            missing.split(".")[0] not in ("baccarat", "engine", "strategies"):
         return ""
-    return (f" (the plugin kit: {KIT_IMPORTS}; `baccarat new-strategy NAME` writes a "
-            f"file with them)")
+    return (f" (the plugin kit is one import: {KIT_IMPORTS}; `baccarat new-strategy NAME` "
+            f"writes a file with it)")
 
 
 def _is_strategy_class(value: Any) -> bool:

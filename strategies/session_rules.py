@@ -1,7 +1,7 @@
 """Session rules as parts of a system: when to stop, written in the SPEC.
 
 ``stop:win=50,loss=200,per=shoe`` sets, for its configuration only, stop rules the engine
-applies after every coup (fields of :class:`engine.replay.SessionPolicy`, the same the
+applies after every coup (fields of :class:`baccarat.replay.SessionPolicy`, the same the
 ``backtest`` flags set for every configuration of a run). ``per=session`` (the default)
 ends the session; ``per=shoe`` ends play in the current shoe only, and the session goes
 on at its next shoe (with one shoe per session, the same thing). Several ``stop`` parts

@@ -17,7 +17,7 @@ loops over them (slower than the array form, but a new trigger is ten lines)::
 
 and ``-s "after_two.py:AfterTwoPlayers | martingale | stop:win=50"`` plays it with any
 staking plan and any session rule. ``view`` is the session's
-:class:`~strategies.base.SessionView` (bankroll, history, roads, cards, odds, ``rng``).
+:class:`~baccarat.strategies.base.SessionView` (bankroll, history, roads, cards, odds, ``rng``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from engine.bets import BET_KINDS
-
+from ..bets import BET_KINDS
 from .base import (
     STOP,
     Result,

@@ -22,8 +22,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from pydantic import PrivateAttr, ValidationError, model_validator
 
-from engine.bets import BET_KINDS, MAIN_BETS
-
+from ..bets import BET_KINDS, MAIN_BETS
 from .base import Result, Strategy, Table, Wager
 from .kinds import check_offered
 from .parts import END, NO_BET, Choice, Part, Selection, SessionRule, Staking, kind_codes
@@ -38,7 +37,7 @@ class Parts(NamedTuple):
 
 
 #: The modules of the built-in parts: their selections are trusted to choose valid codes.
-_BUILTIN_PREFIX = "strategies."
+_BUILTIN_PREFIX = "baccarat.strategies."
 
 
 class Composed(Strategy):
@@ -98,7 +97,7 @@ class Composed(Strategy):
 
     # The finite-state declaration (strategies/finite_state.py) of the whole system: the
     # pair of its parts' states, where both parts declare one (``not_finite`` says why
-    # not on a preset whose part cannot; engine.risk reads a System's parts itself).
+    # not on a preset whose part cannot; baccarat.risk reads a System's parts itself).
     def _declared(self) -> Parts:
         parts = self.parts()
         if parts is None:
@@ -164,7 +163,8 @@ def compose_wager(side: np.ndarray | int, amount: np.ndarray | float,
         return Wager(stakes)
     if side.shape != (n,) or side.dtype.kind not in "iu":
         letters = ("; letters are the simple form's (SimpleSelection.pick): the array form "
-                   "returns codes, BANKER, PLAYER, TIE, NO_BET or END from strategies.parts"
+                   "returns codes, BANKER, PLAYER, TIE, NO_BET or END from "
+                   "baccarat.strategies"
                    if side.dtype.kind in "US" else "")
         shown = repr(side.item()) if side.ndim == 0 else _shape(side)
         raise ValueError(f"choose() returned {shown}; expected an integer code per session, "
@@ -257,7 +257,8 @@ def preset(name: str, doc: str, selection: type[Selection], staking: type[Stakin
     reasons = [str(reason) for reason in (getattr(selection, "not_finite", ""),
                                           getattr(staking, "not_finite", "")) if reason]
     namespace = {"__annotations__": annotations, **body, "__doc__": doc,
-                 "__module__": "strategies.presets", "__qualname__": cls_name, "name": name,
+                 "__module__": "baccarat.strategies.presets", "__qualname__": cls_name,
+                 "name": name,
                  "needs_cards": selection.needs_cards or staking.needs_cards,
                  "needs_roads": selection.needs_roads or staking.needs_roads,
                  "selection_class": selection, "staking_class": staking, "routes": routes,

@@ -19,8 +19,9 @@ import sys
 import time
 from typing import Any
 
-PRELOAD = ("numpy", "pandas", "pyarrow.parquet", "engine.cli", "engine.cli.common",
-           "engine.backtest", "engine.io.importers", "strategies.builtins", "rich.table")
+PRELOAD = ("numpy", "pandas", "pyarrow.parquet", "baccarat.cli", "baccarat.cli.common",
+           "baccarat.backtest", "baccarat.io.importers", "baccarat.strategies.presets",
+           "rich.table")
 LIMIT = 60.0
 
 
@@ -38,7 +39,7 @@ def child(job: dict[str, Any]) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         sys.argv = ["baccarat", *job["args"]]
-        from engine.cli import app
+        from baccarat.cli import app
 
         try:
             app()

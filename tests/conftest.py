@@ -9,8 +9,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-
-from engine.cards import parse_card
+from baccarat.cards import parse_card
 
 
 @pytest.fixture
@@ -61,7 +60,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 # A fresh clone (as CI has) holds no compiled kernel. Left alone, each xdist worker compiles
 # the kernels its tests touch as it meets them, one at a time, and both workers need most
 # of them: the same kernels compiled twice, inside whichever tests come first. Instead the
-# controller runs ``baccarat warm``'s own warm-up (engine.warm: its exercises in parallel
+# controller runs ``baccarat warm``'s own warm-up (baccarat.warm: its exercises in parallel
 # processes, as many as the workers) before starting the workers, which then load every
 # kernel from numba's cache on disk. On a warm cache this costs one quick check.
 
@@ -71,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 \
             or config.getoption("collectonly"):
         return
-    from engine import warm
+    from baccarat import warm
 
     if not warm.cold():
         return

@@ -17,7 +17,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 HOLD = """
 import sys
-from engine.io.owner import OutputLock
+from baccarat.io.owner import OutputLock
 lock = OutputLock(sys.argv[1])
 lock.acquire(shared=sys.argv[2] == "shared")
 print("locked", flush=True)
@@ -47,7 +47,7 @@ def held(path: Path, shared: bool = False) -> Iterator[int]:
 def spawn(*args: str, env: dict[str, str] | None = None,
           cwd: Path = ROOT) -> subprocess.Popen[str]:
     """``baccarat ARGS`` in a child process of its own session, as a user starts it."""
-    code = "from engine.cli import app; app(prog_name='baccarat')"
+    code = "from baccarat.cli import app; app(prog_name='baccarat')"
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd,
                             env={**ENV, **(env or {})}, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -66,7 +66,7 @@ def finish(child: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str
 
 def lock_holders(path: Path) -> set[int]:
     """The pids holding a lock on the lock file of output ``path`` (from /proc/locks)."""
-    from engine.io.owner import lock_path
+    from baccarat.io.owner import lock_path
 
     try:
         stat = os.stat(lock_path(path))
@@ -166,8 +166,8 @@ def mounted_tmpfs(mount: Path, options: str) -> Iterator[Path]:
 
 def run_inputs(folder: Path, shoes: int, seed: int) -> dict[str, Path]:
     """A generated coups dataset and a run of flat over it, in ``folder``."""
-    from engine.backtest import backtest
-    from engine.parallel import generate_dataset
+    from baccarat.backtest import backtest
+    from baccarat.parallel import generate_dataset
 
     generate_dataset(folder / "coups", shoes=shoes, seed=seed)
     backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)

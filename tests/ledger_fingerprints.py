@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from engine.rules import TableRules
+from baccarat.rules import TableRules
 
 #: The whole strategies of before the parts, several settings each (standard rules).
 STANDARD_SPECS = [
@@ -80,12 +79,11 @@ SESSION_COLUMNS = ["config", "strategy", "session", "first_shoe", "net", "wagere
 def fingerprints() -> dict[str, dict[str, str]]:
     """Each (group, policy)'s replay: the digests of its ledger, sessions and labels."""
     import pyarrow as pa
-
-    from engine.bets import BET_KINDS
-    from engine.deal import generate_coups
-    from engine.ledger import ledger_table, sessions_table
-    from engine.replay import SessionPolicy, replay
-    from strategies.registry import expand_spec
+    from baccarat.bets import BET_KINDS
+    from baccarat.deal import generate_coups
+    from baccarat.ledger import ledger_table, sessions_table
+    from baccarat.replay import SessionPolicy, replay
+    from baccarat.strategies.registry import expand_spec
 
     out: dict[str, dict[str, str]] = {}
     kinds = list(BET_KINDS)

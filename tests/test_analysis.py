@@ -8,21 +8,20 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat.analysis import analyze_coups
+from baccarat.analysis.frame import frame_of_coups
+from baccarat.analysis.planted import clumped_shoes, streaky_outcomes
+from baccarat.analysis.reference import natural_lengths
+from baccarat.analysis.significance import holm
+from baccarat.analysis.statistics import derived_road_marks, outcome_statistics
+from baccarat.cli import app
+from baccarat.coups import coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import write_coups
+from baccarat.roads import DERIVED_ROADS, RED, big_road, derived_road
+from baccarat.rules import TableRules
+from baccarat.shuffles import generate_model_coups, parse_shuffle
 from typer.testing import CliRunner
-
-from engine.analysis import analyze_coups
-from engine.analysis.frame import frame_of_coups
-from engine.analysis.planted import clumped_shoes, streaky_outcomes
-from engine.analysis.reference import natural_lengths
-from engine.analysis.significance import holm
-from engine.analysis.statistics import derived_road_marks, outcome_statistics
-from engine.cli import app
-from engine.coups import coups_from_outcomes
-from engine.deal import generate_coups
-from engine.io.parquet import write_coups
-from engine.roads import DERIVED_ROADS, RED, big_road, derived_road
-from engine.rules import TableRules
-from engine.shuffles import generate_model_coups, parse_shuffle
 
 
 def test_outcome_statistics_by_hand() -> None:
@@ -166,7 +165,7 @@ def test_cli_analyze_writes_the_table_and_json(tmp_path) -> None:
 
 
 def test_report_adds_the_analysis_section(tmp_path) -> None:
-    from engine.backtest import backtest
+    from baccarat.backtest import backtest
 
     backtest(shoes=20, seed=1, strategies=["flat"], out=tmp_path / "run", ledger=False)
     coups = generate_coups(TableRules(), 1, np.arange(20))
@@ -219,7 +218,7 @@ def test_carry_over_lookup_agrees_with_numpy_isin() -> None:
     # The carry-over statistic looks each shoe's card pairs up among the previous shoe's
     # by blocks of shoes (statistics._found_in): the same answers as np.isin, with keys in
     # shoe order or not, blocks left empty, one side empty.
-    from engine.analysis.statistics import _BIGRAMS, _SHOES_PER_TABLE, _found_in
+    from baccarat.analysis.statistics import _BIGRAMS, _SHOES_PER_TABLE, _found_in
 
     rng = np.random.default_rng(5)
     for trial in range(60):
@@ -239,7 +238,7 @@ def test_progress_moves_by_datasets_and_the_figures_do_not_depend_on_the_frames(
     """A small dataset's references fit one batch of shoes; the bar of datasets must
     still move as they are measured (it sat at 0/100 until the end), and measuring them a
     few at a time changes no figure (partial shoes, tables of 5 shoes and cards included)."""
-    import engine.analysis.reference as reference
+    import baccarat.analysis.reference as reference
 
     coups = generate_coups(TableRules(), 5, np.arange(10))
     coups = coups.take(~((coups.shoe == 3) & (coups.coup > 20)))  # a partial recording

@@ -10,9 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
-
-from engine.backtest import (
+from baccarat.backtest import (
     LEDGER_FILE,
     RUN_FILE,
     SESSIONS_FILE,
@@ -20,10 +18,11 @@ from engine.backtest import (
     BacktestResult,
     backtest,
 )
-from engine.cli import app
-from engine.deal import generate_coups
-from engine.io.parquet import read_metadata
-from engine.rules import TableRules
+from baccarat.cli import app
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import read_metadata
+from baccarat.rules import TableRules
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

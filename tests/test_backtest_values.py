@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from baccarat.cli import app
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import write_coups
+from baccarat.rules import TableRules
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.deal import generate_coups
-from engine.io.parquet import write_coups
-from engine.rules import TableRules
 
 runner = CliRunner()
 

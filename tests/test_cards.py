@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.cards import (
+from baccarat.cards import (
     LABEL_OF_CODE,
     N_CODES,
     NO_CARD,
@@ -21,7 +20,7 @@ from engine.cards import (
     suit_of,
     value_counts,
 )
-from engine.errors import BaccaratError
+from baccarat.errors import BaccaratError
 
 # Ranks: 0 = zero-valued card of unknown rank, 1 = ace ... 13 = king.
 # Suits: 0 spades, 1 hearts, 2 diamonds, 3 clubs, 4 not recorded.

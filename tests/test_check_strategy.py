@@ -13,14 +13,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from baccarat.cli import app
+from baccarat.rules import TableRules
+from baccarat.strategies.base import snake_case
+from baccarat.strategy_check import Check, check_strategy
+from baccarat.testing import make_one_strategy
 from test_parts import TEN_LINES
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.rules import TableRules
-from engine.strategy_check import Check, check_strategy
-from engine.testing import make_one_strategy
-from strategies.base import snake_case
 
 runner = CliRunner()
 SMALL = {"shoes": 8, "speed_shoes": 8, "speed_repeat": 1}
@@ -31,7 +30,7 @@ HEADER = textwrap.dedent('''
 
     import numpy as np
 
-    from strategies.base import SimpleStrategy, Strategy, Wager
+    from baccarat.strategies.base import SimpleStrategy, Strategy, Wager
 ''')
 
 PLUGINS = {
@@ -285,8 +284,8 @@ def test_backtest_refuses_a_plugin_whose_ledger_depends_on_the_chunking(
 def test_a_plugin_that_passes_is_remembered_and_not_checked_again(plugins: Path,
                                                                  tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch):
-    from engine import strategy_check
-    from engine.backtest import backtest
+    from baccarat import strategy_check
+    from baccarat.backtest import backtest
 
     monkeypatch.setenv("BACCARAT_CACHE_DIR", str(tmp_path / "cache"))
     checked: list[str] = []

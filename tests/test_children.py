@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from baccarat.backtest import backtest
 from holders import ROOT, finish, gone_within, session_members, spawn, wait_until
-
-from engine.backtest import backtest
 
 LEAKY = '''
 import threading
@@ -25,7 +24,7 @@ import time
 
 import numpy as np
 
-from strategies.base import Strategy, Table, Wager
+from baccarat.strategies.base import Strategy, Table, Wager
 
 
 def poll() -> None:
@@ -94,7 +93,7 @@ def test_ctrl_c_stops_a_run_whose_plugin_left_threads_with_two_workers(tmp_path:
         "        return Wager.on(banker=np.full(table.n, 10.0))",
         "        time.sleep(0.01)\n        return Wager.on(banker=np.full(table.n, 10.0))"))
     out = tmp_path / "run"
-    code = "from engine.cli import app; app(prog_name='baccarat')"
+    code = "from baccarat.cli import app; app(prog_name='baccarat')"
     child = subprocess.Popen(
         [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Leaky", "--shoes", "60",
          "--chunk", "2", "--workers", "2", "--out", str(out), "-q", "--no-table"],
@@ -119,7 +118,7 @@ def test_ctrl_c_at_a_terminal_while_a_pool_starts_is_one_line_and_leaves_nothing
     out = tmp_path / "run"
     args = ["backtest", "-s", "flat", "--shoes", "12000", "--chunk", "1000", "--workers", "2",
             "--out", str(out), "-q", "--no-table"]
-    code = "from engine.cli import app; app(prog_name='baccarat')"
+    code = "from baccarat.cli import app; app(prog_name='baccarat')"
     child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT)},
                              start_new_session=True,
@@ -152,9 +151,8 @@ def poll() -> None:
 def test_inside_another_program_the_command_names_the_thread_and_returns(tmp_path: Path):
     """Run in-process (its output captured, as by a test runner or a notebook), the command
     warns about the thread and returns, leaving the host to decide when it ends."""
+    from baccarat.cli import app
     from typer.testing import CliRunner
-
-    from engine.cli import app
 
     plugin = tmp_path / "stoppable_strategy.py"
     plugin.write_text(STOPPABLE)

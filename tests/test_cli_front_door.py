@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from baccarat import __version__
+from baccarat.cli import app
 from typer.main import get_command
 from typer.testing import CliRunner
-
-from engine import __version__
-from engine.cli import app
 
 runner = CliRunner()
 
@@ -60,7 +59,7 @@ def test_asked_for_a_format_a_command_says_what_it_prints_instead():
 
 
 def test_usage_error_in_a_real_process_is_one_line_on_stderr(tmp_path: Path):
-    proc = subprocess.run([sys.executable, "-m", "engine.cli", "backtest", "--max-coups",
+    proc = subprocess.run([sys.executable, "-m", "baccarat.cli", "backtest", "--max-coups",
                            "x", "-s", "flat", "--out", str(tmp_path / "run")],
                           capture_output=True, text=True, cwd=tmp_path, check=False)
     assert proc.returncode == 2

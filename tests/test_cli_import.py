@@ -7,16 +7,15 @@ import re
 from pathlib import Path
 
 import numpy as np
+from baccarat.cards import NO_CARD
+from baccarat.cli import app
+from baccarat.coups import TIE
+from baccarat.deal import generate_coups
+from baccarat.io.importers import FORMATS, writers
+from baccarat.io.parquet import read_coups, read_metadata
+from baccarat.rules import TableRules
+from baccarat.shoe import shuffled_shoes
 from typer.testing import CliRunner
-
-from engine.cards import NO_CARD
-from engine.cli import app
-from engine.coups import TIE
-from engine.deal import generate_coups
-from engine.io.importers import FORMATS, writers
-from engine.io.parquet import read_coups, read_metadata
-from engine.rules import TableRules
-from engine.shoe import shuffled_shoes
 
 runner = CliRunner()
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from baccarat.cli import app
 from typer.testing import CliRunner
-
-from engine.cli import app
 
 runner = CliRunner()
 

@@ -7,11 +7,10 @@ import json
 
 import pandas as pd
 import pytest
+from baccarat.cli import app
+from baccarat.io.parquet import read_metadata
+from baccarat.odds import outcome_probabilities, shoe_counts
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.io.parquet import read_metadata
-from engine.odds import outcome_probabilities, shoe_counts
 
 runner = CliRunner()
 ODDS = outcome_probabilities(shoe_counts(8))
@@ -132,7 +131,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from strategies.base import Result, Strategy, Table, Wager
+from baccarat.strategies.base import Result, Strategy, Table, Wager
 
 
 class Liar(Strategy):

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cards import NO_CARD
+from baccarat.cli import app
+from baccarat.coups import Coups
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import write_coups
+from baccarat.roads import all_roads, outcomes_from_labels
+from baccarat.rules import TableRules
 from typer.testing import CliRunner
-
-from engine.cards import NO_CARD
-from engine.cli import app
-from engine.coups import Coups
-from engine.deal import generate_coups
-from engine.io.parquet import write_coups
-from engine.roads import all_roads, outcomes_from_labels
-from engine.rules import TableRules
 
 runner = CliRunner()
 

@@ -12,22 +12,21 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
-
-from engine.backtest import backtest
-from engine.cli import app
-from engine.cli.report import comparison_tables
-from engine.metrics import SUMMARY_METRICS
-from engine.report import RunFolderError, compare, differences
-from engine.report.compare import (
+from baccarat.backtest import backtest
+from baccarat.cli import app
+from baccarat.cli.report import comparison_tables
+from baccarat.metrics import SUMMARY_METRICS
+from baccarat.report import RunFolderError, compare, differences
+from baccarat.report.compare import (
     DIFF_COLUMNS,
     FAMILY_COLUMNS,
     LABEL_COLUMNS,
     UnknownMetricError,
 )
-from engine.report.stats import paired_difference, t_quantile, welch_difference
-from engine.rules import TableRules
+from baccarat.report.stats import paired_difference, t_quantile, welch_difference
+from baccarat.rules import TableRules
+from rich.console import Console
+from typer.testing import CliRunner
 
 runner = CliRunner()
 

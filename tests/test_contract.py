@@ -10,17 +10,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
-from engine.backtest import backtest
-from engine.cli import app
-from engine.coups import coups_from_outcomes
-from engine.deal import generate_coups
-from engine.errors import BaccaratError, StrategyFault
-from engine.parallel import ChunkFailed
-from engine.replay import SessionPolicy, replay
-from engine.rules import TableRules
-from strategies.base import (
+from baccarat.backtest import backtest
+from baccarat.cli import app
+from baccarat.coups import coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.errors import BaccaratError, StrategyFault
+from baccarat.parallel import ChunkFailed
+from baccarat.replay import SessionPolicy, replay
+from baccarat.rules import TableRules
+from baccarat.strategies.base import (
     Dealt,
     Result,
     SessionView,
@@ -30,7 +28,8 @@ from strategies.base import (
     TableRoads,
     Wager,
 )
-from strategies.readonly import ReadOnlyError
+from baccarat.strategies.readonly import ReadOnlyError
+from typer.testing import CliRunner
 
 runner = CliRunner()
 
@@ -172,7 +171,7 @@ def test_assigning_a_table_attribute_names_it_and_says_read_only():
 
 PLUGIN_WRITES_ACTIVE = textwrap.dedent('''
     import numpy as np
-    from strategies.base import Strategy, Wager
+    from baccarat.strategies.base import Strategy, Wager
 
     class Sloppy(Strategy):
         """Means to skip the coup after a tie, but writes into the table."""
@@ -298,7 +297,7 @@ def test_a_stake_on_a_bet_the_table_does_not_offer_names_the_coup():
 # --------------------------------------------------------------------------- plugin errors
 
 PLUGIN_RAISES = textwrap.dedent('''
-    from strategies.base import SessionView, SimpleStrategy
+    from baccarat.strategies.base import SessionView, SimpleStrategy
 
 
     def ratio(wins, losses):
@@ -406,7 +405,7 @@ def test_strategy_faults_are_bad_input():
 
 RESUMABLE_PLUGIN = '''
 import numpy as np
-from strategies.base import Strategy, Wager
+from baccarat.strategies.base import Strategy, Wager
 
 
 class Flatish(Strategy):
@@ -425,7 +424,7 @@ def forget_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_strategy_error_in_a_resumed_run_keeps_it_resumable_and_says_so(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from engine.parallel import FAULT_ENV
+    from baccarat.parallel import FAULT_ENV
 
     path = tmp_path / "flatish.py"
     path.write_text(RESUMABLE_PLUGIN.replace("{bug}", ""))
@@ -452,7 +451,7 @@ def test_a_strategy_error_in_a_resumed_run_keeps_it_resumable_and_says_so(
 
 STATEFUL_PLUGIN = textwrap.dedent('''
     import numpy as np
-    from strategies.base import Strategy, Wager
+    from baccarat.strategies.base import Strategy, Wager
 
     class LossCounter(Strategy):
         """Banker, doubling the stake per loss in a row (state kept as plain attributes)."""
@@ -475,7 +474,7 @@ STATEFUL_PLUGIN = textwrap.dedent('''
 
 
 def test_array_form_state_as_plain_attributes_just_works_and_never_leaks(tmp_path: Path):
-    from strategies.registry import expand_spec
+    from baccarat.strategies.registry import expand_spec
 
     path = tmp_path / "loss_counter.py"
     path.write_text(STATEFUL_PLUGIN)
@@ -550,7 +549,7 @@ def test_what_init_sets_is_configuration_and_survives_every_run():
 def test_newcomer_mistakes_on_the_table_and_the_wager_read_plainly():
     """A misspelt table attribute names the closest one and what the table shows;
     ``Wager(banker=...)`` works like ``Wager.on``; an unknown kind hints the closest."""
-    from strategies.base import Table, TableState
+    from baccarat.strategies.base import Table, TableState
 
     table = TableState(3, TableRules(), np.full(3, 100.0)).table
     with pytest.raises(AttributeError, match=r"no attribute 'histroy' \(did you mean "
@@ -570,7 +569,7 @@ def test_newcomer_mistakes_on_the_table_and_the_wager_read_plainly():
 
 
 NEWCOMER_FIBONACCI = '''\
-from strategies.base import SimpleStrategy
+from baccarat.strategies.base import SimpleStrategy
 
 
 class MyFibonacci(SimpleStrategy):

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.cards import card_label
-from engine.deal import generate_coups
-from engine.odds import expected_values
-from engine.rules import TableRules
+from baccarat.backtest import backtest
+from baccarat.cards import card_label
+from baccarat.deal import generate_coups
+from baccarat.odds import expected_values
+from baccarat.rules import TableRules
 
 EZ = TableRules(variant="ez")
 #: The published tags by rank (Jacobson's Dragon 7 count; Shackleford's Panda 8 count),

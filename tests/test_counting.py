@@ -15,19 +15,19 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from baccarat.backtest import backtest
+from baccarat.bets import BET_KINDS, KIND_INDEX
+from baccarat.coups import Coups, coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.odds import event_probabilities, expected_values, expected_values_batch
+from baccarat.odds.composition import pack_compositions
+from baccarat.replay import SessionPolicy, StrategyFault, replay
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Result, Strategy, Table, TableState, Wager
+from baccarat.strategies.presets import CounterPreset as Counter
+from baccarat.strategies.registry import StrategyError, expand_spec
+from baccarat.strategies.selections.counting import CompositionCache, exact_ev
 from test_side_bets import assert_within, hand_coups
-
-from engine.backtest import backtest
-from engine.bets import BET_KINDS, KIND_INDEX
-from engine.coups import Coups, coups_from_outcomes
-from engine.deal import generate_coups
-from engine.odds import event_probabilities, expected_values, expected_values_batch
-from engine.odds.composition import pack_compositions
-from engine.replay import SessionPolicy, StrategyFault, replay
-from engine.rules import TableRules
-from strategies.base import Result, Strategy, Table, TableState, Wager
-from strategies.builtins.counter import CompositionCache, Counter, exact_ev
-from strategies.registry import StrategyError, expand_spec
 
 # --------------------------------------------------------------------------- counting here
 
@@ -356,7 +356,7 @@ def test_composition_cache_enumerates_each_composition_once() -> None:
 
 
 def test_packing_refuses_what_would_collide_and_keys_every_8_deck_composition_apart() -> None:
-    from engine.odds.composition import packable
+    from baccarat.odds.composition import packable
 
     full = full_shoe(8)
     assert packable(full[None, :]) and packable(np.zeros((1, 10), dtype=np.int64))

@@ -17,13 +17,12 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat.cli import app
+from baccarat.io.parquet import PLAN_FILE
+from baccarat.parallel import ChunkFailed
+from baccarat.strategies.base import Strategy, Table, Wager
 from typer.testing import CliRunner
-
-from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
-from engine.cli import app
-from engine.io.parquet import PLAN_FILE
-from engine.parallel import ChunkFailed
-from strategies.base import Strategy, Table, Wager
 
 distributed = pytest.importorskip("distributed")
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,7 +113,7 @@ def test_a_port_that_is_not_dask_is_one_line_at_the_timeout(tmp_path: Path, not_
 
 def test_ctrl_c_while_connecting_stops_at_once(tmp_path: Path, silent):
     address, connected = silent
-    code = "from engine.cli import app; app(prog_name='baccarat')"
+    code = "from baccarat.cli import app; app(prog_name='baccarat')"
     child = subprocess.Popen(
         [sys.executable, "-c", code, "generate", "--shoes", "10", "--out",
          str(tmp_path / "coups"), "--scheduler", address, "--scheduler-timeout", "60", "-q"],
@@ -181,7 +180,7 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(
 SLOW_PLUGIN = '''
 import time
 import numpy as np
-from strategies.base import Strategy, Table, Wager
+from baccarat.strategies.base import Strategy, Table, Wager
 
 
 class Slow(Strategy):
@@ -199,7 +198,7 @@ def test_ctrl_c_during_a_dask_run_stops_it_at_once_resumable(tmp_path: Path):
     out = tmp_path / "run"
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   protocol="tcp://", dashboard_address=None) as cluster:
-        code = "from engine.cli import app; app(prog_name='baccarat')"
+        code = "from baccarat.cli import app; app(prog_name='baccarat')"
         child = subprocess.Popen(
             [sys.executable, "-c", code, "backtest", "-s", f"{plugin}:Slow", "--shoes", "30",
              "--chunk", "1", "--out", str(out), "--scheduler", cluster.scheduler_address,

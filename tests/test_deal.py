@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine.cards import NO_CARD, make_code, parse_card, rank_of
-from engine.coups import BANKER, PLAYER, TIE
-from engine.deal import (
+from baccarat.cards import NO_CARD, make_code, parse_card, rank_of
+from baccarat.coups import BANKER, PLAYER, TIE
+from baccarat.deal import (
     SHOE_OK,
     SHOE_SHORT,
     DealError,
@@ -27,8 +24,10 @@ from engine.deal import (
     deal_sequences,
     generate_coups,
 )
-from engine.errors import BaccaratError
-from engine.rules import TableRules
+from baccarat.errors import BaccaratError
+from baccarat.rules import TableRules
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 OUTCOME = {"B": BANKER, "P": PLAYER, "T": TIE}
 

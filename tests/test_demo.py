@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from baccarat.backtest import BacktestResult
+from baccarat.cli import app
+from baccarat.report import compare
+from baccarat.report.demo import DEMO_SHOES, DEMO_STRATEGIES, run_demo
 from typer.testing import CliRunner
-
-from engine.backtest import BacktestResult
-from engine.cli import app
-from engine.report import compare
-from engine.report.demo import DEMO_SHOES, DEMO_STRATEGIES, run_demo
 
 runner = CliRunner()
 

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from baccarat.backtest import RUN_FILE, SUMMARY_FILE, BacktestResult
+from baccarat.cli import app
+from baccarat.io.parquet import DATASET_FILE, LOCK_FILE, PLAN_FILE, read_coups
 from holders import mounted_tmpfs
 from typer.testing import CliRunner
-
-from engine.backtest import RUN_FILE, SUMMARY_FILE, BacktestResult
-from engine.cli import app
-from engine.io.parquet import DATASET_FILE, LOCK_FILE, PLAN_FILE, read_coups
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers", "1", "-q"]

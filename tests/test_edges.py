@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from engine.backtest import backtest
+from baccarat.backtest import backtest
 
 # Published exact 8-deck house edges, as fractions of the stake per hand.
 PUBLISHED = {"banker": 0.0106, "player": 0.0124, "tie": 0.1436}

@@ -10,12 +10,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat.backtest import backtest
+from baccarat.cards import NO_CARD
+from baccarat.cli import app
+from baccarat.coups import Coups
 from typer.testing import CliRunner
-
-from engine.backtest import backtest
-from engine.cards import NO_CARD
-from engine.cli import app
-from engine.coups import Coups
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -2,21 +2,20 @@
 
 Expected values are worked out apart from the replay: the full-shoe EV from the published
 house edge, and the remaining-cards EV from a card count kept here, coup by coup, from the
-coups table itself, priced by ``engine.odds.expected_values``.
+coups table itself, priced by ``baccarat.odds.expected_values``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.cards import VALUE_OF_CODE
-from engine.coups import coups_from_outcomes
-from engine.deal import generate_coups
-from engine.errors import BaccaratError
-from engine.odds import expected_values
-from engine.rules import TableRules
+from baccarat.backtest import backtest
+from baccarat.cards import VALUE_OF_CODE
+from baccarat.coups import coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.errors import BaccaratError
+from baccarat.odds import expected_values
+from baccarat.rules import TableRules
 
 BANKER_EDGE_8_DECKS = 0.010579  # published: Banker 1.0579% at 5% commission
 

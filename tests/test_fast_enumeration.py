@@ -1,7 +1,7 @@
 """The grouped enumeration against the path-by-path one it replaced, and against brute force.
 
-:mod:`engine.odds.enumeration` sums the third cards of every group of four-card deals from
-the group's moments; :mod:`engine.odds.reference` keeps the direct enumeration. Their
+:mod:`baccarat.odds.enumeration` sums the third cards of every group of four-card deals from
+the group's moments; :mod:`baccarat.odds.reference` keeps the direct enumeration. Their
 integer tallies must agree digit for digit (so every probability and EV to far better than
 1e-12) on every composition: random ones of 1 to 8 decks, depleted ones where whole values
 are gone and some hands cannot happen, and hand-built shoes of a few cards, which are also
@@ -16,10 +16,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine.odds import (
+from baccarat.odds import (
     BET_KINDS,
     EVENTS,
     ev_from_probabilities,
@@ -29,7 +26,7 @@ from engine.odds import (
     pair_probability,
     shoe_counts,
 )
-from engine.odds.enumeration import (
+from baccarat.odds.enumeration import (
     LANES,
     MIN_LANES,
     N_EVENTS,
@@ -37,8 +34,10 @@ from engine.odds.enumeration import (
     _tally_threads,
     sequences_total,
 )
-from engine.odds.reference import reference_tallies
-from engine.rules import TableRules
+from baccarat.odds.reference import reference_tallies
+from baccarat.rules import TableRules
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 RULES = [
     TableRules(),
@@ -207,7 +206,7 @@ def test_probabilities_of_a_batch_sum_to_one_and_match_single_rows() -> None:
 
 
 def test_batches_enumerate_each_distinct_composition_once_and_give_every_row_back() -> None:
-    from engine.odds.composition import distinct_rows
+    from baccarat.odds.composition import distinct_rows
 
     rng = np.random.default_rng(3)
     by_value = rng.integers(0, 5, size=(30, 10))
@@ -225,7 +224,7 @@ def test_batches_enumerate_each_distinct_composition_once_and_give_every_row_bac
 
 
 def test_the_counters_exact_ev_equals_the_reference_on_mid_shoe_compositions() -> None:
-    from strategies.builtins.counter import CompositionCache, exact_ev
+    from baccarat.strategies.selections.counting import CompositionCache, exact_ev
 
     rng = np.random.default_rng(11)
     shoe = np.repeat(np.arange(10), shoe_counts(8))
@@ -242,7 +241,7 @@ def test_the_counters_exact_ev_equals_the_reference_on_mid_shoe_compositions() -
 
 
 def test_batch_ev_through_the_cache_equals_the_batch_ev_without_it() -> None:
-    from engine.odds.cache import CompositionCache
+    from baccarat.odds.cache import CompositionCache
 
     rng = np.random.default_rng(5)
     full = shoe_counts(8)
@@ -257,13 +256,13 @@ def test_batch_ev_through_the_cache_equals_the_batch_ev_without_it() -> None:
     assert cache.misses == 30  # each distinct composition enumerated once, for every rule set
 
 
-# The polynomial path (engine.odds.polynomial): chosen events only, by matrix products.
+# The polynomial path (baccarat.odds.polynomial): chosen events only, by matrix products.
 
 
 def test_polynomial_coefficients_count_every_value_sequence_once() -> None:
     from math import factorial
 
-    from engine.odds.polynomial import _BASE7, coefficients
+    from baccarat.odds.polynomial import _BASE7, coefficients
 
     keys, tallies = coefficients()
     assert keys.size == 5005  # multisets of six of ten values: C(15, 6)
@@ -278,14 +277,14 @@ def test_polynomial_coefficients_count_every_value_sequence_once() -> None:
 @settings(max_examples=40, deadline=None)
 @given(batch=st.lists(compositions(), min_size=1, max_size=40))
 def test_polynomial_tallies_equal_the_reference_bit_for_bit(batch: list[np.ndarray]) -> None:
-    from engine.odds.polynomial import event_tallies
+    from baccarat.odds.polynomial import event_tallies
 
     rows = np.array(batch)
     np.testing.assert_array_equal(event_tallies(rows, range(N_EVENTS)), reference_tallies(rows))
 
 
 def test_polynomial_tallies_of_hand_built_shoes_and_chosen_events_equal_the_reference() -> None:
-    from engine.odds.polynomial import BLOCK, event_tallies
+    from baccarat.odds.polynomial import BLOCK, event_tallies
 
     rng = np.random.default_rng(17)
     full = shoe_counts(8)
@@ -299,7 +298,7 @@ def test_polynomial_tallies_of_hand_built_shoes_and_chosen_events_equal_the_refe
 
 
 def test_chosen_probabilities_are_the_enumerations_floats_and_nan_elsewhere() -> None:
-    from engine.odds.polynomial import MAX_CHOSEN, chosen_probabilities
+    from baccarat.odds.polynomial import MAX_CHOSEN, chosen_probabilities
 
     rows = np.array(HAND_BUILT + [list(shoe_counts(d)) for d in (1, 8)])
     full = event_probabilities(rows, parallel=False)
@@ -314,7 +313,7 @@ def test_chosen_probabilities_are_the_enumerations_floats_and_nan_elsewhere() ->
 
 
 def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> None:
-    from engine.odds.cache import CompositionCache
+    from baccarat.odds.cache import CompositionCache
 
     rng = np.random.default_rng(23)
     full = shoe_counts(8)
@@ -338,7 +337,7 @@ def test_the_cache_computes_the_events_asked_for_and_completes_them_later() -> N
 
 
 def test_batch_ev_of_chosen_kinds_through_the_cache_fills_those_columns_exactly() -> None:
-    from engine.odds.cache import CompositionCache
+    from baccarat.odds.cache import CompositionCache
 
     rng = np.random.default_rng(29)
     full = shoe_counts(8)
@@ -362,11 +361,11 @@ def test_counters_play_the_same_ledger_when_every_event_is_enumerated(
         variant: str, bets: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     # The counters ask for their kind's events only; forcing the enumeration of all seven
     # (the path before the polynomial) must give the same ledgers, float for float.
-    from engine.deal import generate_coups
-    from engine.odds import cache as cache_module
-    from engine.odds import polynomial
-    from engine.replay import replay
-    from strategies.builtins.counter import Counter
+    from baccarat.deal import generate_coups
+    from baccarat.odds import cache as cache_module
+    from baccarat.odds import polynomial
+    from baccarat.replay import replay
+    from baccarat.strategies.presets import CounterPreset as Counter
 
     rules = TableRules(variant=variant)
     coups = generate_coups(rules, 3, np.arange(12))
@@ -398,7 +397,7 @@ def test_counters_play_the_same_ledger_when_every_event_is_enumerated(
 
 
 def test_distinct_keys_by_hand() -> None:
-    from engine.odds.composition import distinct_keys
+    from baccarat.odds.composition import distinct_keys
 
     unique, first, inverse = distinct_keys(np.array([5, 3, 5, 1], dtype=np.int64))
     assert unique.tolist() == [1, 3, 5] and first.tolist() == [3, 1, 0]

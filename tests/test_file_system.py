@@ -12,11 +12,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from baccarat.backtest import RUN_FILE
+from baccarat.cli import app
 from holders import ROOT, leftovers, mounted_tmpfs, one_line, run_inputs
 from typer.testing import CliRunner
-
-from engine.backtest import RUN_FILE
-from engine.cli import app
 
 
 def cli(*args: str):

@@ -20,25 +20,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from baccarat.backtest import RUN_FILE, backtest, read_run_table
+from baccarat.bets import BET_KINDS, N_PAIR_STATES, NO_PAIR, classify_coups
+from baccarat.cli import app
+from baccarat.coups import Coups
+from baccarat.deal import generate_coups
+from baccarat.errors import StrategyFault
+from baccarat.fused import _POW2, _numpy_sum, deal_classes, fused_plan, run_coups
+from baccarat.ledger import ledger_table, sessions_table
+from baccarat.parallel import generate_dataset
+from baccarat.replay import SessionPolicy, replay
+from baccarat.rules import TableRules
+from baccarat.strategies.presets import MartingalePreset as Martingale
+from baccarat.strategies.registry import expand_spec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from engine.backtest import RUN_FILE, backtest, read_run_table
-from engine.bets import BET_KINDS, N_PAIR_STATES, NO_PAIR, classify_coups
-from engine.cli import app
-from engine.coups import Coups
-from engine.deal import generate_coups
-from engine.errors import StrategyFault
-from engine.fused import _POW2, _numpy_sum, deal_classes, fused_plan, run_coups
-from engine.ledger import ledger_table, sessions_table
-from engine.parallel import generate_dataset
-from engine.replay import SessionPolicy, replay
-from engine.rules import TableRules
-from strategies.builtins.progressions import Martingale
-from strategies.registry import expand_spec
-
-backtest_module = importlib.import_module("engine.backtest")  # engine.backtest: the function
+backtest_module = importlib.import_module("baccarat.backtest")  # baccarat.backtest: the function
 
 #: A user's selection, written as a plugin: the replay plays it, beside compiled parts.
 CHOOSY = str(Path(__file__).parent / "data" / "choosy_selection.py")
@@ -350,10 +349,10 @@ def test_the_summary_from_memory_is_the_summary_of_the_parts(fused: bool, batch:
 
 def test_road_features_are_what_the_replays_road_state_shows():
     """Before every coup, each derived road's latest mark and the marks a Banker and a
-    Player win would add, as ``engine.roads.RoadState`` shows them to a road follower,
+    Player win would add, as ``baccarat.roads.RoadState`` shows them to a road follower,
     with the roads starting afresh at each shoe (ties, long dragons and short shoes)."""
-    from engine.fused import road_features
-    from engine.roads import RoadState
+    from baccarat.fused import road_features
+    from baccarat.roads import RoadState
 
     rng = np.random.default_rng(5)
     outcomes = rng.choice(3, size=3000, p=[0.44, 0.45, 0.11]).astype(np.int8)
@@ -499,7 +498,7 @@ def test_any_combination_of_parts_and_rules_gives_the_replays_sessions(
 def test_with_the_ledger_any_combination_writes_the_replays_ledger_byte_for_byte(
         shoes: Coups, parts: list[tuple[str, str, str]], first: int, session_shoes: int,
         bankroll: float, chip: float | None, below_min: str):
-    """The ledger-on fused path: each configuration's ledger rows (``engine.ledger``'s,
+    """The ledger-on fused path: each configuration's ledger rows (``baccarat.ledger``'s,
     from the grids the kernel kept) are the replay's, the same bytes column by column."""
     specs = list(dict.fromkeys(compose(*p) for p in parts))
     configs = [config for spec in specs for config in expand_spec(spec)]

@@ -13,12 +13,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from baccarat.cli import app
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import parquet_files, read_coups, read_metadata
+from baccarat.rules import TableRules
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.deal import generate_coups
-from engine.io.parquet import parquet_files, read_coups, read_metadata
-from engine.rules import TableRules
 
 runner = CliRunner()
 
@@ -186,7 +185,7 @@ def test_without_workers_a_small_job_runs_in_this_process_as_the_help_says(
     """``--workers`` left out: fewer than 10,000 shoes are dealt in this process (a pool
     would take longer to start than the job), more on every core, as ``--help`` says and
     as ``backtest`` does."""
-    import engine.parallel as parallel
+    import baccarat.parallel as parallel
 
     asked: list[int] = []
 

@@ -13,11 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from engine.cards import NO_CARD, VALUE_OF_CODE, parse_card
-from engine.coups import BANKER, PLAYER, TIE, Coups
-from engine.deal import generate_coups
-from engine.io.importers import (
+from baccarat.cards import NO_CARD, VALUE_OF_CODE, parse_card
+from baccarat.coups import BANKER, PLAYER, TIE, Coups
+from baccarat.deal import generate_coups
+from baccarat.io.importers import (
     FORMATS,
     ImportDataError,
     InvalidCoupError,
@@ -26,9 +25,9 @@ from engine.io.importers import (
     import_files,
     writers,
 )
-from engine.io.parquet import write_coups
-from engine.rules import TableRules
-from engine.shoe import shuffled_shoes
+from baccarat.io.parquet import write_coups
+from baccarat.rules import TableRules
+from baccarat.shoe import shuffled_shoes
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 OUTCOME = {"B": BANKER, "P": PLAYER, "T": TIE}

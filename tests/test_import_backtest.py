@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from baccarat.cli import app
 from typer.testing import CliRunner
-
-from engine.cli import app
 
 runner = CliRunner()
 # S2's second coup breaks the drawing rules (banker 4 must draw when player stands on 6)

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cli import app
+from baccarat.coups import BANKER, PLAYER
+from baccarat.io.importers import InvalidCoupError, import_files
+from baccarat.io.importers.importer import ImportReport
+from baccarat.io.parquet import read_coups
+from baccarat.rules import TableRules
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.coups import BANKER, PLAYER
-from engine.io.importers import InvalidCoupError, import_files
-from engine.io.importers.importer import ImportReport
-from engine.io.parquet import read_coups
-from engine.rules import TableRules
 
 runner = CliRunner()
 

@@ -10,18 +10,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cli import app
+from baccarat.coups import BANKER, PLAYER, TIE, Coups
+from baccarat.deal import generate_coups
+from baccarat.io.importers import ImportDataError, InvalidCoupError, import_files
+from baccarat.io.importers.importer import ImportReport
+from baccarat.io.importers.layout import parse_mapping
+from baccarat.io.importers.readers import ReadOptions
+from baccarat.io.importers.writers import card_text
+from baccarat.io.parquet import read_coups
+from baccarat.rules import TableRules
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.coups import BANKER, PLAYER, TIE, Coups
-from engine.deal import generate_coups
-from engine.io.importers import ImportDataError, InvalidCoupError, import_files
-from engine.io.importers.importer import ImportReport
-from engine.io.importers.layout import parse_mapping
-from engine.io.importers.readers import ReadOptions
-from engine.io.importers.writers import card_text
-from engine.io.parquet import read_coups
-from engine.rules import TableRules
 
 runner = CliRunner()
 NAMES = np.array(["Banker", "Player", "Tie"], dtype=object)
@@ -158,7 +157,7 @@ def test_lists_of_shoes_of_coup_records_and_of_cards(tmp_path: Path) -> None:
     got = import_files([path], options=mapped)
     np.testing.assert_array_equal(got.cards, coups.cards)
     assert len(got.shoe_ids()) == 2
-    from engine.io.importers.writers import dealing_order
+    from baccarat.io.importers.writers import dealing_order
     cards = [list(card_text(seq[None, :])[0]) for seq in dealing_order(coups)]
     got = import_files([write(tmp_path / "seq.json", json.dumps(cards))])
     np.testing.assert_array_equal(got.cards, coups.cards)
@@ -290,7 +289,7 @@ def test_no_reader_writes_beside_the_users_file(tmp_path: Path) -> None:
         db.execute("CREATE TABLE games (shoe_id INT, winner TEXT)")
         db.executemany("INSERT INTO games VALUES (1, ?)", [(w,) for w in NAMES[coups.outcome]])
     db.close()
-    from engine.io.importers import writers
+    from baccarat.io.importers import writers
 
     writers.write_xlsx(coups, source / "book.xlsx", "hands", coup=True)
     writers.write_csv(coups, source / "c.csv", "cards")
@@ -324,7 +323,7 @@ def test_content_decides_whatever_the_columns_are_called(
     """Any dataset written in a layout whose content decides every field imports the same
     with its columns renamed c1, c2, ...: cards (the rules tell the hands apart, and with
     them the totals), hands, or outcomes with a shoe label and coup numbers."""
-    from engine.io.importers import writers
+    from baccarat.io.importers import writers
 
     coups = generate_coups(TableRules.model_validate({}), 5, np.arange(first, first + shoes))
     coups.label = np.array([f"shoe-{s - first + 1}" for s in coups.shoe], dtype=object)
@@ -373,7 +372,7 @@ def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
     """With the whole-document size set to nothing and blocks of 97 bytes, every JSON shape
     is read a batch of elements at a time, cut across blocks anywhere (inside strings with
     brackets and escaped quotes too), to the same coups and places as read whole."""
-    from engine.io.importers import jsonstream
+    from baccarat.io.importers import jsonstream
 
     odd = write(tmp_path / "odd.jsonl", "\n".join(json.dumps(
         {"shoe": 'S"1] \\', "note": "[{", "winner": w}) for w in "BPPTB") + "\n")
@@ -447,7 +446,7 @@ def _brackets_by_hand(text: bytes) -> list[tuple[int, bool, int]]:
 def test_the_bracket_scan_agrees_with_a_byte_by_byte_walk(value: object,
                                                          cuts: list[int]) -> None:
     """Strings full of brackets, quotes and backslashes, cut into blocks anywhere."""
-    from engine.io.importers.jsonstream import _Scan, scan_block
+    from baccarat.io.importers.jsonstream import _Scan, scan_block
 
     text = json.dumps([value, {"x": value}], indent=1).encode()
     state, got, at = _Scan(), [], 0
@@ -464,7 +463,7 @@ def test_the_bracket_scan_agrees_with_a_byte_by_byte_walk(value: object,
 def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 7 rows give the same coups, labels and row numbers as one block."""
-    from engine.io.importers import sheets
+    from baccarat.io.importers import sheets
 
     names = ["scorecard.xlsx", "scraper.sqlite", "two-outcome-columns.sqlite"]
     whole = [import_files([DATA / name]) for name in names]
@@ -493,7 +492,7 @@ def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
     (["0.51", "0.44"], "numbers"),
 ])
 def test_a_columns_content_in_words(values: list[str], words: str) -> None:
-    from engine.io.importers.profile import profile_column
+    from baccarat.io.importers.profile import profile_column
 
     assert profile_column(np.array(values, dtype=object)).kind_words() == words
 

@@ -15,12 +15,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-from engine.deal import generate_coups
-from engine.io.importers import ImportDataError, import_files, stream, writers
-from engine.io.importers.dataset import import_dataset
-from engine.io.parquet import parquet_files, read_coups
-from engine.rules import TableRules
+from baccarat.deal import generate_coups
+from baccarat.io.importers import ImportDataError, import_files, stream, writers
+from baccarat.io.importers.dataset import import_dataset
+from baccarat.io.parquet import parquet_files, read_coups
+from baccarat.rules import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +47,7 @@ def run_measured(code: str, folder: Path) -> tuple[int, str, float]:
 def _import_in_child(path: Path, out: Path) -> tuple[int, str, float]:
     """Run ``baccarat import`` on ``path`` in a new process: exit code, stderr, and the
     child's peak memory in MB."""
-    code = ("from engine.cli import app; "
+    code = ("from baccarat.cli import app; "
             f"app(['import', {str(path)!r}, '--out', {str(out)!r}, '--quiet'], "
             "prog_name='baccarat')")
     return run_measured(code, out.parent)

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.coups import Coups
+from baccarat.deal import generate_coups
+from baccarat.io.importers import import_files, writers
+from baccarat.rules import TableRules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine.coups import Coups
-from engine.deal import generate_coups
-from engine.io.importers import import_files, writers
-from engine.rules import TableRules
 
 RULES = TableRules.model_validate({})
 SHAPES = ("csv-cards", "csv-hands", "csv-outcomes", "tsv-words", "json-nested", "json-flat",

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cli import app
+from baccarat.coups import BANKER, PLAYER, TIE
+from baccarat.io.importers import ImportDataError, detect_format, import_files, read_records
+from baccarat.io.importers.layout import parse_mapping
+from baccarat.io.importers.readers import ReadOptions
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.coups import BANKER, PLAYER, TIE
-from engine.io.importers import ImportDataError, detect_format, import_files, read_records
-from engine.io.importers.layout import parse_mapping
-from engine.io.importers.readers import ReadOptions
 
 runner = CliRunner()
 
@@ -376,8 +375,8 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def dealt(first: int, shoes: int = 1):  # noqa: ANN201 - a Coups
-    from engine.deal import generate_coups
-    from engine.rules import TableRules
+    from baccarat.deal import generate_coups
+    from baccarat.rules import TableRules
 
     return generate_coups(TableRules.model_validate({}), 2026, np.arange(first, first + shoes))
 
@@ -434,7 +433,7 @@ def test_samples_hold_the_dealt_shoes() -> None:
 def test_slips_sample() -> None:
     with pytest.raises(ImportDataError, match=r"^2 problems in the recorded coups"):
         import_files([DATA / "slips.csv"])
-    from engine.io.importers.importer import ImportReport
+    from baccarat.io.importers.importer import ImportReport
 
     report = ImportReport()
     got = import_files([DATA / "slips.csv"], keep_invalid=True, report=report)

@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from baccarat.cli import app
+from baccarat.parallel import FAULT_ENV
 from holders import ENV, ROOT, finish, gone_within, session_members, wait_until
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.parallel import FAULT_ENV
 
 #: Each command's run (4 chunks of 10 shoes, two workers) and the folder of its parts.
 RUNS = {
@@ -41,7 +40,7 @@ def test_ctrl_c_with_a_part_staged_leaves_no_temporary_and_resumes(tmp_path: Pat
     args, parts = RUNS[command]
     out = tmp_path / "out"
     child = subprocess.Popen(
-        [sys.executable, "-c", "from engine.cli import app; app(prog_name='baccarat')",
+        [sys.executable, "-c", "from baccarat.cli import app; app(prog_name='baccarat')",
          *args, "--out", str(out)], cwd=ROOT, env={**ENV, FAULT_ENV: "1:hang"},
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -69,8 +68,8 @@ def test_an_interrupted_claim_clears_what_its_workers_staged(tmp_path: Path, res
     """Whether the run started the folder or resumed it, an interruption clears the staged
     parts in it (they are never taken as parts) and keeps the finished ones; a user's own
     temporary in a folder the claim refused is left alone."""
-    from engine.errors import Interrupted
-    from engine.io.parquet import OutputExistsError, owned_output
+    from baccarat.errors import Interrupted
+    from baccarat.io.parquet import OutputExistsError, owned_output
 
     folder = tmp_path / "run"
     plan = {"job": "test"}
@@ -101,10 +100,9 @@ def test_a_task_whose_run_is_over_keeps_no_staged_part(tmp_path: Path):
     after the run released the folder, or after another run took it: the part is
     removed, never left staged."""
     import pyarrow as pa
-
-    from engine.errors import BaccaratError
-    from engine.io.owner import OutputLock
-    from engine.io.parquet import write_part
+    from baccarat.errors import BaccaratError
+    from baccarat.io.owner import OutputLock
+    from baccarat.io.parquet import write_part
 
     folder = tmp_path / "run"
     (folder / "sessions.parquet").mkdir(parents=True)

@@ -12,14 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
-
-from engine.bets import BET_KINDS
-from engine.coups import OUTCOME_LABELS, Coups
-from engine.deal import generate_coups
-from engine.ledger import ledger_table
-from engine.replay import ConfigLedger, SessionGrid, SessionPolicy, replay
-from engine.rules import TableRules
-from strategies.registry import expand_spec
+from baccarat.bets import BET_KINDS
+from baccarat.coups import OUTCOME_LABELS, Coups
+from baccarat.deal import generate_coups
+from baccarat.ledger import ledger_table
+from baccarat.replay import ConfigLedger, SessionGrid, SessionPolicy, replay
+from baccarat.rules import TableRules
+from baccarat.strategies.registry import expand_spec
 
 KINDS = list(BET_KINDS)
 

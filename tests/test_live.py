@@ -14,22 +14,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cards import parse_card
+from baccarat.cli import app
+from baccarat.coups import BANKER, PLAYER, TIE
+from baccarat.errors import BaccaratError
+from baccarat.io.importers import import_files
+from baccarat.io.owner import OutputBusyError, OutputExistsError
+from baccarat.live.entry import Burn, Coup, EntryError, NewShoe, Undo, parse_line
+from baccarat.live.journal import Journal, JournalError
+from baccarat.live.scorecard import Scorecard
+from baccarat.live.screen import View, cards_section, plain_screen
+from baccarat.live.session import CardsLeft, LiveSession
+from baccarat.live.systems import make_systems
+from baccarat.roads import all_roads
+from baccarat.rules import TableRules
 from typer.testing import CliRunner
-
-from engine.cards import parse_card
-from engine.cli import app
-from engine.coups import BANKER, PLAYER, TIE
-from engine.errors import BaccaratError
-from engine.io.importers import import_files
-from engine.io.owner import OutputBusyError, OutputExistsError
-from engine.live.entry import Burn, Coup, EntryError, NewShoe, Undo, parse_line
-from engine.live.journal import Journal, JournalError
-from engine.live.scorecard import Scorecard
-from engine.live.screen import View, cards_section, plain_screen
-from engine.live.session import CardsLeft, LiveSession
-from engine.live.systems import make_systems
-from engine.roads import all_roads
-from engine.rules import TableRules
 
 runner = CliRunner()
 
@@ -222,7 +221,7 @@ def test_cards_a_shoe_no_longer_holds_are_refused(tmp_path: Path) -> None:
 
 
 def test_cards_left_and_ev_come_from_the_odds_engine(tmp_path: Path) -> None:
-    from engine.odds import expected_values
+    from baccarat.odds import expected_values
 
     rules = TableRules(decks=2, variant="ez")
     session = new_session(tmp_path / "ez.csv", rules)
@@ -344,8 +343,8 @@ def test_plain_is_driven_through_stdin(tmp_path: Path) -> None:
 
 def test_plain_screen_shows_roads_and_asks_as_words() -> None:
     # shoe BBPBP: the hand-drawn asks of tests/test_roads_ask.py
-    from engine.live.session import Tallies
-    from engine.roads import outcomes_from_labels
+    from baccarat.live.session import Tallies
+    from baccarat.roads import outcomes_from_labels
 
     roads = all_roads(outcomes_from_labels("BBPBP"))
     view = View(shoe=1, rules_label="8 decks", tallies=Tallies(5, 3, 2, 0, 0, 0), roads=roads,
@@ -377,7 +376,7 @@ def test_without_out_each_session_gets_a_file_of_its_own(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import datetime
 
-    from engine.cli.live import default_out
+    from baccarat.cli.live import default_out
 
     monkeypatch.chdir(tmp_path)
     # a user's file under the name the minute gives: the next free name, the file untouched

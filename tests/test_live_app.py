@@ -23,21 +23,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cards import LABEL_OF_CODE, RANK_OF_CODE
+from baccarat.coups import BANKER, OUTCOME_LABELS, PLAYER, Coups
+from baccarat.deal import generate_coups
+from baccarat.io.importers import import_files
+from baccarat.live.app import LiveApp
+from baccarat.live.journal import Journal
+from baccarat.live.scorecard import Scorecard
+from baccarat.live.screen import percent
+from baccarat.live.session import LiveSession
+from baccarat.live.systems import make_systems
+from baccarat.odds import bets_offered, expected_values
+from baccarat.roads import BLUE, NO_MARK, RED, big_road, derived_grid, derived_road
+from baccarat.rules import TableRules
 from textual import events
-
-from engine.cards import LABEL_OF_CODE, RANK_OF_CODE
-from engine.coups import BANKER, OUTCOME_LABELS, PLAYER, Coups
-from engine.deal import generate_coups
-from engine.io.importers import import_files
-from engine.live.app import LiveApp
-from engine.live.journal import Journal
-from engine.live.scorecard import Scorecard
-from engine.live.screen import percent
-from engine.live.session import LiveSession
-from engine.live.systems import make_systems
-from engine.odds import bets_offered, expected_values
-from engine.roads import BLUE, NO_MARK, RED, big_road, derived_grid, derived_road
-from engine.rules import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = TableRules()
@@ -240,7 +239,7 @@ def test_killed_mid_shoe_and_resumed_with_nothing_lost(tmp_path: Path) -> None:
            "PYTHONPATH": str(ROOT)}
     pid, fd = pty.fork()
     if pid == 0:  # the app, full screen in a pseudo-terminal
-        os.execvpe(sys.executable, [sys.executable, "-m", "engine.cli", "live", "--out",
+        os.execvpe(sys.executable, [sys.executable, "-m", "baccarat.cli", "live", "--out",
                                     str(path), "-s", "flat"], env)
     try:
         deadline = time.monotonic() + 60
@@ -254,7 +253,7 @@ def test_killed_mid_shoe_and_resumed_with_nothing_lost(tmp_path: Path) -> None:
                 _read(fd, 0.05)
         assert _coups_in(path) == len(keys)
         # while it runs, the file has one owner
-        second = subprocess.run([sys.executable, "-m", "engine.cli", "live", "--plain",
+        second = subprocess.run([sys.executable, "-m", "baccarat.cli", "live", "--plain",
                                  "--resume", str(path)], input="b\n", capture_output=True,
                                 text=True, env=env, cwd=ROOT, timeout=120)
         assert second.returncode == 2
@@ -264,7 +263,7 @@ def test_killed_mid_shoe_and_resumed_with_nothing_lost(tmp_path: Path) -> None:
         os.waitpid(pid, 0)
         os.close(fd)
     # resumed as plain text, two coups more, then interrupted (Ctrl-C) while it waits
-    resumed = subprocess.Popen([sys.executable, "-m", "engine.cli", "live", "--plain",
+    resumed = subprocess.Popen([sys.executable, "-m", "baccarat.cli", "live", "--plain",
                                 "--resume", str(path), "-s", "flat"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, cwd=ROOT)

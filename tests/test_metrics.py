@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from engine.metrics import SUMMARY_METRICS, edge_verdict, summarize, tail_mean, wilson_interval
+from baccarat.metrics import SUMMARY_METRICS, edge_verdict, summarize, tail_mean, wilson_interval
 
 
 def sessions(nets: list[float], ruined=None, busted=None) -> pd.DataFrame:
@@ -120,7 +119,7 @@ def test_a_rarely_betting_system_s_interval_holds_its_true_edge_95_times_in_100(
     """300 sessions, each with one Player bet of 10 one time in 20 (about 15 bets): over
     4,000 such runs the 95% interval holds the true edge 95% of the time (it held it 92%
     of the time measured around the realized edge)."""
-    from engine.metrics import ratio_interval
+    from baccarat.metrics import ratio_interval
 
     rng = np.random.default_rng(1)
     p_win = 0.4932  # the Player's, ties left out

@@ -19,11 +19,10 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-
-from engine import native
-from engine.backtest import backtest, read_run_table
-from engine.fused import _deal_classes
-from engine.fused_play import play_systems
+from baccarat import native
+from baccarat.backtest import backtest, read_run_table
+from baccarat.fused import _deal_classes
+from baccarat.fused_play import play_systems
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +38,7 @@ def test_a_fresh_process_plays_the_fused_path_without_numba(tmp_path: Path):
     assert native.refused == {}  # built (or loaded) here: the fused kernels are native
     script = textwrap.dedent(f"""
         import json, sys
-        from engine.backtest import backtest, read_run_table
+        from baccarat.backtest import backtest, read_run_table
         result = backtest(strategies={specs!r}, shoes=60, seed=4, ledger=False,
                           out={str(tmp_path / "there")!r})
         rows = read_run_table(result.folder, "sessions").to_pydict()
@@ -57,7 +56,7 @@ def test_a_stored_dataset_plays_without_numba_too(tmp_path: Path):
     """Over stored coups (search's datasets, ``backtest --coups``) the fused path classes
     the coups and finds the sessions natively as well: a pool for a run without the
     ledger forks its workers from a server that never set numba up."""
-    from engine.parallel import generate_dataset
+    from baccarat.parallel import generate_dataset
 
     generate_dataset(tmp_path / "coups", shoes=30, seed=8, workers=1)
     specs = ["flat", "streak:n=2 | martingale | stop:win=50,loss=200,per=shoe"]
@@ -66,7 +65,7 @@ def test_a_stored_dataset_plays_without_numba_too(tmp_path: Path):
     assert native.refused == {}
     script = textwrap.dedent(f"""
         import json, sys
-        from engine.backtest import backtest, read_run_table
+        from baccarat.backtest import backtest, read_run_table
         result = backtest({str(tmp_path / "coups")!r}, {specs!r}, session_shoes=2,
                           ledger=False, out={str(tmp_path / "there")!r})
         rows = read_run_table(result.folder, "sessions").to_pydict()
@@ -90,9 +89,9 @@ def test_native_code_gives_numbas_figures(tmp_path: Path, monkeypatch: pytest.Mo
 def test_native_coup_classes_are_numbas(monkeypatch: pytest.MonkeyPatch):
     """Every class of coup (naturals, third cards, pairs, a Banker 6; cards missing,
     totals missing) comes out the same from the native kernel as from numba's."""
-    from engine.bets import classify_coups
-    from engine.deal import generate_coups
-    from engine.rules import TableRules
+    from baccarat.bets import classify_coups
+    from baccarat.deal import generate_coups
+    from baccarat.rules import TableRules
 
     coups = generate_coups(TableRules(), 5, np.arange(20, dtype=np.int64))
     cards = coups.cards.copy()
@@ -121,7 +120,7 @@ def make_module(folder: Path, name: str, source: str) -> ModuleType:
 
 KERNELS = """
     import numpy as np
-    from engine.jit import njit
+    from baccarat.jit import njit
 
     STEP = {step}
 
@@ -200,7 +199,7 @@ def test_ctrl_c_while_a_kernel_is_built_or_loaded_comes_after_it():
     import signal
     import time
 
-    from engine.jit import interrupts_held
+    from baccarat.jit import interrupts_held
 
     done = []
     with pytest.raises(KeyboardInterrupt):
@@ -220,9 +219,8 @@ def test_ctrl_c_while_numba_sets_up_its_target_comes_after_it(monkeypatch):
     import signal
     import time
 
+    from baccarat.jit import prepare_numba
     from numba.core.registry import cpu_target
-
-    from engine.jit import prepare_numba
 
     refresh = type(cpu_target.target_context).refresh
     done = []

@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from baccarat.cli import app
+from baccarat.cli.new_strategy import names_for
+from baccarat.strategy_check import check_strategy
+from baccarat.testing import make_one_strategy, play
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.cli.new_strategy import names_for
-from engine.strategy_check import check_strategy
-from engine.testing import make_one_strategy, play
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]

@@ -16,12 +16,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from engine import backtest
-from engine.coups import coups_from_outcomes
-from engine.errors import BaccaratError
-from engine.testing import play
-from strategies.registry import expand_spec
+from baccarat import backtest
+from baccarat.coups import coups_from_outcomes
+from baccarat.errors import BaccaratError
+from baccarat.strategies.registry import expand_spec
+from baccarat.testing import play
 
 #: The ten systems, as they are written right.
 TEN_SYSTEMS = [
@@ -110,8 +109,8 @@ def test_a_missing_plugin_file_gets_the_closest_file(tmp_path: Path, monkeypatch
 
 PLUGINS = '''
 import numpy as np
-from strategies.parts import BANKER, Selection
-from strategies.simple import SimpleSelection
+from baccarat.strategies.parts import BANKER, Selection
+from baccarat.strategies.simple import SimpleSelection
 
 
 class Greedy(Selection):
@@ -195,7 +194,7 @@ def test_a_plugin_part_with_a_mistake_is_one_line_naming_its_method(plugins: Pat
 
 
 def test_a_misspelt_session_rule_choice_gets_the_closest_one():
-    from engine.replay import SessionPolicy
+    from baccarat.replay import SessionPolicy
 
     with pytest.raises(BaccaratError, match=r"'raised': expected raise or skip or stop "
                                             r"\(did you mean 'raise'\?\)$"):
@@ -208,7 +207,7 @@ def test_a_plugin_importing_the_kit_from_a_wrong_module_is_shown_where_it_is(tmp
     path.write_text("from engine.strategies import Selection\n")
     with pytest.raises(BaccaratError, match=r"^strategy file .*guess\.py failed to import: No "
                                             r"module named 'engine\.strategies' \(the plugin "
-                                            r"kit: from strategies\.base import Strategy, .*"
-                                            r"from strategies\.parts import Selection, Staking"
-                                            r".*`baccarat new-strategy NAME` writes"):
+                                            r"kit is one import: from baccarat\.strategies "
+                                            r"import SimpleStrategy, Strategy, Selection, "
+                                            r"Staking.*`baccarat new-strategy NAME` writes"):
         expand_spec(f"{path}:Guess | martingale")

@@ -1,4 +1,4 @@
-"""No command ends in a traceback: every command of ``engine.cli.COMMANDS`` (those added
+"""No command ends in a traceback: every command of ``baccarat.cli.COMMANDS`` (those added
 later included) is given a non-Parquet, an empty and a binary file wherever it takes a
 file, and is interrupted (Ctrl-C: SIGINT to its process group) at 0.5, 1 and 2 s of a run
 that works. Each ends with its output, one ``error:`` line or one ``interrupted`` line;
@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 import typer.main
-
-from engine.cli import COMMANDS, app
+from baccarat.cli import COMMANDS, app
 
 ROOT = Path(__file__).resolve().parents[1]
 INTERRUPTS = (0.5, 1.0, 2.0)
@@ -132,7 +131,7 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> list[Job]:
     for sample in ("coups-cards.csv", "scorecard.txt"):
         shutil.copy(ROOT / "data" / sample, inputs / sample)
     shutil.copy(ROOT / "data" / "generated-8deck-200.parquet", inputs / "sample.parquet")
-    from engine.backtest import backtest
+    from baccarat.backtest import backtest
 
     backtest(shoes=40, seed=1, strategies=["flat", "martingale"], out=inputs / "run",
              ledger=False)

@@ -8,15 +8,14 @@ import importlib
 import sys
 from pathlib import Path
 
+import baccarat
 import numpy as np
 import pandas as pd
 import pytest
-
-import engine
-from engine import Run, Session, backtest, compare, generate, import_files, odds, report
-from engine.api import in_python_words
-from engine.io.parquet import read_coups
-from engine.replay import SessionPolicy
+from baccarat import Run, Session, backtest, compare, generate, import_files, odds, report
+from baccarat.api import in_python_words
+from baccarat.io.parquet import read_coups
+from baccarat.replay import SessionPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,9 +32,9 @@ def test_one_import_gives_the_notebook_names_and_tab_completion_lists_them() -> 
     assert callable(compare) and callable(report) and hasattr(odds, "house_edges")
     for name in ("backtest", "generate", "import_files", "compare", "report", "odds",
                  "Session", "Run", "TableRules"):
-        assert name in dir(engine), name
-    package = sys.modules["engine.report"] if "engine.report" in sys.modules else \
-        importlib.import_module("engine.report")
+        assert name in dir(baccarat), name
+    package = sys.modules["baccarat.report"] if "baccarat.report" in sys.modules else \
+        importlib.import_module("baccarat.report")
     assert {"compare", "write_report", "load_run"} <= set(dir(package))
 
 
@@ -129,7 +128,7 @@ def test_the_bankroll_curve_by_hand() -> None:
       BBBB  109.5 119.0  128.5  138.0
     A stopped session keeps its final bankroll, so at coup 4 the three sessions stand at
     109.0, 80.0 and 138.0 (the ledger's pivot there holds only the last: 138)."""
-    from engine.coups import coups_from_outcomes
+    from baccarat.coups import coups_from_outcomes
 
     result = backtest(coups_from_outcomes(["BPB", "PPPP", "BBBB"]), ["flat"],
                       session=Session(bankroll=100, stop_loss=20))

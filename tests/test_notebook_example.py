@@ -41,8 +41,8 @@ def test_the_example_notebook_runs_and_shows_the_results(tmp_path: Path) -> None
     # of 250 shoes, each played by the compiled path in one call (in tests/test_parallel.py
     # replayed chunks report within themselves)
     notebook.cells.insert(0, nbformat.v4.new_code_cell(
-        "import importlib, engine.progress\nengine.progress.NotebookBar.EVERY = 0\n"
-        "importlib.import_module('engine.backtest').DEFAULT_CHUNK_SHOES = 250"))
+        "import importlib, baccarat.progress\nbaccarat.progress.NotebookBar.EVERY = 0\n"
+        "importlib.import_module('baccarat.backtest').DEFAULT_CHUNK_SHOES = 250"))
     client = CountingClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})
     client.execute()

@@ -16,8 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-from engine.odds import (
+from baccarat.odds import (
     BET_KINDS,
     OddsError,
     bets_offered,
@@ -35,7 +34,7 @@ from engine.odds import (
     shoe_rank_counts,
     values_from_ranks,
 )
-from engine.rules import TableRules
+from baccarat.rules import TableRules
 
 EIGHT = shoe_rank_counts(8)
 

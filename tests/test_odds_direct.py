@@ -1,4 +1,4 @@
-"""The numpy enumeration (``engine.odds.direct``) gives the compiled kernel's integers.
+"""The numpy enumeration (``baccarat.odds.direct``) gives the compiled kernel's integers.
 
 ``baccarat odds`` evaluates one composition; numpy does it in milliseconds without
 loading numba. It must agree with the kernel to the last integer on every composition,
@@ -17,10 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.odds import outcome_combinations, shoe_counts
-from engine.odds.direct import direct_tallies
-from engine.odds.enumeration import EVENTS
+from baccarat.odds import outcome_combinations, shoe_counts
+from baccarat.odds.direct import direct_tallies
+from baccarat.odds.enumeration import EVENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,8 +101,8 @@ def test_small_shoes_match_every_permutation_dealt(shoe):
 
 def test_a_fresh_process_prices_a_shoe_without_loading_numba():
     code = ("import json, sys\n"
-            "from engine.odds import house_edges, outcome_probabilities, shoe_rank_counts\n"
-            "from engine.rules import TableRules\n"
+            "from baccarat.odds import house_edges, outcome_probabilities, shoe_rank_counts\n"
+            "from baccarat.rules import TableRules\n"
             "p = outcome_probabilities(shoe_rank_counts(8))\n"
             "e = house_edges(TableRules())\n"
             "print(json.dumps({'numba': 'numba' in sys.modules, 'banker': p.banker,\n"

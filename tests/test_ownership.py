@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from baccarat.cli import app
+from baccarat.io.owner import Claim, OutputExistsError, claim_output, lock_path
+from baccarat.io.parquet import read_coups
 from holders import (
     ROOT,
     finish,
@@ -34,10 +37,6 @@ from holders import (
     wait_until,
 )
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.io.owner import Claim, OutputExistsError, claim_output, lock_path
-from engine.io.parquet import read_coups
 
 
 def cli(*args: str):
@@ -144,10 +143,9 @@ def _scorecard(path: Path, shoes: int, seed: int) -> Path:
     """A scorecard of ``shoes`` generated shoes, one per line (big enough that importing it
     takes a while)."""
     import numpy as np
-
-    from engine.deal import generate_coups
-    from engine.io.importers.writers import write_scorecard
-    from engine.rules import TableRules
+    from baccarat.deal import generate_coups
+    from baccarat.io.importers.writers import write_scorecard
+    from baccarat.rules import TableRules
 
     coups = generate_coups(TableRules(), seed, np.arange(shoes, dtype=np.int64))
     return write_scorecard(coups, path)
@@ -231,7 +229,7 @@ def test_a_claim_renames_into_place_only_what_it_expected(tmp_path: Path):
 CLAIMS = """
 import json, sys, time
 from pathlib import Path
-from engine.io.parquet import owned_output
+from baccarat.io.parquet import owned_output
 base, rounds, start, me = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 results = []
 for r in range(rounds):

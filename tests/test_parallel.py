@@ -18,9 +18,7 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from same_files import assert_same_files
-
-from engine.backtest import (
+from baccarat.backtest import (
     LEDGER_FILE,
     RUN_FILE,
     SESSIONS_FILE,
@@ -29,12 +27,13 @@ from engine.backtest import (
     backtest,
     read_run_table,
 )
-from engine.deal import generate_coups
-from engine.errors import BaccaratError, StrategyFault
-from engine.io.parquet import read_coups, read_metadata
-from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
-from engine.rules import TableRules
-from strategies.base import Strategy, Table, Wager
+from baccarat.deal import generate_coups
+from baccarat.errors import BaccaratError, StrategyFault
+from baccarat.io.parquet import read_coups, read_metadata
+from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Strategy, Table, Wager
+from same_files import assert_same_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,7 +111,7 @@ def test_the_summary_from_the_parts_agrees_with_the_sessions(reference: Path):
 
 def test_the_summary_is_the_same_read_one_configuration_at_a_time(reference: Path,
                                                                   monkeypatch):
-    module = importlib.import_module("engine.backtest")  # engine.backtest is the function
+    module = importlib.import_module("baccarat.backtest")  # baccarat.backtest is the function
 
     configs = module.resolve_strategies(SPECS)
     grouped = module.summarize_run(reference, configs, TableRules())
@@ -277,7 +276,7 @@ def test_read_run_table_reads_one_configuration(reference: Path):
 
 WRONG_SHAPE_PLUGIN = '''
 import numpy as np
-from strategies.base import Strategy, Wager
+from baccarat.strategies.base import Strategy, Wager
 
 
 class WrongShape(Strategy):
@@ -313,7 +312,7 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
 #: what each of three tasks on a 2-worker pool finds imported before it touches anything.
 _WORKERS_MODULES = """
 import json, sys
-from engine.parallel import Backend
+from baccarat.parallel import Backend
 
 probe = ("sorted(m for m in ('numba', 'numba.np.npyimpl', 'numba.np.arraymath') "
          "if m in __import__('sys').modules)")
@@ -332,7 +331,7 @@ def _workers_modules(numba: bool) -> list[list[str]]:
 
 def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
     """For jobs whose kernels run through numba (generating, the replay, the ledger), the
-    fork server sets numba up once (``engine.numba_preload``), so a worker runs its first
+    fork server sets numba up once (``baccarat.numba_preload``), so a worker runs its first
     kernel without importing numba and its compiler's registries first: both are in the
     worker's modules before its task has touched anything."""
     assert _workers_modules(numba=True) == [
@@ -352,8 +351,8 @@ def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
     script = textwrap.dedent(f"""
         import json, sys
         from multiprocessing import forkserver
-        import engine.cli.common as common
-        import engine.parallel as parallel
+        import baccarat.cli.common as common
+        import baccarat.parallel as parallel
 
         started = []
         warm = common.warm_pool
@@ -361,7 +360,7 @@ def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
             warm(*args, **kwargs)
             started.append(forkserver._forkserver._forkserver_pid)
         common.warm_pool = watched
-        import engine.cli.backtest as command
+        import baccarat.cli.backtest as command
         command.warm_pool = watched
         servers = []
         new_pool = parallel.Backend._new_pool
@@ -370,7 +369,7 @@ def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
             servers.append(forkserver._forkserver._forkserver_pid)
             return made
         parallel.Backend._new_pool = pool
-        from engine.cli import app
+        from baccarat.cli import app
         try:
             app(["backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers",
                  "2", "--ledger", "none", "--out", {str(tmp_path / "run")!r}, "-q"],
@@ -396,7 +395,7 @@ def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
     (None, None, None, 2**20, False),      # a small one
 ])
 def test_which_jobs_start_a_fork_server_first(workers, scheduler, shoes, size, expected):
-    from engine.fork_server import default_workers, likely_pool
+    from baccarat.fork_server import default_workers, likely_pool
 
     if default_workers() < 2:
         pytest.skip("one core: no pool is ever started")

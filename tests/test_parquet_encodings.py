@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-from engine.backtest import backtest
-from engine.io.parquet import column_encodings, dictionary_columns, write_part
+from baccarat.backtest import backtest
+from baccarat.io.parquet import column_encodings, dictionary_columns, write_part
 
 
 def encodings(path: Path) -> dict[str, set[str]]:

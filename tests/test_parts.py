@@ -13,16 +13,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.coups import coups_from_outcomes
-from engine.deal import generate_coups
-from engine.replay import SessionPolicy
-from engine.rules import TableRules
-from engine.testing import play
-from strategies.base import Strategy, Table, Wager
-from strategies.registry import StrategyError, expand_spec, spec_space
-from strategies.system import System
+from baccarat.backtest import backtest
+from baccarat.coups import coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.replay import SessionPolicy
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Strategy, Table, Wager
+from baccarat.strategies.registry import StrategyError, expand_spec, spec_space
+from baccarat.strategies.system import System
+from baccarat.testing import play
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ledger_fingerprints import fingerprints  # noqa: E402
@@ -179,7 +178,7 @@ def test_skip_first_and_after_ties_by_hand():
 
 def ends(spec: str, shoes: list[str], **policy: object) -> list[tuple[int, str, float]]:
     """(coups played, stop reason, net) of each session of ``spec`` over ``shoes``."""
-    from engine.coups import coups_from_outcomes
+    from baccarat.coups import coups_from_outcomes
 
     result = backtest(coups_from_outcomes(shoes), [spec], **policy)  # type: ignore[arg-type]
     sessions = result.sessions
@@ -270,7 +269,7 @@ def test_progress_moves_with_the_sessions_of_a_chunk_played_here():
 # --------------------------------------------------------------------------- plugins
 
 TEN_LINES = '''
-from strategies.simple import SimpleSelection
+from baccarat.strategies.simple import SimpleSelection
 
 
 class AfterTwoPlayers(SimpleSelection):
@@ -313,7 +312,7 @@ def test_a_ten_line_selection_with_three_staking_plans_by_hand(tmp_path: Path, s
 def test_a_plugin_selection_that_ends_its_session_and_one_that_picks_nonsense(
         tmp_path: Path):
     (tmp_path / "quitter.py").write_text('''
-from strategies.simple import STOP, SimpleSelection
+from baccarat.strategies.simple import STOP, SimpleSelection
 
 
 class QuitAhead(SimpleSelection):
@@ -348,8 +347,8 @@ FINITE_SYSTEMS = [
 @pytest.mark.parametrize("variant", ["standard", "ez"])
 def test_every_finite_part_declares_the_states_it_plays(variant: str):
     # The declared states (strategies/finite_state.py), walked along the same coups as the
-    # composed system's play, give the stakes it placed (engine.risk's own check).
-    from engine.risk.verify import declaration_mismatches
+    # composed system's play, give the stakes it placed (baccarat.risk's own check).
+    from baccarat.risk.verify import declaration_mismatches
 
     configs = [expand_spec(spec)[0] for spec in FINITE_SYSTEMS]
     found = declaration_mismatches(configs, TableRules(variant=variant), shoes=24)
@@ -357,9 +356,8 @@ def test_every_finite_part_declares_the_states_it_plays(variant: str):
 
 
 def test_strategies_lists_the_parts_by_kind_and_their_state():
+    from baccarat.cli import app
     from typer.testing import CliRunner
-
-    from engine.cli import app
 
     text = CliRunner().invoke(app, ["strategies"], env={"COLUMNS": "100"}).output
     for title in ("Strategies (one name each", "Selections: when and what to bet",

@@ -16,12 +16,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.coups import OUTCOME_LABELS
-from engine.deal import generate_coups
-from engine.replay import SessionPolicy
-from engine.rules import TableRules
+from baccarat.backtest import backtest
+from baccarat.coups import OUTCOME_LABELS
+from baccarat.deal import generate_coups
+from baccarat.replay import SessionPolicy
+from baccarat.rules import TableRules
 
 sys.path.insert(0, str(Path(__file__).parent))
 import parts_reference as ref  # noqa: E402

@@ -19,22 +19,21 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from baccarat.backtest import LEDGER_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat.cli import app
+from baccarat.io.datasets import DatasetChanged
+from baccarat.io.parquet import PART_LOG, PLAN_FILE, accept_part, part_record
+from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from holders import finish, lock_holders, one_line, spawn, wait_until
 from same_files import assert_same_files
 from typer.testing import CliRunner
-
-from engine.backtest import LEDGER_FILE, SESSIONS_FILE, BacktestResult, backtest
-from engine.cli import app
-from engine.io.datasets import DatasetChanged
-from engine.io.parquet import PART_LOG, PLAN_FILE, accept_part, part_record
-from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 
 DELAY_ENV = "SLOW_STRATEGY_SECONDS_PER_COUP"
 SLOW = f'''
 import os
 import time
 import numpy as np
-from strategies.base import Strategy, Table, Wager
+from baccarat.strategies.base import Strategy, Table, Wager
 
 
 class Slow(Strategy):
@@ -182,7 +181,7 @@ def test_a_dataset_written_while_it_is_read_whole_is_refused(datasets, tmp_path:
                                                             monkeypatch):
     """analyze, roads and trace read a dataset whole: a part that a program taking no lock
     rewrites during that read (here cp, started as the read begins) is said, not mixed."""
-    import engine.io.parquet as parquet
+    import baccarat.io.parquet as parquet
 
     coups = copy_of(datasets["a"], tmp_path)
     real = parquet.pq.read_table
@@ -252,8 +251,8 @@ def test_a_part_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path
                                                                   monkeypatch):
     """The order of what reaches the disk: the part's bytes, its log line, the rename,
     then the folder's entry (so after a power loss a part under its final name is whole)."""
-    import engine.io.owner as owner
-    import engine.io.parquet as parquet
+    import baccarat.io.owner as owner
+    import baccarat.io.parquet as parquet
 
     events: list[str] = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -306,7 +305,7 @@ def test_search_holds_its_dataset_for_its_whole_life(tmp_path: Path, monkeypatch
     replaced it, and the split and the play were over two datasets)."""
     import importlib
 
-    search_run = importlib.import_module("engine.search.run")  # engine.search: the function
+    search_run = importlib.import_module("baccarat.search.run")  # baccarat.search: the function
 
     coups = tmp_path / "coups"
     generate_dataset(coups, shoes=6, seed=1)

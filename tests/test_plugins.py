@@ -8,14 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.coups import coups_from_outcomes
-from strategies.registry import StrategyError, expand_spec, load_class, register
+from baccarat.backtest import backtest
+from baccarat.coups import coups_from_outcomes
+from baccarat.strategies.registry import StrategyError, expand_spec, load_class, register
 
 PLUGIN_SOURCE = textwrap.dedent('''
     import numpy as np
-    from strategies.base import Strategy, Wager
+    from baccarat.strategies.base import Strategy, Wager
 
     class PlayerAfterBanker(Strategy):
         """Bet Player after a Banker win."""
@@ -101,8 +100,7 @@ def test_grid_expansion():
 
 
 def test_duplicate_registration_refused():
-    from strategies.builtins import progressions  # noqa: F401
-    from strategies.registry import builtin_strategies
+    from baccarat.strategies.registry import builtin_strategies
 
     flat = builtin_strategies()["flat"]
 
@@ -127,7 +125,7 @@ def test_simple_and_array_forms_give_identical_ledgers():
 
 UNNAMED_SOURCE = textwrap.dedent('''
     import numpy as np
-    from strategies.base import Strategy, Wager
+    from baccarat.strategies.base import Strategy, Wager
 
     class EVPlayerAfterBanker(Strategy):
         """Bet Player after a Banker win (no name given)."""
@@ -137,7 +135,7 @@ UNNAMED_SOURCE = textwrap.dedent('''
 ''')
 
 FLAT_IMPOSTOR = textwrap.dedent('''
-    from strategies.base import SimpleStrategy
+    from baccarat.strategies.base import SimpleStrategy
 
     class MyFlat(SimpleStrategy):
         """Flat on Player, under the built-in flat's name."""
@@ -162,7 +160,7 @@ def test_a_module_plugin_under_a_builtin_name_is_refused_naming_both(
     (tmp_path / "impostor_mod.py").write_text(FLAT_IMPOSTOR)
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(StrategyError, match=r"^impostor_mod:MyFlat is named 'flat', which is "
-                       r"already strategies\.presets\.Flat; give MyFlat another "
+                       r"already baccarat\.strategies\.presets\.Flat; give MyFlat another "
                        r"`name = \.\.\.`"):
         expand_spec("impostor_mod:MyFlat")
 
@@ -205,20 +203,20 @@ def test_an_installed_plugin_under_a_builtin_name_is_refused_naming_both(
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(StrategyError, match=r"the installed plugin ep_builtin_mod:"
                        r"PlayerAfterBanker \(package shadow-plugin\) is named 'martingale', "
-                       r"which is the built-in strategies\.presets\.Martingale"):
+                       r"which is the built-in baccarat\.strategies\.presets\.Martingale"):
         load_class("flat")
 
 
 def test_a_plugin_installed_or_removed_after_a_lookup_is_seen_and_otherwise_read_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Installed entry points are read once and kept while nothing on ``sys.path`` changes
-    (engine.entry_points): a package installed or removed afterwards (its folder's time
+    (baccarat.entry_points): a package installed or removed afterwards (its folder's time
     changes) is seen at the next lookup. The folder's times are set back, as for a
     folder last changed a while ago."""
     import sys
     from importlib import metadata
 
-    import engine.entry_points as entry_points
+    import baccarat.entry_points as entry_points
 
     def settle(seconds_ago: float) -> None:
         then = entry_points.time.time() - seconds_ago
@@ -262,7 +260,7 @@ def test_a_plugin_installed_or_removed_after_a_lookup_is_seen_and_otherwise_read
 TYPED_SOURCE = textwrap.dedent('''
     from typing import Literal
 
-    from strategies.base import SimpleStrategy
+    from baccarat.strategies.base import SimpleStrategy
 
     class Typed(SimpleStrategy):
         """Parameters of every kind."""
@@ -311,7 +309,7 @@ def test_plugin_grids_and_refusals_parse_like_builtins(tmp_path: Path):
 
 NUMPY_FIELD_SOURCE = textwrap.dedent('''
     import numpy as np
-    from strategies.base import SimpleStrategy
+    from baccarat.strategies.base import SimpleStrategy
 
     class Remembers(SimpleStrategy):
         history: np.ndarray = None   # a field type pydantic cannot check
@@ -338,7 +336,7 @@ def test_a_plugin_that_fails_to_import_is_reported_in_one_line(tmp_path: Path):
     (a link, a hint): the error keeps its first, the one that says what is wrong."""
     path = tmp_path / "streaky.py"
     path.write_text(textwrap.dedent('''
-        from strategies.base import SimpleStrategy
+        from baccarat.strategies.base import SimpleStrategy
 
         class Streaky(SimpleStrategy):
             history = []
@@ -356,7 +354,7 @@ def test_a_plugin_that_fails_to_import_is_reported_in_one_line(tmp_path: Path):
 def test_a_simple_strategy_without_bet_names_the_method_it_has_instead(tmp_path: Path):
     path = tmp_path / "misnamed.py"
     path.write_text(textwrap.dedent('''
-        from strategies.base import SimpleStrategy
+        from baccarat.strategies.base import SimpleStrategy
 
         class Misnamed(SimpleStrategy):
             def decide(self, view):
@@ -365,7 +363,7 @@ def test_a_simple_strategy_without_bet_names_the_method_it_has_instead(tmp_path:
             def _helper(self):
                 return 1
     '''))
-    from engine.errors import StrategyFault
+    from baccarat.errors import StrategyFault
 
     with pytest.raises(StrategyFault) as err:
         backtest(coups_from_outcomes(["BPB"]), [f"{path}:Misnamed"])

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.strategy_check import check_strategy
-from engine.testing import make_one_strategy
-from strategies.randomness import TableRandom
+from baccarat.backtest import backtest
+from baccarat.strategies.randomness import TableRandom
+from baccarat.strategy_check import check_strategy
+from baccarat.testing import make_one_strategy
 
 PLUGIN = textwrap.dedent('''
     import numpy as np
-    from strategies.base import SimpleStrategy, Strategy, Wager
+    from baccarat.strategies.base import SimpleStrategy, Strategy, Wager
 
 
     class CoinFlip(Strategy):

@@ -6,14 +6,13 @@ import inspect
 
 import numpy as np
 import pytest
+from baccarat.backtest import backtest
+from baccarat.coups import coups_from_outcomes
+from baccarat.replay import SessionPolicy, StrategyFault
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Strategy, Table, Wager
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.backtest import backtest
-from engine.coups import coups_from_outcomes
-from engine.replay import SessionPolicy, StrategyFault
-from engine.rules import TableRules
-from strategies.base import Strategy, Table, Wager
 
 
 class Scripted(Strategy):
@@ -288,7 +287,7 @@ def test_many_configurations_play_the_same_shoes_independently():
 
 
 def test_rule_variants_side_by_side_over_the_same_shoes():
-    from engine.replay import replay
+    from baccarat.replay import replay
 
     coups = coups_from_outcomes(["TBT"])
     configs = [Scripted(stakes=[10] * 3, kind="tie"), Scripted(stakes=[10] * 3, kind="tie")]
@@ -299,7 +298,7 @@ def test_rule_variants_side_by_side_over_the_same_shoes():
 
 
 def test_a_bet_the_table_does_not_offer_is_refused():
-    from engine.deal import generate_coups
+    from baccarat.deal import generate_coups
 
     coups = generate_coups(TableRules(), 1, np.arange(2))
     with pytest.raises(StrategyFault, match="dragon7 is not offered under 8 decks, standard"):

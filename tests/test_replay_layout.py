@@ -10,14 +10,13 @@ numbered from anywhere.
 from __future__ import annotations
 
 import numpy as np
+from baccarat.bets import classify_coups
+from baccarat.coups import Coups
+from baccarat.deal import generate_coups
+from baccarat.replay import _StepMajor, session_grid, session_start_rows, session_starts
+from baccarat.rules import TableRules
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.bets import classify_coups
-from engine.coups import Coups
-from engine.deal import generate_coups
-from engine.replay import _StepMajor, session_grid, session_start_rows, session_starts
-from engine.rules import TableRules
 
 
 def numpy_grid(shoe: np.ndarray, session_shoes: int) -> np.ndarray:

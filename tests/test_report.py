@@ -13,14 +13,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from baccarat.backtest import backtest
+from baccarat.cli import app
+from baccarat.metrics import SUMMARY_METRICS
+from baccarat.report import Run, render_report, write_report
+from baccarat.report.curves import bankroll_fans, ruin_curve
+from baccarat.report.figures import bin_edges
 from typer.testing import CliRunner
-
-from engine.backtest import backtest
-from engine.cli import app
-from engine.metrics import SUMMARY_METRICS
-from engine.report import Run, render_report, write_report
-from engine.report.curves import bankroll_fans, ruin_curve
-from engine.report.figures import bin_edges
 
 runner = CliRunner()
 MAX_BYTES = 5_000_000
@@ -209,9 +208,8 @@ def test_a_step_histogram_counts_and_frames_like_bars() -> None:
     """The report's histograms are one filled outline (quicker to draw than a bar per bin):
     the counts by hand, and the same axes limits as matplotlib's bars."""
     import matplotlib.pyplot as plt
+    from baccarat.report.figures import step_histogram
     from matplotlib.patches import StepPatch
-
-    from engine.report.figures import step_histogram
 
     values = np.array([0.0, 0.5, 1.0, 2.0, 2.5, 2.9])
     fig, (bars, outline) = plt.subplots(1, 2)

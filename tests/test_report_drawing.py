@@ -19,15 +19,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.deal import generate_coups
-from engine.io.parquet import write_coups
-from engine.report import figures
-from engine.report.analysis_section import analysis_section
-from engine.report.drawing import WORKERS_VARIABLE, FigureDrawer, default_workers
-from engine.report.html import figure_count, render_report, write_report
-from engine.rules import TableRules
+from baccarat.backtest import backtest
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import write_coups
+from baccarat.report import figures
+from baccarat.report.analysis_section import analysis_section
+from baccarat.report.drawing import WORKERS_VARIABLE, FigureDrawer, default_workers
+from baccarat.report.html import figure_count, render_report, write_report
+from baccarat.rules import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]
 _FOOTER = re.compile(r"<footer.*?</footer>", re.S)  # it carries the minute of writing
@@ -57,9 +56,9 @@ def run2(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 _ON_WORKERS = """
 import json, sys
-from engine.report.analysis_section import analysis_section
-from engine.report.drawing import FigureDrawer
-from engine.report.html import render_report
+from baccarat.report.analysis_section import analysis_section
+from baccarat.report.drawing import FigureDrawer
+from baccarat.report.html import render_report
 
 run, page, analysis = sys.argv[1:4]
 results = {}
@@ -94,9 +93,8 @@ print(json.dumps(results))
 @pytest.fixture(scope="module")
 def analysis_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``baccarat analyze`` of 20 shoes: a section of more than ten figures."""
+    from baccarat.cli import app
     from typer.testing import CliRunner
-
-    from engine.cli import app
 
     folder = tmp_path_factory.mktemp("drawing")
     path = write_coups(generate_coups(TableRules(), 1, np.arange(20)),

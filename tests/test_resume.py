@@ -15,21 +15,20 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from same_files import assert_same_files, output_files
-from typer.testing import CliRunner
-
-from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
-from engine.cli import app
-from engine.errors import BaccaratError
-from engine.io.parquet import (
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat.cli import app
+from baccarat.errors import BaccaratError
+from baccarat.io.parquet import (
     DATASET_FILE,
     PLAN_FILE,
     IncompleteOutputError,
     OutputExistsError,
     read_coups,
 )
-from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
-from strategies.base import Strategy, Table, Wager
+from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.strategies.base import Strategy, Table, Wager
+from same_files import assert_same_files, output_files
+from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The run every test here interrupts: 20 chunks of 50 shoes (a chunk number up to 19 and
@@ -48,7 +47,7 @@ def cli(*args: str):
 def spawn(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``baccarat ARGS`` in a child process (its own process group, so it can be killed
     with its workers)."""
-    code = "from engine.cli import app; app(prog_name='baccarat')"
+    code = "from baccarat.cli import app; app(prog_name='baccarat')"
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,
                             env={**os.environ, **(env or {})}, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -7,13 +7,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-from engine.bets import BET_KINDS, PAIR, payout_table
-from engine.odds import outcome_combinations, pair_probability, shoe_counts, shoe_rank_counts
-from engine.odds.enumeration import EVENTS
-from engine.risk.coups import class_tallies, exact, exact_payouts
-from engine.risk.shoes import shoe_lengths
-from engine.rules import TableRules
+from baccarat.bets import BET_KINDS, PAIR, payout_table
+from baccarat.odds import outcome_combinations, pair_probability, shoe_counts, shoe_rank_counts
+from baccarat.odds.enumeration import EVENTS
+from baccarat.risk.coups import class_tallies, exact, exact_payouts
+from baccarat.risk.shoes import shoe_lengths
+from baccarat.rules import TableRules
 
 
 @pytest.mark.parametrize("decks", [1, 6, 8])
@@ -72,7 +71,7 @@ def test_a_rule_is_the_number_it_is_written_as() -> None:
 
 
 def test_shoe_lengths_match_dealt_shoes() -> None:
-    from engine.deal import generate_coups
+    from baccarat.deal import generate_coups
 
     rules = TableRules(decks=1)
     lengths = shoe_lengths(rules)

@@ -8,14 +8,13 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-
-from engine.risk.coups import exact
-from engine.risk.machine import RiskError, TableCut, finite_system
-from engine.risk.verify import declaration_mismatches
-from engine.rules import TableRules
-from strategies.base import Result, Strategy, Table, Wager
-from strategies.finite_state import FiniteStrategy, not_finite_reason
-from strategies.registry import builtin_strategies, expand_spec
+from baccarat.risk.coups import exact
+from baccarat.risk.machine import RiskError, TableCut, finite_system
+from baccarat.risk.verify import declaration_mismatches
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Result, Strategy, Table, Wager
+from baccarat.strategies.finite_state import FiniteStrategy, not_finite_reason
+from baccarat.strategies.registry import builtin_strategies, expand_spec
 
 FINITE_SPECS = [
     "flat", "flat:side=tie", "martingale", "martingale:max_doublings=3,side=player",

@@ -11,21 +11,20 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-
-from engine.bets import KIND_INDEX
-from engine.coups import coups_from_outcomes
-from engine.odds import outcome_probabilities, shoe_counts
-from engine.replay import STOP_REASONS, SessionPolicy, replay
-from engine.risk.chain import BY_SHOE, PHASES, SessionChain, _Run
-from engine.risk.exact import exact_risk, from_chain
-from engine.rules import TableRules
-from strategies.base import Result, Table
-from strategies.parts import END, Selection
-from strategies.registry import expand_spec
+from baccarat.bets import KIND_INDEX
+from baccarat.coups import coups_from_outcomes
+from baccarat.odds import outcome_probabilities, shoe_counts
+from baccarat.replay import STOP_REASONS, SessionPolicy, replay
+from baccarat.risk.chain import BY_SHOE, PHASES, SessionChain, _Run
+from baccarat.risk.exact import exact_risk, from_chain
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Result, Table
+from baccarat.strategies.parts import END, Selection
+from baccarat.strategies.registry import expand_spec
 
 BANKER = KIND_INDEX["banker"]
 
-ODDS = outcome_probabilities(shoe_counts(8))  # from the odds engine, not engine.risk
+ODDS = outcome_probabilities(shoe_counts(8))  # from the odds engine, not baccarat.risk
 P_OUTCOME = {"B": ODDS.banker, "P": ODDS.player, "T": ODDS.tie}
 
 
@@ -215,7 +214,7 @@ def _mode_result(spec: str, rules: TableRules, policy: SessionPolicy, mode: str)
 
 
 def test_sessions_of_one_shoe_last_as_long_as_a_shoe() -> None:
-    from engine.risk.shoes import shoe_lengths
+    from baccarat.risk.shoes import shoe_lengths
 
     lengths = shoe_lengths(TableRules())
     risk = exact_risk("flat:side=player", TableRules(), SessionPolicy(bankroll=10_000))
@@ -256,8 +255,8 @@ class QuitAfterAWin(Selection):
 
 
 def test_a_selection_that_ends_the_session_matches_the_replay() -> None:
-    from strategies.registry import expand_spec as expand
-    from strategies.system import System
+    from baccarat.strategies.registry import expand_spec as expand
+    from baccarat.strategies.system import System
 
     staking = expand("always | martingale:max_doublings=2")[0].parts().staking
     system = System(selection=QuitAfterAWin(), staking=staking)
@@ -283,7 +282,7 @@ def test_a_selection_that_ends_the_session_matches_the_replay() -> None:
 
 
 def test_per_shoe_stop_rules_are_refused_with_the_reason() -> None:
-    from engine.risk.machine import RiskError
+    from baccarat.risk.machine import RiskError
 
     with pytest.raises(RiskError, match="per-shoe stop rules"):
         exact_risk("martingale", TableRules(), SessionPolicy(shoe_stop_loss=100))

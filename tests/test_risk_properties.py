@@ -7,15 +7,14 @@ from __future__ import annotations
 import math
 
 import pytest
+from baccarat.replay import SessionPolicy
+from baccarat.risk.backward import NotBackward, risk_curve
+from baccarat.risk.exact import exact_risk
+from baccarat.risk.machine import TooManyStates
+from baccarat.rules import TableRules
+from baccarat.strategies.registry import expand_spec
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from engine.replay import SessionPolicy
-from engine.risk.backward import NotBackward, risk_curve
-from engine.risk.exact import exact_risk
-from engine.risk.machine import TooManyStates
-from engine.rules import TableRules
-from strategies.registry import expand_spec
 
 SPECS = ["flat", "flat:side=player", "martingale", "martingale:max_doublings=2,side=player",
          "grand_martingale", "paroli:target_wins=2", "dalembert:unit=5", "fibonacci",

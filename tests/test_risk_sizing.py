@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.odds import outcome_probabilities, shoe_counts
-from engine.replay import SessionPolicy
-from engine.risk.backward import NotBackward, risk_curve
-from engine.risk.exact import exact_risk
-from engine.risk.sizing import sessions_risk, size_bankroll, size_base
-from engine.rules import TableRules
-from strategies.registry import expand_spec
+from baccarat.odds import outcome_probabilities, shoe_counts
+from baccarat.replay import SessionPolicy
+from baccarat.risk.backward import NotBackward, risk_curve
+from baccarat.risk.exact import exact_risk
+from baccarat.risk.sizing import sessions_risk, size_bankroll, size_base
+from baccarat.rules import TableRules
+from baccarat.strategies.registry import expand_spec
 
 ODDS = outcome_probabilities(shoe_counts(8))
 B, P, T = ODDS.banker, ODDS.player, ODDS.tie
@@ -97,7 +96,7 @@ def test_base_stake_for_two_coups_of_flat_player_by_hand() -> None:
 
 
 def test_the_command_sizes_from_the_risk_against_every_bankroll() -> None:
-    from engine.risk.job import RiskJob, run_risk
+    from baccarat.risk.job import RiskJob, run_risk
 
     job = RiskJob(["flat:side=player"], TableRules(), SessionPolicy(bankroll=100), 2, check=0,
                   size=("ruin", 0.25))

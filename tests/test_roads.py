@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine.coups import BANKER, PLAYER, TIE
-from engine.errors import BaccaratError
-from engine.roads import (
+from baccarat.coups import BANKER, PLAYER, TIE
+from baccarat.errors import BaccaratError
+from baccarat.roads import (
     BLUE,
     RED,
     BigRoad,
@@ -27,6 +24,8 @@ from engine.roads import (
     layout,
     outcomes_from_labels,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 B, P, T = BANKER, PLAYER, TIE
 

@@ -15,12 +15,9 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine.coups import BANKER, PLAYER, TIE
-from engine.errors import BaccaratError
-from engine.roads import (
+from baccarat.coups import BANKER, PLAYER, TIE
+from baccarat.errors import BaccaratError
+from baccarat.roads import (
     BLUE,
     NO_MARK,
     RED,
@@ -31,6 +28,8 @@ from engine.roads import (
     derived_road,
     outcomes_from_labels,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 B, P, T = BANKER, PLAYER, TIE
 R, U, N = RED, BLUE, NO_MARK  # U: blue
@@ -129,8 +128,8 @@ def test_ask_marks_are_the_marks_the_next_decision_adds(seq: list[int]) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(shoes, min_size=1, max_size=5))
 def test_road_state_and_strategy_views_ask_the_same(sessions: list[list[int]]) -> None:
-    from engine.rules import TableRules
-    from strategies.base import SessionRoads, TableRoads, TableState
+    from baccarat.rules import TableRules
+    from baccarat.strategies.base import SessionRoads, TableRoads, TableState
 
     n = len(sessions)
     width = max(len(s) for s in sessions)

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from engine.errors import BaccaratError
-from engine.rules import RulesError, TableRules, load_rules, rules_from_mapping
+from baccarat.errors import BaccaratError
+from baccarat.rules import RulesError, TableRules, load_rules, rules_from_mapping
 
 
 def test_defaults_are_the_printed_standard_game():

@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
-
-from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
-from engine.cli import app
-from engine.errors import BaccaratError
-from engine.io.parquet import (
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat.cli import app
+from baccarat.errors import BaccaratError
+from baccarat.io.parquet import (
     LOCK_FILE,
     PLAN_FILE,
     FolderLock,
@@ -27,8 +25,9 @@ from engine.io.parquet import (
     OutputExistsError,
     accept_part,
 )
-from engine.parallel import FAULT_ENV, ChunkFailed, generate_dataset
-from engine.report.runs import load_run
+from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.report.runs import load_run
+from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +57,7 @@ def holder(tmp_path: Path):
     interrupted: plan and one part), as a live run would."""
     out = tmp_path / "run"
     interrupted_run(out, shoes=30, failing_chunk=1)
-    code = ("import sys, time; from pathlib import Path; from engine.io.parquet import "
+    code = ("import sys, time; from pathlib import Path; from baccarat.io.parquet import "
             "FolderLock; lock = FolderLock(Path(sys.argv[1])); lock.acquire(); "
             "print('locked', flush=True); time.sleep(60)")
     child = subprocess.Popen([sys.executable, "-c", code, str(out)], cwd=ROOT,
@@ -182,7 +181,7 @@ def test_force_replaces_a_run_folder_of_ours(tmp_path: Path):
 
 
 def test_workers_beyond_the_cores_are_capped_with_a_note(tmp_path: Path):
-    from engine.parallel import default_workers
+    from baccarat.parallel import default_workers
 
     cores = default_workers()
     out = tmp_path / "run"

@@ -8,17 +8,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat.analysis.reference import reference_coups
+from baccarat.backtest import backtest
+from baccarat.cli import app
+from baccarat.coups import Coups, coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import write_coups
+from baccarat.rules import TableRules
+from baccarat.search import SearchResult, search
 from test_backtest_cli import cli, flat
 from typer.testing import CliRunner
-
-from engine.analysis.reference import reference_coups
-from engine.backtest import backtest
-from engine.cli import app
-from engine.coups import Coups, coups_from_outcomes
-from engine.deal import generate_coups
-from engine.io.parquet import write_coups
-from engine.rules import TableRules
-from engine.search import SearchResult, search
 
 runner = CliRunner()
 
@@ -96,7 +95,7 @@ def test_the_table_is_stored_and_read_back(planted: SearchResult) -> None:
 
 
 def test_the_figures_are_the_backtest_s(planted: SearchResult) -> None:
-    from engine.backtest import BacktestResult
+    from baccarat.backtest import BacktestResult
 
     assert planted.path is not None
     run = BacktestResult.load(planted.path / "run").summary.set_index("spec")
@@ -116,13 +115,13 @@ def test_walk_forward_chooses_only_on_earlier_shoes(tmp_path: Path) -> None:
     assert [f["choose_shoes"] for f in folds] == [[[0, 14]], [[0, 29]], [[0, 44]]]
     assert [f["evaluate_shoes"] for f in folds] == [[[15, 29]], [[30, 44]], [[45, 59]]]
     assert result.document["split"]["out"]["sessions"] == 45
-    from engine.search.result import fold_lines
+    from baccarat.search.result import fold_lines
 
     lines = fold_lines(result.document["split"], result.document["metric"])
     assert lines[0].startswith("Fold 1: chosen on shoes 0-14, ")
     assert "; checked on shoes 15-29: " in lines[0] and len(lines) == 3
     # each fold's choice is the best on its own choosing shoes, recomputed from the run
-    from engine.backtest import read_run_table
+    from baccarat.backtest import read_run_table
 
     sessions = read_run_table(tmp_path / "s" / "run", columns=[
         "config", "session", "net", "wagered", "expected_net"]).to_pandas()
@@ -319,7 +318,7 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
 
 def test_an_interrupted_search_names_no_temporary_and_leaves_nothing(shoes: Path,
                                                                     tmp_path: Path) -> None:
-    from engine.errors import Interrupted
+    from baccarat.errors import Interrupted
 
     def stop(stage: str, sessions: int, coups: int) -> None:
         if stage == "fair datasets":
@@ -334,7 +333,7 @@ def test_an_interrupted_search_names_no_temporary_and_leaves_nothing(shoes: Path
 
 NEGATIVE_STAKE = """
 import numpy as np
-from strategies.base import Strategy, Wager
+from baccarat.strategies.base import Strategy, Wager
 
 
 class Negative(Strategy):
@@ -367,8 +366,8 @@ def test_a_missing_dataset_is_one_line(tmp_path: Path) -> None:
 def test_the_dataset_is_pinned_for_the_whole_search(tmp_path: Path) -> None:
     # while the fair datasets play (after the observed shoes' own backtest has ended), a
     # writer of ours asked to replace the dataset is refused, naming this process
-    from engine.errors import BaccaratError
-    from engine.parallel import generate_dataset
+    from baccarat.errors import BaccaratError
+    from baccarat.parallel import generate_dataset
 
     data = tmp_path / "coups.parquet"
     generate_dataset(data, shoes=8, seed=3)
@@ -406,9 +405,9 @@ def test_any_file_import_reads_is_searched(tmp_path: Path) -> None:
 
 
 def test_the_python_face_takes_session_and_run(shoes: Path, tmp_path: Path) -> None:
-    from engine import Run, Session
-    from engine import search as face
-    from engine.errors import BaccaratError
+    from baccarat import Run, Session
+    from baccarat import search as face
+    from baccarat.errors import BaccaratError
 
     result = face(shoes, ["flat", "streak:n=1..2"], holdout=0.0, reps=100,
                   session=Session(bankroll=300, stop_loss=50, session_shoes=2),
@@ -430,11 +429,11 @@ def test_the_python_face_takes_session_and_run(shoes: Path, tmp_path: Path) -> N
 
 
 def test_chunks_come_in_whole_rounds_of_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.parallel
-    from engine.search.run import chunk_shoes
-    from engine.search.space import Space
+    import baccarat.parallel
+    from baccarat.search.run import chunk_shoes
+    from baccarat.search.space import Space
 
-    monkeypatch.setattr(engine.parallel, "default_workers", lambda: 2)  # a 2-core machine
+    monkeypatch.setattr(baccarat.parallel, "default_workers", lambda: 2)  # a 2-core machine
 
     configs = list(Space(["flat:side=[banker,player]", "martingale:max_doublings=3..7"]))
     rules = TableRules()
@@ -483,7 +482,7 @@ def test_the_report_needs_runs_or_a_search(tmp_path: Path) -> None:
 
 
 def test_the_null_reads_the_metric_s_direction() -> None:
-    from engine.search.null import NullResult
+    from baccarat.search.null import NullResult
 
     null = NullResult(np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4, dtype=np.int64), 0, True)
     # higher is better: two fair bests reach 2.5 -> (2 + 1) / (4 + 1); lower: two at or below
@@ -508,7 +507,7 @@ def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> No
 
 
 def test_the_null_sentences_read_right_either_side_of_zero() -> None:
-    from engine.search.result import null_sentences
+    from baccarat.search.result import null_sentences
 
     metric = {"name": "edge_over_expected", "title": "Realized - expected edge",
               "fmt": "{:+.3%}", "higher": True}

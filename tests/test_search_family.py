@@ -9,15 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat.backtest import backtest
+from baccarat.cli import app
+from baccarat.metrics import Z95
+from baccarat.report.compare import compare
+from baccarat.report.stats import paired_difference, welch_difference
+from baccarat.search.family import edge_p_values, family_edge_verdicts
 from test_backtest_cli import flat
 from typer.testing import CliRunner
-
-from engine.backtest import backtest
-from engine.cli import app
-from engine.metrics import Z95
-from engine.report.compare import compare
-from engine.report.stats import paired_difference, welch_difference
-from engine.search.family import edge_p_values, family_edge_verdicts
 
 runner = CliRunner()
 
@@ -56,7 +55,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_edge_p_value_is_the_verdict_s_test(runs: Path) -> None:
-    from engine.backtest import BacktestResult
+    from baccarat.backtest import BacktestResult
 
     summary = BacktestResult.load(runs).summary
     p = edge_p_values(summary)
@@ -112,7 +111,7 @@ def test_backtest_and_compare_say_how_many_were_tried(runs: Path, tmp_path: Path
 def test_the_html_verdict_table_has_the_holm_twin_and_the_count(tmp_path: Path) -> None:
     import re
 
-    from engine.report import render_report
+    from baccarat.report import render_report
 
     # streak n=6,7,8 over 60 shoes of seed 23: the edge p-values are about 0.70, 0.049
     # and 1e-8, so n=7 and n=8 are outside alone; Holm (x1, x2, x3 after sorting) keeps

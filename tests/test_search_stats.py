@@ -9,12 +9,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine.errors import BaccaratError
-from engine.metrics import SUMMARY_METRICS, summarize
-from engine.search.adjust import (
+from baccarat.errors import BaccaratError
+from baccarat.metrics import SUMMARY_METRICS, summarize
+from baccarat.search.adjust import (
     bootstrap_means,
     counts_of,
     edge_tests,
@@ -22,10 +19,12 @@ from engine.search.adjust import (
     romano_wolf,
     spa_pvalues,
 )
-from engine.search.metric import EDGE_OVER_EXPECTED, parse_metric, search_metrics
-from engine.search.space import Space
-from engine.search.splits import fold_split, holdout_split, id_ranges, name_ids
-from strategies.registry import expand_spec
+from baccarat.search.metric import EDGE_OVER_EXPECTED, parse_metric, search_metrics
+from baccarat.search.space import Space
+from baccarat.search.splits import fold_split, holdout_split, id_ranges, name_ids
+from baccarat.strategies.registry import expand_spec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # --- The space ------------------------------------------------------------------------------
 
@@ -339,7 +338,7 @@ def test_permutations_of_the_configurations_permute_the_results() -> None:
 
 
 def test_a_bootstrap_sample_s_standard_error_is_the_edge_test_s_on_its_sessions() -> None:
-    from engine.search.adjust import bootstrap_se
+    from baccarat.search.adjust import bootstrap_se
 
     rng = np.random.default_rng(0)
     net = rng.normal(-1, 30, (3, 60))

@@ -13,18 +13,17 @@ import tracemalloc
 from fractions import Fraction
 from pathlib import Path
 
+import baccarat.session_stats as stats_module
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat.backtest import SESSIONS_FILE, resolve_strategies, summarize_run
+from baccarat.io.parquet import write_part
+from baccarat.metrics import summarize, tail_mean
+from baccarat.rules import TableRules
+from baccarat.session_stats import QUANTILES, ExactSum, session_stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import engine.session_stats as stats_module
-from engine.backtest import SESSIONS_FILE, resolve_strategies, summarize_run
-from engine.io.parquet import write_part
-from engine.metrics import summarize, tail_mean
-from engine.rules import TableRules
-from engine.session_stats import QUANTILES, ExactSum, session_stats
 
 
 def columns_of(net: np.ndarray) -> dict[str, np.ndarray]:

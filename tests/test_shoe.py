@@ -7,10 +7,9 @@ from itertools import permutations
 
 import numpy as np
 import pytest
-
-from engine.cards import NO_CARD, full_deck_codes, parse_card, rank_of
-from engine.coups import Coups
-from engine.deal import (
+from baccarat.cards import NO_CARD, full_deck_codes, parse_card, rank_of
+from baccarat.coups import Coups
+from baccarat.deal import (
     SHOE_OK,
     DealError,
     deal_one,
@@ -18,8 +17,8 @@ from engine.deal import (
     generate_coups,
     iter_generated,
 )
-from engine.rules import TableRules
-from engine.shoe import shuffle_into, shuffled_shoes
+from baccarat.rules import TableRules
+from baccarat.shoe import shuffle_into, shuffled_shoes
 
 
 def codes(text: str) -> list[int]:

@@ -8,21 +8,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
-from engine.cards import full_deck_codes
-from engine.cli import app
-from engine.deal import generate_coups
-from engine.io.parquet import parquet_files, read_coups, read_metadata
-from engine.parallel import generate_dataset
-from engine.rules import TableRules
-from engine.shuffles import (
+from baccarat.cards import full_deck_codes
+from baccarat.cli import app
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import parquet_files, read_coups, read_metadata
+from baccarat.parallel import generate_dataset
+from baccarat.rules import TableRules
+from baccarat.shuffles import (
     ShuffleError,
     generate_model_coups,
     parse_shuffle,
     riffle_once,
     rising_sequences,
 )
+from typer.testing import CliRunner
 
 
 def run(*args: str):
@@ -153,7 +152,7 @@ def test_generate_shuffle_cli_metadata_and_uniform_unchanged(tmp_path: Path) -> 
     expected = generate_model_coups(TableRules(), 2, np.arange(12),
                                     parse_shuffle("riffle:3:cut", table_shoes=4))
     assert np.array_equal(coups.cards, expected.cards)  # chunks of 5 cut tables of 4
-    from engine.backtest import backtest
+    from baccarat.backtest import backtest
     backtest(riffled, ["flat"], out=tmp_path / "run", ledger=False)
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert info["dataset"]["shuffle"]["model"] == "riffle:3:cut"
@@ -174,10 +173,9 @@ def test_counting_under_a_csm_finds_no_edge() -> None:
     # counter wins (tests/test_counting.py: mean EV of its bets above +5%); from a CSM every
     # coup comes from a full deck, whatever was dealt before, so its bets carry the full
     # deck's house edge and the count is noise.
+    from baccarat.backtest import backtest
+    from baccarat.strategies.presets import CounterPreset as Counter
     from test_side_bets import assert_within
-
-    from engine.backtest import backtest
-    from strategies.builtins.counter import Counter
 
     rules = TableRules(decks=1, variant="ez")
     coups = generate_model_coups(rules, 12, np.arange(30_000),

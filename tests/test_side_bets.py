@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.cards import NO_CARD, parse_card
-from engine.coups import BANKER, PLAYER, TIE, Coups, coups_from_outcomes
-from engine.deal import deal_one
-from engine.replay import StrategyFault
-from engine.rules import TableRules
-from strategies.base import Strategy, Table, Wager
-from strategies.builtins.side_bets import SideBet
-from strategies.registry import StrategyError, expand_spec
+from baccarat.backtest import backtest
+from baccarat.cards import NO_CARD, parse_card
+from baccarat.coups import BANKER, PLAYER, TIE, Coups, coups_from_outcomes
+from baccarat.deal import deal_one
+from baccarat.replay import StrategyFault
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Strategy, Table, Wager
+from baccarat.strategies.presets import SideBetPreset as SideBet
+from baccarat.strategies.registry import StrategyError, expand_spec
 
 # --------------------------------------------------------------------------- hand-made coups
 
@@ -29,7 +28,7 @@ _VALUE = {"A": 1, **{str(v): v for v in range(2, 10)}, "10": 0, "J": 0, "Q": 0, 
 
 
 def _value(card: str) -> int:
-    """Baccarat value of a card spelling, worked out here (not with engine.cards)."""
+    """Baccarat value of a card spelling, worked out here (not with baccarat.cards)."""
     rank = card[:-1] if card[-1] in "SHDC" and len(card) > 1 else card
     return _VALUE[rank]
 
@@ -125,7 +124,7 @@ VARIANTS = {"standard": 0, "ez": 1, "super6": 2}
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_bet_settles_from_the_cards_as_worked_out_by_hand(variant: str) -> None:
-    from engine.odds import bets_offered
+    from baccarat.odds import bets_offered
 
     coups = hand_coups([COUPS])
     rules = TableRules(variant=variant)

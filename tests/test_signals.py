@@ -16,12 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
+from baccarat.cli import app
+from baccarat.io.parquet import LOCK_FILE, PLAN_FILE
 from holders import gone_within, live_processes, session_members
 from typer.testing import CliRunner
-
-from engine.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
-from engine.cli import app
-from engine.io.parquet import LOCK_FILE, PLAN_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +39,7 @@ SLOW = f'''
 import os
 import time
 import numpy as np
-from strategies.base import Strategy, Table, Wager
+from baccarat.strategies.base import Strategy, Table, Wager
 
 
 class Slow(Strategy):
@@ -66,7 +65,7 @@ def start_run(folder: Path, workers: int = 2,
     plugin = folder / "slow_strategy.py"
     plugin.write_text(SLOW)
     out = folder / "run"
-    code = "from engine.cli import app; app(prog_name='baccarat')"
+    code = "from baccarat.cli import app; app(prog_name='baccarat')"
     args = ["backtest", "-s", f"{plugin}:Slow", "--shoes", str(shoes), "--chunk", "2",
             "--workers", str(workers), "--out", str(out), "-q", "--unchecked"]
     child = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT,

@@ -10,14 +10,13 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-
-from engine.backtest import backtest
-from engine.bets import KIND_INDEX
-from engine.coups import coups_from_outcomes
-from engine.odds import expected_values, expected_values_batch, outcome_probabilities
-from engine.roads import all_roads, outcomes_from_labels
-from engine.rules import TableRules
-from strategies.base import (
+from baccarat.backtest import backtest
+from baccarat.bets import KIND_INDEX
+from baccarat.coups import coups_from_outcomes
+from baccarat.odds import expected_values, expected_values_batch, outcome_probabilities
+from baccarat.roads import all_roads, outcomes_from_labels
+from baccarat.rules import TableRules
+from baccarat.strategies.base import (
     SessionView,
     SimpleStrategy,
     Strategy,
@@ -61,7 +60,7 @@ class SimpleRoad(SimpleStrategy):
 @pytest.mark.parametrize("road, k", [("big_eye_boy", 1), ("small_road", 2),
                                      ("cockroach_pig", 3)])
 def test_a_road_follower_gives_the_same_ledger_in_both_forms(road: str, k: int):
-    from strategies.registry import expand_spec
+    from baccarat.strategies.registry import expand_spec
 
     (array,) = expand_spec(f"road:road={road}")
     bets = same_ledgers(array, SimpleRoad(k=k), shoes=12, seed=7)
@@ -102,7 +101,7 @@ def test_a_streak_follower_on_the_big_road_gives_the_same_ledger_in_both_forms()
 
 
 class RoadProbe(SimpleStrategy):
-    """Records what view.roads says before each coup, for comparison with engine.roads."""
+    """Records what view.roads says before each coup, for comparison with baccarat.roads."""
 
     name = "road_probe"
     needs_roads = True

@@ -20,13 +20,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Not one of these may be imported to show the help (see engine/cli/__init__.py). pydantic
 #: is light next to the others but still a fifth of a second: typer checks option values
-#: with it, which ``--help`` must not need (``engine.cli.QuickHelp``).
+#: with it, which ``--help`` must not need (``baccarat.cli.QuickHelp``).
 HEAVY = ("matplotlib", "numba", "pandas", "pyarrow", "numpy", "scipy", "dask", "pydantic",
          "textual")
 
 _PROBE = """
 import json, sys
-from engine.cli import app
+from baccarat.cli import app
 from typer.main import get_command
 heavy = %r
 on_import = [m for m in heavy if m in sys.modules]
@@ -59,7 +59,7 @@ def probe() -> dict:
 
 def test_importing_the_cli_loads_no_heavy_library(probe):
     assert probe["on_import"] == [], (
-        f"importing engine.cli loaded {probe['on_import']}: import them inside the command "
+        f"importing baccarat.cli loaded {probe['on_import']}: import them inside the command "
         f"function that needs them (see engine/cli/__init__.py)")
 
 
@@ -85,7 +85,7 @@ def test_the_console_script_help_runs_light():
         assert "Usage: baccarat" in done.stdout
         imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
                     if line.startswith("import time:")}
-        assert "engine.cli" in imported
+        assert "baccarat.cli" in imported
         assert sorted(m for m in imported if m.split(".")[0] in HEAVY) == [], args
 
 
@@ -94,14 +94,15 @@ def test_engine_modules_load_numba_only_when_a_kernel_runs():
     kernel call loads it and deals the same shoes as ever."""
     code = (
         "import json, sys\n"
-        "import engine.backtest, engine.replay, engine.deal, engine.metrics, engine.odds\n"
-        "import engine.io.importers.checks, engine.shuffles\n"
-        "from strategies.registry import available_strategies\n"
+        "import baccarat.backtest, baccarat.replay, baccarat.deal, baccarat.metrics\n"
+        "import baccarat.odds\n"
+        "import baccarat.io.importers.checks, baccarat.shuffles\n"
+        "from baccarat.strategies.registry import available_strategies\n"
         "names = sorted(available_strategies())\n"
         "before = 'numba' in sys.modules\n"
         "import numpy as np\n"
-        "from engine.deal import generate_coups\n"
-        "from engine.rules import TableRules\n"
+        "from baccarat.deal import generate_coups\n"
+        "from baccarat.rules import TableRules\n"
         "coups = generate_coups(TableRules(), 7, np.arange(2))\n"
         "print(json.dumps({'before': before, 'after': 'numba' in sys.modules,\n"
         "                  'names': names, 'outcomes': coups.outcome[:12].tolist()}))\n")
@@ -109,42 +110,41 @@ def test_engine_modules_load_numba_only_when_a_kernel_runs():
     assert result["before"] is False and result["after"] is True
     assert {"flat", "martingale", "counter"} <= set(result["names"])
     import numpy as np
-
-    from engine.deal import generate_coups
-    from engine.rules import TableRules
+    from baccarat.deal import generate_coups
+    from baccarat.rules import TableRules
     assert result["outcomes"] == generate_coups(TableRules(), 7, np.arange(2)).outcome[:12].tolist()
 
 
 def test_a_command_imports_only_its_own_module():
-    """``baccarat odds --help`` imports engine.cli.odds and no other command's module."""
+    """``baccarat odds --help`` imports baccarat.cli.odds and no other command's module."""
     code = (
         "import json, sys\n"
-        "from engine.cli import app\n"
-        "before = sorted(m for m in sys.modules if m.startswith('engine.cli.'))\n"
+        "from baccarat.cli import app\n"
+        "before = sorted(m for m in sys.modules if m.startswith('baccarat.cli.'))\n"
         "try:\n"
         "    app(['odds', '--help'], prog_name='baccarat')\n"
         "except SystemExit:\n"
         "    pass\n"
-        "after = sorted(m for m in sys.modules if m.startswith('engine.cli.'))\n"
+        "after = sorted(m for m in sys.modules if m.startswith('baccarat.cli.'))\n"
         "print(json.dumps({'before': before, 'after': after}))\n")
     result = _probe(code)
     assert result["before"] == []
-    assert result["after"] == ["engine.cli.common", "engine.cli.odds"]
+    assert result["after"] == ["baccarat.cli.common", "baccarat.cli.odds"]
 
 
 def test_the_command_table_names_every_command_where_it_is_defined():
-    """``engine.cli.COMMANDS`` (what the lazy group imports for each command) matches the
+    """``baccarat.cli.COMMANDS`` (what the lazy group imports for each command) matches the
     commands the modules of engine/cli register, module by module."""
     code = (
         "import importlib, json, pkgutil\n"
-        "import engine.cli as cli\n"
+        "import baccarat.cli as cli\n"
         "from typer.main import get_command_name\n"
         "found = {}\n"
         "for module in pkgutil.iter_modules(cli.__path__):\n"
         "    if module.name == '__main__':\n"
         "        continue\n"
         "    before = len(cli.app.registered_commands)\n"
-        "    importlib.import_module('engine.cli.' + module.name)\n"
+        "    importlib.import_module('baccarat.cli.' + module.name)\n"
         "    for info in cli.app.registered_commands[before:]:\n"
         "        found[info.name or get_command_name(info.callback.__name__)] = module.name\n"
         "print(json.dumps({'found': found, 'table': cli.COMMANDS}))\n")
@@ -153,11 +153,11 @@ def test_the_command_table_names_every_command_where_it_is_defined():
 
 
 def test_the_group_help_lists_every_command_with_its_first_help_line():
-    """``baccarat --help`` lists the commands without building them (engine.cli.ListedCommands):
+    """``baccarat --help`` lists the commands without building them (baccarat.cli.ListedCommands):
     each still shows the first paragraph of its own docstring, in the order of the table."""
     code = (
         "import contextlib, importlib, inspect, io, json\n"
-        "import engine.cli as cli\n"
+        "import baccarat.cli as cli\n"
         "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
         "    try:\n"
@@ -190,11 +190,11 @@ def test_the_group_help_lists_every_command_with_its_first_help_line():
 
 def test_the_help_renderer_leaves_the_real_rich_modules_importable():
     """The help loads typer's renderer with stand-ins for ``rich.markdown`` and
-    ``rich.traceback`` (engine.cli._load_help_renderer): afterwards both import for real,
+    ``rich.traceback`` (baccarat.cli._load_help_renderer): afterwards both import for real,
     and the renderer's own names still give the real classes when used."""
     code = (
         "import contextlib, io, json, sys\n"
-        "from engine.cli import app\n"
+        "from baccarat.cli import app\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n"
         "        app(['odds', '--help'], prog_name='baccarat')\n"

@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-
-from engine.coups import BANKER, PLAYER, TIE, coups_from_outcomes
-from engine.roads import RoadState
-from engine.rules import TableRules
-from strategies import builtins  # noqa: F401  (registers the built-ins)
-from strategies.base import (
+from baccarat.coups import BANKER, PLAYER, TIE, coups_from_outcomes
+from baccarat.roads import RoadState
+from baccarat.rules import TableRules
+from baccarat.strategies import presets  # noqa: F401  (registers the built-ins)
+from baccarat.strategies.base import (
     Dealt,
     Result,
     SessionView,
@@ -28,8 +27,8 @@ from strategies.base import (
     Table,
     TableState,
 )
-from strategies.builtins.progressions import Martingale
-from strategies.registry import (
+from baccarat.strategies.presets import MartingalePreset as Martingale
+from baccarat.strategies.registry import (
     StrategyError,
     builtin_strategies,
     describe,

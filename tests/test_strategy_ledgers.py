@@ -11,12 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat.backtest import backtest
+from baccarat.coups import coups_from_outcomes
+from baccarat.rules import TableRules
+from baccarat.strategies.presets import MartingalePreset as Martingale
 from test_strategies import ScalarMartingale
-
-from engine.backtest import backtest
-from engine.coups import coups_from_outcomes
-from engine.rules import TableRules
-from strategies.builtins.progressions import Martingale
 
 
 def ledger_of(shoes: list[str], spec: str, **kwargs: object) -> pd.DataFrame:

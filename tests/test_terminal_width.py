@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from baccarat.backtest import backtest
+from baccarat.cli import app
+from baccarat.cli.common import fits, print_table
+from baccarat.metrics import SUMMARY_METRICS, format_metric
 from rich.console import Console
 from rich.table import Table
 from typer.testing import CliRunner
-
-from engine.backtest import backtest
-from engine.cli import app
-from engine.cli.common import fits, print_table
-from engine.metrics import SUMMARY_METRICS, format_metric
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "generated-8deck-200.parquet"
@@ -125,7 +124,7 @@ def test_a_csv_where_a_dataset_is_expected_is_imported_in_memory(command: str,
 
 def test_the_closing_line_wraps_between_words_on_a_terminal_and_is_whole_on_a_pipe(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from engine.cli import common
+    from baccarat.cli import common
 
     message = ("wrote demo/run (run), demo/comparison.parquet and demo/report.html in 4.6s; "
                "open demo/report.html in a browser")

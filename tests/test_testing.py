@@ -1,4 +1,4 @@
-"""engine.testing.play: a strategy's coup-by-coup ledger from the real replay engine.
+"""baccarat.testing.play: a strategy's coup-by-coup ledger from the real replay engine.
 
 Every expected value below is worked out by hand from the outcomes and the payouts
 (Banker pays 0.95 with the 5% commission, Player 1:1, a tie pushes Banker/Player bets).
@@ -12,14 +12,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from engine.coups import coups_from_outcomes
-from engine.deal import generate_coups
-from engine.errors import BaccaratError
-from engine.io.parquet import write_coups
-from engine.rules import TableRules
-from engine.testing import PlayError, play
-from strategies.builtins.progressions import Martingale
+from baccarat.coups import coups_from_outcomes
+from baccarat.deal import generate_coups
+from baccarat.errors import BaccaratError
+from baccarat.io.parquet import write_coups
+from baccarat.rules import TableRules
+from baccarat.strategies.presets import MartingalePreset as Martingale
+from baccarat.testing import PlayError, play
 
 # Martingale on Banker over B P P T B P B, stake doubling after each loss:
 # 10 wins 9.5 | 10 loses | 20 loses | 40 pushes on the tie | 40 wins 38 | 10 loses | 20 wins 19
@@ -140,7 +139,7 @@ def test_a_coups_file_and_one_of_its_shoes(tmp_path: Path):
 
 
 NEWCOMER_PLUGIN = textwrap.dedent('''
-    from strategies.base import SimpleStrategy
+    from baccarat.strategies.base import SimpleStrategy
 
     class AfterTwoBankers(SimpleStrategy):
         """Bet Player after two Banker wins in a row."""
@@ -190,7 +189,7 @@ def test_the_readme_pytest_example_passes(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(root)  # the example names its plugin from the repository root
     readme = (root / "README.md").read_text(encoding="utf-8")
     blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
-    (example,) = [b for b in blocks if "from engine.testing import play" in b]
+    (example,) = [b for b in blocks if "from baccarat.testing import play" in b]
     namespace: dict = {}
     exec(example, namespace)  # noqa: S102 - the README's own code, run as a user would
     tests = [f for name, f in namespace.items() if name.startswith("test_")]
@@ -202,7 +201,7 @@ def test_the_readme_pytest_example_passes(monkeypatch: pytest.MonkeyPatch):
 def test_a_simple_form_road_follower_shows_its_roads(tmp_path: Path):
     path = tmp_path / "eye.py"
     path.write_text(textwrap.dedent('''
-        from strategies.base import SimpleStrategy
+        from baccarat.strategies.base import SimpleStrategy
 
         class FollowTheEye(SimpleStrategy):
             """Bet the side whose big eye boy mark would repeat the last one."""

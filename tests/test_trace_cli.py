@@ -7,14 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat.cli import app
+from baccarat.cli.trace import parse_range
+from baccarat.deal import generate_coups
+from baccarat.io.parquet import write_coups
+from baccarat.rules import TableRules
+from baccarat.testing import play
 from typer.testing import CliRunner
-
-from engine.cli import app
-from engine.cli.trace import parse_range
-from engine.deal import generate_coups
-from engine.io.parquet import write_coups
-from engine.rules import TableRules
-from engine.testing import play
 
 runner = CliRunner()
 
@@ -107,7 +106,7 @@ def test_a_file_of_several_shoes_needs_a_shoe(coups_file: Path):
 def test_a_plugin_that_raises_is_reported_not_dumped(tmp_path: Path):
     path = tmp_path / "broken.py"
     path.write_text(
-        "from strategies.base import SimpleStrategy\n"
+        "from baccarat.strategies.base import SimpleStrategy\n"
         "class Broken(SimpleStrategy):\n"
         "    def bet(self, view):\n"
         "        return {'banker': 2 * self.base / (1 - view.coup)}\n"  # coup 2: 1/0
@@ -127,7 +126,7 @@ def test_parse_range():
 def test_debug_prints_the_plugins_own_traceback(tmp_path: Path):
     path = tmp_path / "typo.py"
     path.write_text(
-        "from strategies.base import SimpleStrategy\n"
+        "from baccarat.strategies.base import SimpleStrategy\n"
         "class Typo(SimpleStrategy):\n"
         "    def bet(self, view):\n"
         "        return {'banker': self.bse}\n"  # a typo for self.base

@@ -1,6 +1,6 @@
 """Rule variants side by side: one replay, each configuration under its own rules.
 
-``engine.replay.replay(..., config_rules=[standard, ez, super6])`` plays the same shoes
+``baccarat.replay.replay(..., config_rules=[standard, ez, super6])`` plays the same shoes
 once, each configuration paid by its own table. The payouts are worked out by hand from
 the printed rules (docs/architecture.md): standard Banker pays 0.95; EZ pays Banker 1:1 but pushes a
 Banker win with a three-card 7; Super 6 pays Banker 1:1 but 1:2 on a Banker win with 6.
@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from baccarat.replay import SessionPolicy, StrategyFault, replay
+from baccarat.rules import TableRules
+from baccarat.strategies.base import Strategy, Table, Wager
+from baccarat.strategies.presets import FlatPreset as Flat
+from baccarat.strategies.presets import SideBetPreset as SideBet
+from baccarat.strategies.registry import StrategyError
 from test_side_bets import StakeOn, hand_coups
-
-from engine.replay import SessionPolicy, StrategyFault, replay
-from engine.rules import TableRules
-from strategies.base import Strategy, Table, Wager
-from strategies.builtins.progressions import Flat
-from strategies.builtins.side_bets import SideBet
-from strategies.registry import StrategyError
 
 STANDARD = TableRules()
 EZ = TableRules(variant="ez")
@@ -109,9 +108,8 @@ def test_a_variant_that_lacks_a_side_bet_refuses_it_and_lengths_must_match() -> 
 
 def test_backtest_cli_plays_every_strategy_under_each_rules_file(tmp_path):
     import pandas as pd
+    from baccarat.cli import app
     from typer.testing import CliRunner
-
-    from engine.cli import app
 
     (tmp_path / "std.toml").write_text('variant = "standard"\n')
     (tmp_path / "ez.toml").write_text('variant = "ez"\n')

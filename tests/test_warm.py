@@ -1,6 +1,6 @@
 """``baccarat warm`` compiles every kernel of the engine, so a first run compiles nothing.
 
-The kernels are found, not listed (``engine.warm.kernels``): the check below reads the
+The kernels are found, not listed (``baccarat.warm.kernels``): the check below reads the
 sources for ``@njit`` functions independently of that search. The warm-up's exercises
 must reach every kernel found, with the types a first run then asks for. What a fresh
 install saves by it is measured by ``benchmarks/bench_startup.py --first-run``.
@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def _njit_functions() -> set[str]:
     """module.function of every module-level function decorated with ``njit``, by the AST."""
     found = set()
-    for package in ("engine", "strategies"):
-        for path in (ROOT / package).rglob("*.py"):
+    for folder, package in (("engine", "baccarat"), ("strategies", "baccarat.strategies")):
+        for path in (ROOT / folder).rglob("*.py"):
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            module = ".".join((package, *path.relative_to(ROOT / folder).with_suffix("").parts))
             module = module.removesuffix(".__init__")
             for node in tree.body:
                 if isinstance(node, ast.FunctionDef) and any(
@@ -34,20 +34,20 @@ def _njit_functions() -> set[str]:
 
 
 def test_the_search_finds_every_kernel_in_the_sources():
-    from engine.warm import kernels, name_of
+    from baccarat.warm import kernels, name_of
 
     in_sources = _njit_functions()
-    assert {"engine.deal._generate_kernel", "engine.replay._settle_kernel",
-            "engine.odds.enumeration._tally_range"} <= in_sources
+    assert {"baccarat.deal._generate_kernel", "baccarat.replay._settle_kernel",
+            "baccarat.odds.enumeration._tally_range"} <= in_sources
     assert {name_of(k) for k in kernels()} == in_sources
 
 
 _COVERAGE = """
 import json, sys
-from engine import warm
-from engine.jit import is_reached
-from engine.report.demo import run_demo
-from engine.backtest import backtest
+from baccarat import warm
+from baccarat.jit import is_reached
+from baccarat.report.demo import run_demo
+from baccarat.backtest import backtest
 for exercise in warm.EXERCISES.values():
     exercise()
 found = [k for k in warm.kernels() if not warm.inlined(k)]
@@ -86,15 +86,15 @@ def test_baccarat_warm_reports_every_kernel_cached(tmp_path):
     bytecode = Path(importlib.util.cache_from_source(str(source)))
     bytecode.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-    warm = subprocess.run([sys.executable, "-m", "engine.cli", "warm", "--verbose"], env=env,
+    warm = subprocess.run([sys.executable, "-m", "baccarat.cli", "warm", "--verbose"], env=env,
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert warm.returncode == 0, warm.stderr
     assert "not reached" not in warm.stdout and "not compiled" not in warm.stdout
     assert bytecode.exists()
-    from engine.warm import FIRST_USE
+    from baccarat.warm import FIRST_USE
     assert set(FIRST_USE) <= {line.strip().split(":")[0] for line in warm.stdout.splitlines()
                               if "no command runs it" in line or "already cached" in line}
-    from engine.warm import inlined, kernels, name_of
+    from baccarat.warm import inlined, kernels, name_of
     named = {line.strip().split(":")[0] for line in warm.stdout.splitlines()
              if line.startswith("  ")}
     assert named == {name_of(k) for k in kernels()}
@@ -108,13 +108,12 @@ def test_warm_says_how_many_kernels_are_in_the_cache_as_its_exercises_go(tmp_pat
     """``progress(cached, total)`` moves kernel by kernel as the exercises fill numba's
     cache (the command's bar), not only at the end: two fresh kernels, one exercise each."""
     (tmp_path / "fresh_kernels.py").write_text(
-        "from engine.jit import njit\n\n"
+        "from baccarat.jit import njit\n\n"
         "@njit(cache=True)\ndef one(x):\n    return x + 1\n\n"
         "@njit(cache=True)\ndef two(x):\n    return x * 2\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     import fresh_kernels
-
-    from engine import warm
+    from baccarat import warm
     monkeypatch.setattr(warm, "kernels", lambda: [fresh_kernels.one, fresh_kernels.two])
     monkeypatch.setattr(warm, "PHASES", (("one",), ("two",)))
     monkeypatch.setattr(warm, "EXERCISES", {"one": lambda: fresh_kernels.one(1),

@@ -2,7 +2,7 @@
 
 Used by the tests and the benchmarks (and handy in a notebook): outcomes from a streaky
 chain, and shoes whose card values clump. Shoes from riffled discards come from
-``engine.shuffles`` (``generate --shuffle riffle:K``).
+``baccarat.shuffles`` (``generate --shuffle riffle:K``).
 """
 
 from __future__ import annotations

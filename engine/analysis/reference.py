@@ -2,7 +2,7 @@
 
 Reference dataset ``b`` holds one fair shoe for every observed shoe ``i`` (generated shoe
 id ``b * shoes + i`` under the reference seed, by the fast generator of
-:mod:`engine.deal`). An observed shoe as long as the rules' shoes are (dealt
+:mod:`baccarat.deal`). An observed shoe as long as the rules' shoes are (dealt
 to the cut card) gets reference shoes dealt to the cut card too, so that the cards left
 behind it are alike; a shorter one (stopped early) gets reference shoes cut to its number
 of coups from shoes dealt to the end of their cards. Either way the reference carries the
@@ -38,7 +38,7 @@ def natural_lengths(cards: np.ndarray, counts: np.ndarray, burn_shown: np.ndarra
     ``cards`` are the coups of shoes dealt to the end, ``counts`` the coups per shoe and
     ``burn_shown`` each shoe's shown burn card. The dealer stops before a coup once the card
     ``cut_card`` from the end has come out (after one more coup with
-    ``extra_coup_after_cut``): the same rule as :func:`engine.deal._deal_run`.
+    ``extra_coup_after_cut``): the same rule as :func:`baccarat.deal._deal_run`.
     """
     used = 4 + (cards[:, 2] >= 0).astype(np.int64) + (cards[:, 5] >= 0)
     ends = np.cumsum(used)

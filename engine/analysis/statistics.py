@@ -140,7 +140,7 @@ def derived_road_marks(lengths: np.ndarray, run_shoe: np.ndarray, k: int
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Red and total marks of derived road ``k``, per big road column (flat, all shoes).
 
-    From the logical column lengths alone (the rule of :func:`engine.roads.derived_road`):
+    From the logical column lengths alone (the rule of :func:`baccarat.roads.derived_road`):
     column c >= k adds a mark for each of its rows, except the very first cell (k, 0); the
     top row is red when columns c-1 and c-1-k are equally long; a lower row r is blue only
     when column c-k is exactly r long, which happens on one row of column c exactly when

@@ -123,7 +123,7 @@ def _info(name: str) -> Any:
     for info in app.registered_commands:
         if (info.name or get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
             return info
-    raise LookupError(f"engine.cli.{COMMANDS[name]} defines no command {name!r}")
+    raise LookupError(f"baccarat.cli.{COMMANDS[name]} defines no command {name!r}")
 
 
 def _build(name: str) -> Any:

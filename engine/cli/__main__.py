@@ -1,4 +1,4 @@
-"""``python -m engine.cli``: the ``baccarat`` command without the installed script."""
+"""``python -m baccarat.cli``: the ``baccarat`` command without the installed script."""
 
 from . import app
 

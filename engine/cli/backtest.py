@@ -240,7 +240,7 @@ def strategies() -> None:
     """
     from rich.table import Table as RichTable
 
-    from strategies.registry import available_parts, available_strategies, describe
+    from ..strategies.registry import available_parts, available_strategies, describe
 
     sections: list[tuple[str, dict[str, Any]]] = [
         ("Strategies (one name each: a selection and a staking plan)",
@@ -265,7 +265,7 @@ def strategies() -> None:
 
 def _exact_risk_note(cls: type) -> str:
     """Whether ``baccarat risk`` follows the strategy or part exactly, and why not."""
-    from strategies.finite_state import not_finite_reason
+    from ..strategies.finite_state import not_finite_reason
 
     if getattr(cls, "kind", "") == "rules":
         return ""  # session rules are the engine's: exact risk applies them itself

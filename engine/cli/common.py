@@ -73,7 +73,7 @@ Workers = Annotated[int | None, typer.Option(
 Scheduler = Annotated[str | None, typer.Option(
     "--scheduler", help="run the chunks on the Dask cluster at this address "
     "(tcp://host:8786); needs the dask extra and a folder every worker can write")]
-#: The defaults of the two Dask timeouts (``engine.parallel.CONNECT_TIMEOUT`` and
+#: The defaults of the two Dask timeouts (``baccarat.parallel.CONNECT_TIMEOUT`` and
 #: ``NO_WORKERS_TIMEOUT``; not imported, to keep the command line quick to start).
 CONNECT_TIMEOUT = 5.0
 NO_WORKERS_TIMEOUT = 60.0
@@ -166,7 +166,7 @@ def local_workers(workers: int | None, scheduler: str | None) -> int | None:
 def warm_pool(workers: int | None, scheduler: str | None = None, *, shoes: int | None = None,
               dataset: Path | None = None, numba: bool = True) -> None:
     """Start the fork server of the pool the command will most likely run, as its first
-    step: the server imports the engine while the command plans (``engine.fork_server``).
+    step: the server imports the engine while the command plans (``baccarat.fork_server``).
     ``shoes`` generated, or the ``dataset`` read (its size), say how big the job is;
     ``numba``: whether its kernels run through numba (see ``Backend``)."""
     from ..fork_server import warm_workers

@@ -100,7 +100,7 @@ def import_command(
     quiet: Quiet = False,
     force: Force = False,
 ) -> None:
-    """Import recorded shoes into a coups table (see ``engine.io.importers.import_files``)."""
+    """Import recorded shoes into a coups table (see ``baccarat.io.importers.import_files``)."""
     from ..io.importers.dataset import import_dataset
     from ..io.importers.detect import check_format_name
     from ..io.importers.importer import ImportReport

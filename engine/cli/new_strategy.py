@@ -42,8 +42,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from engine.coups import BANKER, PLAYER
-from strategies.base import Result, Strategy, Table, Wager
+from baccarat.strategies import BANKER, PLAYER, Result, Strategy, Table, Wager
 
 
 class $cls(Strategy):
@@ -98,7 +97,7 @@ the sessions). Edit it into your system; docs/strategies.md is the guide. Try it
 
 from __future__ import annotations
 
-from strategies.base import SessionView, SimpleStrategy
+from baccarat.strategies import SessionView, SimpleStrategy
 
 
 class $cls(SimpleStrategy):
@@ -137,14 +136,14 @@ class $cls(SimpleStrategy):
 TEST_FILE = Template('''\
 """Tests of $file, written by `baccarat new-strategy`. Run them with: pytest $test_file
 
-engine.testing.play plays a strategy over the outcomes given with the real engine and
+baccarat.testing.play plays a strategy over the outcomes given with the real engine and
 returns its ledger, one row per coup (coup, outcome, stakes per bet kind, net, bankroll).
 Work the expected values out by hand from the rules of your system.
 """
 
 from pathlib import Path
 
-from engine.testing import play
+from baccarat.testing import play
 
 STRATEGY = f"{Path(__file__).with_name('$file')}:$cls"
 
@@ -182,10 +181,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from engine.coups import BANKER as BANKER_WON
-from engine.coups import PLAYER as PLAYER_WON
-from strategies.base import Result, Table
-from strategies.parts import BANKER, NO_BET, Selection
+from baccarat.strategies import BANKER, NO_BET, PLAYER, Result, Selection, Table
 
 
 class $cls(Selection):
@@ -203,14 +199,14 @@ class $cls(Selection):
 
     def choose(self, table: Table) -> np.ndarray:
         """Per session, the bet for the coup about to be dealt: BANKER, PLAYER, TIE (or
-        any index of engine.bets.BET_KINDS: say which in kinds()), NO_BET, or END to end
+        any index of baccarat.bets.BET_KINDS: say which in kinds()), NO_BET, or END to end
         the session. The staking plan says how much."""
         return np.where(self._players >= self.streak, BANKER, NO_BET)
 
     def settle(self, table: Table, result: Result) -> None:
         """Learn the coup just dealt (result.outcome: 0 B, 1 P, 2 T)."""
-        player = result.played & (result.outcome == PLAYER_WON)
-        banker = result.played & (result.outcome == BANKER_WON)
+        player = result.played & (result.outcome == PLAYER)
+        banker = result.played & (result.outcome == BANKER)
         self._players = np.where(player, self._players + 1,
                                  np.where(banker, 0, self._players))
 ''')
@@ -228,7 +224,7 @@ with plain Python values. Any staking plan and any session rule combine with it:
 
 from __future__ import annotations
 
-from strategies.simple import SessionView, SimpleSelection
+from baccarat.strategies import SessionView, SimpleSelection
 
 
 class $cls(SimpleSelection):
@@ -270,8 +266,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from strategies.base import Result, Table
-from strategies.parts import Choice, Staking
+from baccarat.strategies import Choice, Result, Staking, Table
 
 
 class $cls(Staking):
@@ -313,7 +308,7 @@ selection and session rule combine with it:
 
 from __future__ import annotations
 
-from strategies.simple import SessionView, SimpleStaking
+from baccarat.strategies import SessionView, SimpleStaking
 
 
 class $cls(SimpleStaking):
@@ -344,13 +339,13 @@ class $cls(SimpleStaking):
 SELECTION_TEST = Template('''\
 """Tests of $file, written by `baccarat new-strategy`. Run them with: pytest $test_file
 
-engine.testing.play plays a SPEC over the outcomes given with the real engine: here the
+baccarat.testing.play plays a SPEC over the outcomes given with the real engine: here the
 selection with a staking plan. Work the expected values out by hand.
 """
 
 from pathlib import Path
 
-from engine.testing import play
+from baccarat.testing import play
 
 SELECTION = f"{Path(__file__).with_name('$file')}:$cls"
 
@@ -372,13 +367,13 @@ def test_with_a_martingale_the_stake_doubles_after_a_lost_bet():
 STAKING_TEST = Template('''\
 """Tests of $file, written by `baccarat new-strategy`. Run them with: pytest $test_file
 
-engine.testing.play plays a SPEC over the outcomes given with the real engine: here the
+baccarat.testing.play plays a SPEC over the outcomes given with the real engine: here the
 staking plan alone (it bets Banker every coup) and with a selection.
 """
 
 from pathlib import Path
 
-from engine.testing import play
+from baccarat.testing import play
 
 STAKING = f"{Path(__file__).with_name('$file')}:$cls"
 

@@ -1,6 +1,6 @@
 """``baccarat trace``: a strategy's coup-by-coup ledger over a handful of coups, to check by hand.
 
-The ledger is ``engine.testing.play``'s (the real replay engine); this module only picks
+The ledger is ``baccarat.testing.play``'s (the real replay engine); this module only picks
 the coups (letters, or one shoe of a coups file), prints the table and its JSON.
 """
 
@@ -204,7 +204,7 @@ def trace(
     Each row is one coup: its outcome (and cards when the coups record them), the stake on
     each bet kind, the net, the bankroll after it, and the roads' newest marks for
     strategies that use the roads. The same table as a DataFrame, for a test:
-    engine.testing.play(SPEC, "BPPTB").
+    baccarat.testing.play(SPEC, "BPPTB").
     """
     from ..testing import make_one_strategy, play
 

@@ -1,7 +1,7 @@
 """Storage: Parquet schemas and metadata, atomic writes, importers, run folders.
 
-The names below are imported on first use (see ``engine.lazy``): importing a light
-submodule such as ``engine.io.importers.formats`` does not load pyarrow.
+The names below are imported on first use (see ``baccarat.lazy``): importing a light
+submodule such as ``baccarat.io.importers.formats`` does not load pyarrow.
 """
 
 from typing import TYPE_CHECKING

@@ -1,7 +1,7 @@
 """A dataset as a run planned it: each file's size and fingerprint, checked before a chunk
 reads it, so a run never mixes two datasets.
 
-A run holds a shared lock on the dataset it reads (``engine.io.owner.pinned``), so no
+A run holds a shared lock on the dataset it reads (``baccarat.io.owner.pinned``), so no
 writer of ours replaces it meanwhile. A program that takes no lock (an editor, ``cp``,
 another machine on a shared disk) is caught here: when the run plans, every file of the
 dataset is read once and recorded (``PartPrint``: its size, modification time, the digest

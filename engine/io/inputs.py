@@ -3,7 +3,7 @@
 
 A newcomer's first mistake is giving a recorded CSV where a Parquet dataset is expected;
 every command that reads a dataset takes it instead, importing it with the importer's own
-detection and checks (``engine.io.importers.import_files``) and saying so, so the same
+detection and checks (``baccarat.io.importers.import_files``) and saying so, so the same
 file gives the same coups as ``baccarat import`` followed by the command would.
 """
 
@@ -70,7 +70,7 @@ def read_dataset(path: str | Path, rules: TableRules | None = None,
                  on_import: Callable[[str], None] | None = None,
                  ) -> tuple[Coups, dict[str, Any]]:
     """The coups of ``path`` and its metadata, whatever it is: a coups Parquet dataset as
-    ``engine.io.parquet.read_coups`` reads it, anything else imported in memory
+    ``baccarat.io.parquet.read_coups`` reads it, anything else imported in memory
     (``on_import`` gets :func:`import_note`'s line first; the metadata then holds the
     rules the coups were checked under)."""
     from .parquet import read_coups

@@ -22,7 +22,7 @@ the later ones) goes through this module, so one rule holds for all of them:
 
 ``claim_output`` is the API for outputs written whole (a file, or a folder built under a
 temporary name); the chunked, resumable outputs of ``generate`` and ``backtest`` are
-written in place under the same lock (``engine.io.parquet.owned_output``).
+written in place under the same lock (``baccarat.io.parquet.owned_output``).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def is_output_file(path: Path) -> bool:
 def check_output_free(path: Path, force: bool) -> None:
     """Refuse to replace an existing output unless ``force`` is given, and even then
     refuse anything this project did not write: a user's file is never lost. (A check
-    only: ``engine.io.owner.claim_output`` owns an output while it is written.)"""
+    only: ``baccarat.io.owner.claim_output`` owns an output while it is written.)"""
     if not path.exists() and not path.is_symlink():
         return
     if not force:
@@ -92,7 +92,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path to write; flush it and rename it to ``path`` only if the
     block succeeds (then flush the folder). For a file inside an output this process owns
     (a run's files, a plan); a command's own output goes through
-    ``engine.io.owner.claim_output``.
+    ``baccarat.io.owner.claim_output``.
 
     A write that finds the disk full raises ``DiskFullError`` naming ``path`` (and leaves
     no temporary behind).
@@ -148,7 +148,7 @@ def coups_metadata(rules: TableRules | None, **extra: Any) -> dict[str, Any]:
 
 def write_coups(coups: Coups, path: str | Path, rules: TableRules | None, **extra: Any) -> Path:
     """Write a coups table as one Parquet file, with its rules in the metadata: an output of
-    its own (``engine.io.owner.claim_output``), which replaces a file already at ``path``
+    its own (``baccarat.io.owner.claim_output``), which replaces a file already at ``path``
     (as this function always has) but not one a run is reading or writing."""
     from .owner import claim_output
 
@@ -548,7 +548,7 @@ def remove_temporaries(folder: str | Path) -> int:
 
 
 #: The lock file older versions kept inside an output folder (the lock is now beside it,
-#: ``engine.io.owner.lock_path``); still recognised as ours in a folder they left.
+#: ``baccarat.io.owner.lock_path``); still recognised as ours in a folder they left.
 LOCK_FILE = "_owner.lock"
 
 
@@ -609,7 +609,7 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
                  resumable: bool = True) -> Iterator[Output]:
     """Own the output folder of a chunked job for the block (see ``open_output``).
 
-    The folder's name is locked (``engine.io.owner.OutputLock``) before anything is looked
+    The folder's name is locked (``baccarat.io.owner.OutputLock``) before anything is looked
     at or made, and for the block. If the block fails in a folder this run made (new, or
     replaced with ``force``) and no part was finished, the folder is removed; a folder it
     did not make is left as it was; otherwise it is left resumable. An interruption
@@ -965,7 +965,7 @@ def read_coups_rows(path: str | Path, start: int, stop: int,
     """The coups at rows ``start:stop`` of a dataset, reading only the row groups they span.
 
     With ``prints`` (the dataset's files as a run planned them), each file is checked
-    before and after it is read (``engine.io.datasets.opened_as_planned``): a file that
+    before and after it is read (``baccarat.io.datasets.opened_as_planned``): a file that
     changed raises ``DatasetChanged`` rather than give coups of another dataset.
     """
     groups = row_groups(path) if groups is None else groups

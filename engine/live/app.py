@@ -1,4 +1,4 @@
-"""The full-screen scorecard (Textual): the sections of ``engine.live.screen`` in widgets.
+"""The full-screen scorecard (Textual): the sections of ``baccarat.live.screen`` in widgets.
 
 Keys, while the entry line is empty: ``b`` ``p`` ``t`` record a coup at once (with the
 pair flags ``[`` Player pair and ``]`` Banker pair set before it), ``u`` undoes, ``n``

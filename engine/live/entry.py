@@ -4,7 +4,7 @@ A coup is its outcome (``b``, ``p``, ``t``, or the words; pair flags ``pp`` for 
 pair and ``bp`` for a Banker pair after it: ``b pp``) or its cards as dealt, in dealing
 order: Player, Banker, Player, Banker, then the third cards as the rules call for them
 (``9s 3h kd 5c``, ``as 2h 3c 4d 5s``). Cards are checked against the drawing rules at once
-(the engine's own dealer, ``engine.deal.deal_one``): too few or too many cards for the
+(the engine's own dealer, ``baccarat.deal.deal_one``): too few or too many cards for the
 coup is an error saying which hand draws or stands and why.
 """
 

@@ -9,7 +9,7 @@ Each entry is one line appended with a single ``write`` and made durable with ``
 before the screen shows it, so a crash, a killed process or a closed terminal loses
 nothing entered; undo truncates the file back to where the last entry began. The file is
 owned for the whole session by the output lock every command takes
-(``engine.io.owner.OutputLock``): a second ``baccarat live`` (or any other command) on
+(``baccarat.io.owner.OutputLock``): a second ``baccarat live`` (or any other command) on
 the same file is refused, naming the pid that holds it.
 """
 
@@ -86,7 +86,7 @@ class Journal:
         """Start a new file at ``path`` (refused if anything is there: nothing a user wrote
         is replaced), owned until :meth:`close`.
 
-        The file is made as every output is (``engine.io.owner.claim_output``: the lock,
+        The file is made as every output is (``baccarat.io.owner.claim_output``: the lock,
         the folders above it, a temporary renamed into place only if nothing appeared
         there), holding the rules line and the header; it is then opened to append under
         the lock again, and refused if another file took its place in between."""

@@ -1,7 +1,7 @@
 """The scorecard at the table: input in, screen out, the same for the app and ``--plain``.
 
 A :class:`Scorecard` takes what a person types (a line, or one of the app's keys),
-carries it out on the :class:`~engine.live.session.LiveSession` (which writes it to the
+carries it out on the :class:`~baccarat.live.session.LiveSession` (which writes it to the
 file first), asks the systems for their next stakes, and gives the :class:`View` that
 both screens draw.
 """
@@ -18,7 +18,7 @@ from .session import LiveSession, Shoe
 from .systems import SystemStatus, next_stakes
 
 if TYPE_CHECKING:
-    from strategies.base import Strategy
+    from ..strategies.base import Strategy
 
 
 class Scorecard:

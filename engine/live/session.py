@@ -1,11 +1,11 @@
 """The scorecard being kept: the shoes entered so far, and what the screen shows of them.
 
 A :class:`LiveSession` applies each command (a coup, undo, a new shoe, the burn) to its
-:class:`~engine.live.journal.Journal` first -- on disk before anything else -- and then to
+:class:`~baccarat.live.journal.Journal` first -- on disk before anything else -- and then to
 its shoes. What the screen shows is worked out from the shoes by the engine's own pieces:
-the roads and ask marks (``engine.roads``), the cards left and the exact EV of every bet
-the table offers from them (``engine.odds``), and each system's next stake and bankroll
-(``engine.live.systems``, through the replay every backtest runs).
+the roads and ask marks (``baccarat.roads``), the cards left and the exact EV of every bet
+the table offers from them (``baccarat.odds``), and each system's next stake and bankroll
+(``baccarat.live.systems``, through the replay every backtest runs).
 """
 
 from __future__ import annotations

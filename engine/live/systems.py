@@ -1,7 +1,7 @@
 """What each system would stake on the next coup, and its session so far, at the table.
 
 Nothing here plays a strategy itself: the session so far (every coup entered, all shoes of
-the scorecard as one session) is played through ``engine.replay.replay``, the engine
+the scorecard as one session) is played through ``baccarat.replay.replay``, the engine
 every backtest runs, with one more coup behind it. The stake the replay places on that
 coup is the system's next stake: a strategy decides before a coup is dealt and never
 sees it (no look-ahead), so what the extra coup holds does not change the stake. When
@@ -22,10 +22,9 @@ from ..coups import BANKER, Coups
 from ..errors import BaccaratError
 
 if TYPE_CHECKING:
-    from strategies.base import Strategy
-
     from ..replay import ConfigLedger
     from ..rules import TableRules
+    from ..strategies.base import Strategy
     from .session import Shoe
 
 #: Short names of the bet kinds, for a screen line.
@@ -63,7 +62,7 @@ def _money(value: float) -> str:
 
 def make_systems(specs: list[str]) -> list[Strategy]:
     """Every configuration the ``-s`` SPECs stand for (a grid gives one per value)."""
-    from strategies.registry import expand_spec
+    from ..strategies.registry import expand_spec
 
     return [config for spec in specs for config in expand_spec(spec)]
 

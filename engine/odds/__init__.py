@@ -2,14 +2,14 @@
 
 - :func:`outcome_probabilities` / :func:`outcome_combinations`: exact enumeration of a coup
   over card values drawn without replacement (compiled, grouped by the first four cards).
-  :mod:`engine.odds.polynomial` computes a few chosen events alone, as polynomials in the
+  :mod:`baccarat.odds.polynomial` computes a few chosen events alone, as polynomials in the
   counts (the same integers), for callers that need one bet kind (:func:`events_needed`).
 - :func:`house_edges`, :func:`expected_values`, :func:`expected_values_batch`: every bet
   of :data:`BET_KINDS` under a ``TableRules`` (standard, EZ, Super 6, any commission and pays).
 - :func:`effect_of_removal`, :func:`count_system`: card counting on top of the exact EVs.
 
 Compositions are 10 counts by value (0 = 10/J/Q/K) or 13 by rank (A..K); see
-:mod:`engine.odds.composition` for how pairs are handled when only values are known.
+:mod:`baccarat.odds.composition` for how pairs are handled when only values are known.
 """
 
 from .bets import (

@@ -55,7 +55,7 @@ def _win_or_lose(p_win: np.ndarray, pays: float) -> np.ndarray:
 
 
 def events_needed(kind: str, rules: TableRules) -> tuple[int, ...]:
-    """The events (indices into :data:`engine.odds.EVENTS`) whose probabilities the EV of
+    """The events (indices into :data:`baccarat.odds.EVENTS`) whose probabilities the EV of
     ``kind`` under ``rules`` reads in :func:`ev_from_probabilities` (none for the pairs)."""
     if kind == "banker":
         extra = {"ez": (E_DRAGON7,), "super6": (E_SIX2, E_SIX3)}.get(rules.variant, ())
@@ -124,7 +124,7 @@ def expected_values_batch(
     float64. Compiled and parallel over rows, some 50 times faster than the direct enumeration;
     identical rows are enumerated once. ``validate=False`` skips the input checks for
     compositions already known to be valid; ``parallel`` is passed to
-    :func:`~engine.odds.enumeration.event_probabilities` (default: threads for big batches).
+    :func:`~baccarat.odds.enumeration.event_probabilities` (default: threads for big batches).
     ``cache`` (compositions by value only) looks the probabilities up there first, so a
     composition a counter already priced is not enumerated again. With a cache, ``kinds``
     (default all) names the bet kinds the caller reads: only their columns are filled (the

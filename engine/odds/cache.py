@@ -4,7 +4,7 @@ Sessions replaying the same shoes reach the same compositions, and a card counte
 for a composition's odds when it decides and the ledger asks again when it prices the
 stake: both go through one cache, so each composition is enumerated once. A caller that
 needs some events only (a counter of one bet kind) asks for those: they are computed
-alone (:func:`engine.odds.polynomial.chosen_probabilities`) and the others stay unknown (NaN)
+alone (:func:`baccarat.odds.polynomial.chosen_probabilities`) and the others stay unknown (NaN)
 until someone asks for them.
 """
 
@@ -54,7 +54,7 @@ class CompositionCache:
         self._slots = np.empty(0, dtype=np.int64)
 
     def events(self, counts: np.ndarray, needed: Sequence[int] | None = None) -> np.ndarray:
-        """Probabilities of :data:`engine.odds.EVENTS`, (m, N_EVENTS), of compositions (m, 10).
+        """Probabilities of :data:`baccarat.odds.EVENTS`, (m, N_EVENTS), of compositions (m, 10).
 
         ``needed`` (indices into ``EVENTS``; default all) are the columns the caller reads:
         those are filled; the others may be NaN (not computed yet). A composition counts as

@@ -1,6 +1,6 @@
 """Shoe compositions: counts of the cards left, by baccarat value or by rank.
 
-Two shapes are accepted everywhere in :mod:`engine.odds`:
+Two shapes are accepted everywhere in :mod:`baccarat.odds`:
 
 - **values**: 10 counts, index = baccarat value (0 = 10/J/Q/K, 1 = ace, ..., 9);
 - **ranks**: 13 counts, index = rank - 1 (A, 2, ..., 9, 10, J, Q, K).

@@ -1,14 +1,14 @@
 """Card counting: effect of removal of each card value, and counts built on it.
 
 The effect of removal (EOR) of value v for a bet is EV(full shoe less one v) - EV(full
-shoe), computed exactly by :mod:`engine.odds`. A count gives each value a tag proportional
+shoe), computed exactly by :mod:`baccarat.odds`. A count gives each value a tag proportional
 to its EOR; the running count of the seen cards, divided by the decks remaining (the true
 count), estimates the EV of the cards left linearly:
 
     EV(left) ~ EV(full) + (N0 - 1) / N_left * sum of the seen cards' EORs
 
 which is exact after one card and a first-order approximation after more. Strategies that
-want the exact figure call :func:`engine.odds.expected_values_batch` instead.
+want the exact figure call :func:`baccarat.odds.expected_values_batch` instead.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exact tallies of one composition by numpy, over every ordered six-card start of the shoe.
 
-The compiled enumeration (:mod:`engine.odds.enumeration`) needs numba, which takes about
+The compiled enumeration (:mod:`baccarat.odds.enumeration`) needs numba, which takes about
 half a second to load and look up its cached kernels: more than the whole of
 ``baccarat odds`` should take. This module gets the same integers without it, by brute
 force over card values: every ordered sequence of six values (10**6 of them) is weighted
@@ -8,7 +8,7 @@ by how many ordered six-card sequences of the composition have those values, and
 as the table deals it (P1, B1, P2, B2, then the fifth card is Player's third card if
 Player draws, else Banker's, and the sixth Banker's third card after Player's). The
 event tallies are sums of those weights, so they are exact integers whose sum is
-N (N-1) ... (N-5), the convention of :func:`engine.odds.enumeration.outcome_combinations`.
+N (N-1) ... (N-5), the convention of :func:`baccarat.odds.enumeration.outcome_combinations`.
 
 A different algorithm from the kernel's (no grouping, no unordered pairs), it also serves
 as an independent check of it. Some 10-30 ms a composition: for a handful of

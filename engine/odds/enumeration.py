@@ -1,7 +1,7 @@
 """Exact outcome probabilities by exhaustive enumeration of the card values of a coup.
 
 The deal P1, B1, P2, B2 (then Player's and Banker's third cards by the drawing rules of
-:func:`engine.deal.banker_draws`) is enumerated over card *values* drawn without
+:func:`baccarat.deal.banker_draws`) is enumerated over card *values* drawn without
 replacement. Every path is weighted by the number of ordered six-card sequences that start
 with it (the cards a coup does not use still count), so the tallies are exact integers
 whose sum is N (N-1) ... (N-5): the convention of the published tables (4,998,398,275,503,360
@@ -19,7 +19,7 @@ of every scratch array, and every step is a short loop over the lanes that compi
 vector instructions (float64 lanes, exact: see :func:`_tally_range`; fewer than
 :data:`MIN_LANES` compositions go one at a time in int64, :func:`_tally_each`). The
 result is the same integers as the path-by-path enumeration (kept in
-:mod:`engine.odds.reference` and tested against it), some 50 times faster in batches
+:mod:`baccarat.odds.reference` and tested against it), some 50 times faster in batches
 (`benchmarks/bench_odds.py` times both). One entry kernel, :func:`_tally_range`, compiled
 for one signature: int64 (n, 10) counts in, int64 (n, 7) tallies out; the helpers it calls
 are compiled with it. It releases the GIL, so big batches are spread over threads
@@ -531,7 +531,7 @@ def event_probabilities(
     """Probabilities of :data:`EVENTS` for compositions (n, 10|13) -> (n, N_EVENTS) float64.
 
     The compiled batch path (a few rows in a process that has not loaded the kernel are
-    enumerated by numpy instead, to the same integers: :mod:`engine.odds.direct`).
+    enumerated by numpy instead, to the same integers: :mod:`baccarat.odds.direct`).
     ``validate=False`` skips the input checks for callers that
     validated already (every coup of a replay). ``parallel`` spreads the rows over numba's
     threads; by default only for batches of :data:`PARALLEL_MIN_ROWS` rows or more (pass
@@ -560,7 +560,7 @@ class OutcomeProbabilities:
     ``banker``/``player``/``tie`` partition the coup. The rest are joint events used by the
     variants and side bets. ``pair`` is P(Player pair) = P(Banker pair), exact when the
     composition was given by rank, else in expectation over the ranks of the zero-valued
-    cards (see :func:`engine.odds.composition.pair_probability`).
+    cards (see :func:`baccarat.odds.composition.pair_probability`).
     """
 
     banker: float

@@ -8,10 +8,10 @@ is a polynomial of degree 6 in the counts. In the falling-factorial basis it rea
 
 where C_e[k] is the number of ordered sequences of six values with multiset k whose coup
 (its first four to six cards, by the drawing rules) ends in event e: the cards a coup does
-not use still count, as in :mod:`engine.odds.enumeration`, so the tallies of the three
+not use still count, as in :mod:`baccarat.odds.enumeration`, so the tallies of the three
 outcomes sum to N (N - 1) ... (N - 5). The 5005 coefficients of each event are found once
 per process (:func:`coefficients`, from the final state of every one of the 10**6 value
-sequences, which :mod:`engine.odds.direct` already tabulates).
+sequences, which :mod:`baccarat.odds.direct` already tabulates).
 
 Each multiset splits into its part over values 0-4 (degree d) and over values 5-9 (degree
 6 - d), so with a_d and b_d the falling-factorial monomials of degree d of each group (462
@@ -85,7 +85,7 @@ _LARGEST_BLOCK = max(int((_STARTS[d + 1] - _STARTS[d]) * (_STARTS[DEGREE - d + 1
 
 def _event_of_state() -> np.ndarray:
     """``table[state, e]``: whether a coup ending in ``state`` (as coded by
-    :mod:`engine.odds.direct`) is event ``e``."""
+    :mod:`baccarat.odds.direct`) is event ``e``."""
     table = np.zeros((400, N_EVENTS), dtype=np.int64)
     rule = getattr(settle, "py_func", settle)  # the rule itself, not compiled
     for state in range(400):
@@ -102,7 +102,7 @@ def coefficients() -> tuple[np.ndarray, np.ndarray]:
     and ``C[k, e]``, how many ordered value sequences with multiset k end in event e.
 
     Every ordered sequence P1, B1, P2, B2, x5, x6 of values counts once, by the final states
-    of :mod:`engine.odds.direct`. The coup's end depends on the first four values through
+    of :mod:`baccarat.odds.direct`. The coup's end depends on the first four values through
     their two totals only, so the 10**6 sequences are counted as 715 multisets of the first
     four by total pair, times 55 multisets of the last two by total pair and event: one
     small matrix product over the 100 total pairs (a few milliseconds).
@@ -173,7 +173,7 @@ def _monomials(counts, parent, value, held, a, b):
 
 def event_tallies(counts: np.ndarray, events: Sequence[int]) -> np.ndarray:
     """Exact tallies (n, len(events)) int64 of ``events`` (indices into
-    :data:`engine.odds.enumeration.EVENTS`) for compositions (n, 10) by value.
+    :data:`baccarat.odds.enumeration.EVENTS`) for compositions (n, 10) by value.
 
     Rows must be valid compositions (counts >= 0 within 8 decks, six cards or more): this
     is a per-coup path and does not check. The same integers as the enumeration's.
@@ -213,7 +213,7 @@ def chosen_probabilities(counts: np.ndarray, events: Sequence[int]) -> np.ndarra
     the columns ``events`` exactly, the others NaN when computing them would cost more.
 
     Up to :data:`MAX_CHOSEN` events come from :func:`event_tallies`; more, and all seven
-    come from the grouped enumeration (:func:`engine.odds.enumeration.event_probabilities`).
+    come from the grouped enumeration (:func:`baccarat.odds.enumeration.event_probabilities`).
     Either way the same integer tallies over the same total: the same floats.
     """
     chosen = tuple(sorted(set(int(e) for e in events)))

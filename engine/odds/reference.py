@@ -1,6 +1,6 @@
 """The original enumeration of a coup, path by path: the reference the fast kernel is tested on.
 
-:mod:`engine.odds.enumeration` computes the same integer tallies by grouping the deals by
+:mod:`baccarat.odds.enumeration` computes the same integer tallies by grouping the deals by
 the totals of the first four cards. This module keeps the direct enumeration it replaced:
 every P1, P2, B1, B2 (each hand's two cards as an unordered pair with a multiplicity of 2
 when the values differ), then every third card by the drawing rules, each path weighted by

@@ -1,7 +1,7 @@
 """Reports from stored runs: the comparison table and the self-contained HTML report.
 
 Reports read run folders (or results in memory) and never re-run anything. The names
-below are imported on first use (see ``engine.lazy``), so ``engine.report.demo`` and the
+below are imported on first use (see ``baccarat.lazy``), so ``baccarat.report.demo`` and the
 CLI's help do not load matplotlib.
 """
 

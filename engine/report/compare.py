@@ -243,7 +243,7 @@ def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
 
 def write_comparison(frame: pd.DataFrame, path: str | Path, *, force: bool = False) -> Path:
     """Write a comparison table to ``path`` as Parquet, saying what it is: an output of its
-    own (``engine.io.owner.claim_output``; an existing one replaced only with ``force``)."""
+    own (``baccarat.io.owner.claim_output``; an existing one replaced only with ``force``)."""
     with claim_output(path, force=force, what="comparison") as claim:
         write_comparison_file(frame, claim.temp)
     return Path(path)

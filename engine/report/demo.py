@@ -57,7 +57,7 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
              backtest_progress: Callable[[int, int], None] | None = None,
              report_progress: Callable[[int, int], None] | None = None) -> DemoResult:
     """Run the demo into ``out``: a folder built under a temporary name and renamed into
-    place when complete (``engine.io.owner.claim_output``). An existing folder is
+    place when complete (``baccarat.io.owner.claim_output``). An existing folder is
     replaced only with ``force`` and only if it holds a demo's output; an empty one is
     used. A failed or interrupted demo leaves nothing."""
     from .. import warm

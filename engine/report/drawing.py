@@ -10,7 +10,7 @@ when every figure is drawn in the process itself, which is what happens with one
 ``workers=0``, or when the environment variable ``BACCARAT_REPORT_WORKERS`` says 0.
 
 The workers die with the command that started them, however it ends
-(``engine.children.die_with``). They are forked from this process once it has loaded
+(``baccarat.children.die_with``). They are forked from this process once it has loaded
 matplotlib, so they start with it loaded (a worker that imported it afresh would spend
 longer starting than drawing on a machine of two cores, as measured: see
 ``benchmarks/README.md``). A process with

@@ -172,7 +172,7 @@ def write_report(runs: Runs, out: str | Path, *, force: bool = False,
                  samples: int = 5, progress: Progress | None = None,
                  sections: Sequence[str] = (), drawer: FigureDrawer | None = None) -> Path:
     """Render the report of ``runs`` and write it to ``out``, which it owns while it
-    renders (``engine.io.owner.claim_output``); returns the path."""
+    renders (``baccarat.io.owner.claim_output``); returns the path."""
     target = Path(out)
     with claim_output(target, force=force, what="report") as claim:
         text = render_report(runs, samples=samples, progress=progress, sections=sections,

@@ -2,15 +2,15 @@
 
 For a system whose state is finite (``strategies/finite_state.py``), a session is a
 Markov chain over (the system's state, the bankroll), and each coup moves it with the
-exact probabilities of a full shoe's classes of coup (:mod:`engine.risk.coups`).
-:mod:`engine.risk.machine` numbers the system's declared states,
-:mod:`engine.risk.chain` plays the chain coup by coup (the whole distribution from one
-bankroll), :mod:`engine.risk.backward` runs it backward (the risk from every bankroll at
-once), :mod:`engine.risk.exact` turns a chain into figures
-(:func:`session_distribution` is the notebook's door), :mod:`engine.risk.sizing` sizes
-bankrolls and base stakes and plays sessions in a row, :mod:`engine.risk.check` measures
-the same figures over real shoes, :mod:`engine.risk.job` is ``baccarat risk``,
-:mod:`engine.risk.shoes` says how many coups a shoe holds, :mod:`engine.risk.verify`
+exact probabilities of a full shoe's classes of coup (:mod:`baccarat.risk.coups`).
+:mod:`baccarat.risk.machine` numbers the system's declared states,
+:mod:`baccarat.risk.chain` plays the chain coup by coup (the whole distribution from one
+bankroll), :mod:`baccarat.risk.backward` runs it backward (the risk from every bankroll at
+once), :mod:`baccarat.risk.exact` turns a chain into figures
+(:func:`session_distribution` is the notebook's door), :mod:`baccarat.risk.sizing` sizes
+bankrolls and base stakes and plays sessions in a row, :mod:`baccarat.risk.check` measures
+the same figures over real shoes, :mod:`baccarat.risk.job` is ``baccarat risk``,
+:mod:`baccarat.risk.shoes` says how many coups a shoe holds, :mod:`baccarat.risk.verify`
 checks a declaration against the strategy's own play.
 """
 

@@ -1,7 +1,7 @@
 """Risk as a function of the starting bankroll, every bankroll at once, by backward
 induction over the same chain.
 
-The forward chain (:mod:`engine.risk.chain`) gives the whole distribution from one
+The forward chain (:mod:`baccarat.risk.chain`) gives the whole distribution from one
 bankroll. Sizing a bankroll, or drawing risk of ruin against the bankroll, asks the
 reverse question: from each bankroll b, the chance of ruin (or of ruin or a bust). That
 is a value function of (state, bankroll), computed from the session's last coup back to
@@ -18,7 +18,7 @@ reach), so the value function is kept only where a session can be.
 
 It covers the chains without a stop loss or win goal (those depend on the starting
 bankroll too) and without shoe phases, under ``--when-short stop``; the others are
-sized by :mod:`engine.risk.sizing`'s bisection over forward chains.
+sized by :mod:`baccarat.risk.sizing`'s bisection over forward chains.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ state and per bankroll on that grid, the probability of being there before the n
 coup: no amount is ever rounded, and each probability is a sum of products of the exact
 class probabilities in float64.
 
-A chain state is the system's state (:class:`engine.risk.machine.Machine`), and where
+A chain state is the system's state (:class:`baccarat.risk.machine.Machine`), and where
 the rules need them, the shoe's phase (shoes finished, coups into the current one) and
 the session's starting bankroll (for a stop loss or win goal over several sessions).
 Each holds its mass over a window of bankrolls; the windows of one coup lie end to end in
@@ -15,12 +15,12 @@ one buffer, so a system with many states (a Labouchere line) costs what its sess
 reach, not states x every bankroll.
 
 One coup (:func:`_reach` then :func:`_scatter`, compiled) moves every mass by each class
-of coup, in the order the replay applies its rules (``engine.replay``): the stakes, cut to
+of coup, in the order the replay applies its rules (``baccarat.replay``): the stakes, cut to
 the table maximum; the bankroll must cover them (else the session ends busted and the coup
 is not played, or under ``when_short="reduce"`` the stakes are scaled to the bankroll);
 the payout; then ruin (below the table minimum), the stop loss, the win goal, the most
 coups. A session also ends when its coups run out (its shoes end): the chance of that
-after each coup is the hazard of the session's length (:mod:`engine.risk.shoes`),
+after each coup is the hazard of the session's length (:mod:`baccarat.risk.shoes`),
 independent of the play. A system whose state changes when a new shoe opens (a pattern
 forgetting the scoreboard) needs to know where the shoes end, so its chain keeps the
 shoe's phase in the state and the shoe's own hazard in the transitions.

@@ -2,9 +2,9 @@
 
 Exact risk's model deals every coup from a full shoe. A real shoe is dealt down: the
 cards gone change the odds of the next coup, and a shoe's length is tied to its coups.
-:func:`simulate` plays the configuration with the backtest engine (``engine.backtest``)
+:func:`simulate` plays the configuration with the backtest engine (``baccarat.backtest``)
 over generated shoes of the rules' real size, sessions as a backtest plays them, and
-gives each figure of :mod:`engine.risk.exact` with an interval, so the difference the
+gives each figure of :mod:`baccarat.risk.exact` with an interval, so the difference the
 finite shoe makes is measured rather than assumed.
 """
 

@@ -1,16 +1,16 @@
 """The coup as exact risk sees it: every class of coup with its exact probability.
 
 Exact risk models a session as independent coups, each dealt from a full shoe of the
-rules' decks (the "infinite shoe"). A coup's *class* (``engine.bets.coup_class``: the
+rules' decks (the "infinite shoe"). A coup's *class* (``baccarat.bets.coup_class``: the
 outcome, the special hand the variants pay on, the two pair flags) fixes what every bet
 pays, so the model needs the probability of each class, jointly, and the number of cards
-the coup takes (for the length of a shoe, :mod:`engine.risk.shoes`).
+the coup takes (for the length of a shoe, :mod:`baccarat.risk.shoes`).
 
 :func:`class_tallies` enumerates them exactly: the first four cards by rank (the pairs
 need ranks) and the two possible third cards by value, every ordered six-card sequence
-counted once, as :func:`engine.odds.outcome_combinations` counts them, so its sums are the
+counted once, as :func:`baccarat.odds.outcome_combinations` counts them, so its sums are the
 same integers (``tests/test_risk_coups.py`` compares them). :func:`exact_payouts` is the
-payout table of :func:`engine.bets.payout_table` in exact fractions, read from the rules
+payout table of :func:`baccarat.bets.payout_table` in exact fractions, read from the rules
 as they are written (a 5% commission is 19/20 exactly, not the float nearest 0.95).
 """
 
@@ -49,7 +49,7 @@ _RANK_VALUE = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0], dtype=np.int64)
 class CoupClasses:
     """Every class of coup a full shoe can deal, with exact tallies.
 
-    ``classes[k]`` is the engine's class index (``engine.bets.coup_class``), ``outcome[k]``
+    ``classes[k]`` is the engine's class index (``baccarat.bets.coup_class``), ``outcome[k]``
     0/1/2 (Banker, Player, Tie), ``tallies[k, n]`` how many ordered six-card sequences give
     class k with ``CARDS_PER_COUP[n]`` cards used (exact integers), ``total`` their sum.
     """
@@ -152,7 +152,7 @@ def exact(value: float | int) -> Fraction:
 def exact_payouts(rules: TableRules, coups: CoupClasses) -> list[dict[str, Fraction]]:
     """What a unit stake on each bet kind nets on each class of ``coups``, exactly.
 
-    The same table as ``engine.bets.payout_table`` (which the tests compare it with), for
+    The same table as ``baccarat.bets.payout_table`` (which the tests compare it with), for
     the classes a full shoe deals (cards known, so every bet settles).
     """
     lose = Fraction(-1)

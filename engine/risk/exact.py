@@ -1,6 +1,6 @@
 """The exact figures of a session: its final net's distribution and what follows from it.
 
-:func:`exact_risk` plays one configuration's chain (:mod:`engine.risk.chain`) and returns
+:func:`exact_risk` plays one configuration's chain (:mod:`baccarat.risk.chain`) and returns
 an :class:`ExactRisk`: the probability of every final net by stop reason, the expected
 coups played and amounts staked, and the figures a backtest's summary reports (mean,
 standard deviation and quantiles of net, P(ahead), risk of ruin, bust rate, P(win goal),
@@ -38,7 +38,7 @@ class ExactRisk:
     """One configuration's exact session distribution and its figures.
 
     ``net`` holds every final net a session can end with (ascending), ``by_reason`` the
-    probability of ending with it for each stop reason of ``engine.replay.STOP_REASONS``
+    probability of ending with it for each stop reason of ``baccarat.replay.STOP_REASONS``
     (rows) and ``probability`` their sum.
     """
 
@@ -156,7 +156,7 @@ def exact_risk(strategy: Any, rules: TableRules | None = None,
 
 def _one_configuration(strategy: Any) -> Any:
     if isinstance(strategy, str):
-        from strategies.registry import expand_spec
+        from ..strategies.registry import expand_spec
 
         configs = expand_spec(strategy)
         if len(configs) != 1:
@@ -175,7 +175,7 @@ def session_distribution(spec: Any, rules: TableRules | None = None,
     ``p_<reason>`` (ending with that net for that stop reason: ruin, busted, win_goal,
     ...). ``frame.attrs`` holds the figures (``mean_net``, ``risk_of_ruin``,
     ``expected_edge``, ...). The model: coups independent, each with a full shoe's exact
-    probabilities, shoes of the rules' length distribution (see ``engine.risk``).
+    probabilities, shoes of the rules' length distribution (see ``baccarat.risk``).
     """
     return exact_risk(spec, rules, policy, coups).frame()
 

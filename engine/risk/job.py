@@ -74,7 +74,7 @@ class ConfigRisk:
 
 def configurations(specs: list[str]) -> list[Any]:
     """Every configuration the SPECs stand for (a list in a SPEC is a grid)."""
-    from strategies.registry import expand_spec
+    from ..strategies.registry import expand_spec
 
     out = []
     for spec in specs:
@@ -123,7 +123,7 @@ def _check_declaration(strategy: Any, rules: TableRules) -> None:
     from .verify import declaration_mismatch
 
     system = finite_system(strategy)
-    if all(type(part).__module__.startswith("strategies.")
+    if all(type(part).__module__.startswith("baccarat.strategies.")
            for part in (strategy, system, *getattr(system, "__dict__", {}).values())
            if hasattr(part, "initial_state")):
         return

@@ -3,9 +3,9 @@
 :class:`Machine` reads a strategy (or a selection and a staking part) through the
 finite-state declaration of ``strategies/finite_state.py`` and numbers its states as the
 session reaches them. For each state it keeps the stakes asked for, cut to the table
-maximum as the replay cuts them (``engine.replay._settle_kernel``), in exact fractions,
+maximum as the replay cuts them (``baccarat.replay._settle_kernel``), in exact fractions,
 and, per class of coup, the state the declaration moves to. The chain
-(:mod:`engine.risk.chain`) asks for a state's row only once mass reaches it, so a
+(:mod:`baccarat.risk.chain`) asks for a state's row only once mass reaches it, so a
 progression that could grow without bound costs only what a session can reach.
 """
 
@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from strategies.finite_state import (
+from ..bets import BET_KINDS
+from ..errors import BaccaratError
+from ..rules import TableRules
+from ..strategies.finite_state import (
     END_SESSION,
     LOST,
     NO_STAKE,
@@ -27,10 +30,6 @@ from strategies.finite_state import (
     not_finite_reason,
     shoe_state,
 )
-
-from ..bets import BET_KINDS
-from ..errors import BaccaratError
-from ..rules import TableRules
 from .coups import exact
 
 

@@ -3,7 +3,7 @@
 Under ``--when-short reduce`` a session that cannot cover its stakes stakes what it has.
 When that whole bankroll wins at a price that is a fraction (a Banker win pays 0.95),
 the new bankroll need not be a whole number of the chain's ``unit`` (0.95 x 375.5 is not
-a multiple of 0.5). The chain (:mod:`engine.risk.chain`) hands those sessions here, with
+a multiple of 0.5). The chain (:mod:`baccarat.risk.chain`) hands those sessions here, with
 their mass; from then on they are kept as entries (chain state, bankroll, mass), the
 bankroll an exact integer in units of ``unit / scale`` (``scale`` grows by the price's
 denominator whenever a payout needs it: Python integers, which do not overflow however

@@ -3,8 +3,8 @@
 A shoe's length is set by the cards its coups take (4, 5 or 6 each), the burn and the
 cut card: the dealer deals while the cut card has not come out, and the coup during
 which it comes out is the last (or the one after it, with ``extra_coup_after_cut``),
-exactly as ``engine.deal._deal_run`` deals. In the model each coup takes its cards
-independently, with the full shoe's exact probabilities (:mod:`engine.risk.coups`), and
+exactly as ``baccarat.deal._deal_run`` deals. In the model each coup takes its cards
+independently, with the full shoe's exact probabilities (:mod:`baccarat.risk.coups`), and
 the length of a shoe is taken as independent of the coups' outcomes (in a real shoe it is
 weakly tied to them: naturals take four cards). The simulation that ``baccarat risk``
 runs beside the exact figures plays real shoes, so it measures what this costs.

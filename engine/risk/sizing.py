@@ -1,7 +1,7 @@
 """What a system needs: the bankroll for a chosen risk, the base stake a bankroll affords,
 and the risk over several sessions played one after another.
 
-Every answer is found with exact chains (:mod:`engine.risk.chain`), so a risk of ruin of
+Every answer is found with exact chains (:mod:`baccarat.risk.chain`), so a risk of ruin of
 1% means 1% in the model, not 1% give or take a simulation's interval.
 
 - :func:`sessions_risk`: sessions played one after another, each starting with what the
@@ -71,7 +71,7 @@ def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
 
     A session that busts passes on what it kept; each session's stop rules count from its
     own start. Played forward, session after session: the bankroll after them comes too
-    (:func:`engine.risk.backward.risk_curve` gives the risks alone, quicker).
+    (:func:`baccarat.risk.backward.risk_curve` gives the risks alone, quicker).
     """
     if sessions < 1:
         raise RiskError(f"--sessions {sessions}: expected at least 1")
@@ -209,7 +209,7 @@ def with_base(strategy: Any, base: float) -> Any:
     """A copy of ``strategy`` with base stake ``base`` (a composed system's staking plan
     holds it)."""
     try:
-        from strategies.system import System
+        from ..strategies.system import System
 
         parts = strategy.parts() if isinstance(strategy, System) else None
         if parts is not None:

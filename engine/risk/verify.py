@@ -2,7 +2,7 @@
 
 Exact risk trusts a system's finite-state declaration (``strategies/finite_state.py``)
 to say what the system stakes. :func:`declaration_mismatch` plays the strategy the way a
-backtest does (``engine.replay.replay``, over generated shoes, with a bankroll and table
+backtest does (``baccarat.replay.replay``, over generated shoes, with a bankroll and table
 limits too wide to interfere) and walks the declared states along the same coups; the
 first coup where the declared stakes differ from those the strategy placed is reported.
 A system that forgets what the table maximum makes irrelevant (``limited_state``) is
@@ -19,13 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from strategies.finite_state import shoe_state
-
 from ..bets import BET_KINDS
 from ..coups import OUTCOME_LABELS
 from ..deal import generate_coups
 from ..replay import SessionPolicy, replay
 from ..rules import TableRules
+from ..strategies.finite_state import shoe_state
 from .coups import exact
 from .machine import TableCut, finite_system, limits_states, result_of
 

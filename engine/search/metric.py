@@ -10,7 +10,7 @@ obvious (risk of ruin: lower is better) and must be said for the others
 A metric here is computed over a subset of sessions for many rows at once: every input
 is a (rows x sessions) matrix, one row per configuration (or per configuration and fair
 dataset, for the null), so a search never calls pandas per configuration for the common
-metrics. Each gives what ``engine.metrics.summarize`` gives over the same sessions (the
+metrics. Each gives what ``baccarat.metrics.summarize`` gives over the same sessions (the
 tests compare them).
 """
 

@@ -1,6 +1,6 @@
 """The best of N by chance: the same search over fair datasets of the observed shape.
 
-Fair dataset ``b`` is ``analyze``'s reference dataset ``b`` (``engine.analysis.reference``):
+Fair dataset ``b`` is ``analyze``'s reference dataset ``b`` (``baccarat.analysis.reference``):
 one fairly shuffled shoe per observed shoe, under the same rules, dealt to the cut card
 where the observed shoe was, cut to its coups where it was stopped early. All N datasets
 play in one backtest, end to end (dataset b's shoes are b * shoes + 0 ... b * shoes +

@@ -1,7 +1,7 @@
 """The space of configurations a search tries: the grids its specs expand to, indexed lazily.
 
 A search takes several SPECs; each stands for a grid (one configuration per combination of
-its list values, in the order ``strategies.registry.expand_spec`` gives), counted and
+its list values, in the order ``baccarat.strategies.registry.expand_spec`` gives), counted and
 indexed by the registry's ``spec_space`` where it has one (the grammar of lists, ranges and
 composed parts is the registry's), else here over its lists. The space is the specs' grids
 one after the other. It is counted without building a configuration, and
@@ -20,10 +20,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from strategies.base import Strategy
-from strategies.registry import load_class, make_strategy, parse_params, split_spec
-
 from ..errors import BaccaratError
+from ..strategies.base import Strategy
+from ..strategies.registry import load_class, make_strategy, parse_params, split_spec
 
 
 @dataclass(frozen=True)
@@ -86,9 +85,9 @@ class Grid(Protocol):
 
 
 def grid_of(spec: str) -> Grid:
-    """The registry's space of ``spec`` (``strategies.registry.spec_space``: lists,
+    """The registry's space of ``spec`` (``baccarat.strategies.registry.spec_space``: lists,
     ranges, composed parts) where the registry has one, else :func:`spec_grid`'s."""
-    from strategies import registry
+    from ..strategies import registry
 
     space = getattr(registry, "spec_space", None)
     return space(spec) if space is not None else spec_grid(spec)  # type: ignore[no-any-return]

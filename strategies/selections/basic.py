@@ -12,9 +12,8 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from engine.bets import KIND_INDEX
-from engine.coups import TIE as TIE_OUTCOME
-
+from ...bets import KIND_INDEX
+from ...coups import TIE as TIE_OUTCOME
 from ..base import Result, Table
 from ..compiled import SELECTIONS, PartForm
 from ..kinds import BetKind

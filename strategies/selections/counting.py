@@ -4,13 +4,13 @@
 session's shoe (``table.seen`` / ``table.remaining``, the shown burn card included) and
 bets one kind only when the cards left make it worth it: when its expected value per unit
 on the cards left is above a threshold, the EV coming either from a running true count
-built on the exact effects of removal (:func:`engine.odds.count_system`) or exactly, by
+built on the exact effects of removal (:func:`baccarat.odds.count_system`) or exactly, by
 enumerating the next coup over the remaining composition; or when the published count of
 a side bet (Dragon 7, Panda 8) reaches its trigger.
 
-The exact EV reads only the events its bet kind needs (:func:`engine.odds.events_needed`:
+The exact EV reads only the events its bet kind needs (:func:`baccarat.odds.events_needed`:
 one for Tie or Dragon 7, none for the pairs), computed as polynomials in the counts
-(:mod:`engine.odds.polynomial`, the same integer tallies as the enumeration: about 2 us
+(:mod:`baccarat.odds.polynomial`, the same integer tallies as the enumeration: about 2 us
 of CPU per composition in a replay step's batches for one event). That is still the bulk
 of a replay's cost if every coup of every session pays it, so :func:`exact_ev` and the
 strategy cut it down:
@@ -42,8 +42,8 @@ from typing import Annotated, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from engine.bets import KIND_INDEX
-from engine.odds import (
+from ...bets import KIND_INDEX
+from ...odds import (
     CountSystem,
     count_system,
     ev_of_kind,
@@ -52,10 +52,9 @@ from engine.odds import (
     pair_probability,
     shoe_counts,
 )
-from engine.odds.cache import CACHE, CompositionCache
-from engine.odds.composition import MIN_CARDS, N_VALUES
-from engine.rules import TableRules
-
+from ...odds.cache import CACHE, CompositionCache
+from ...odds.composition import MIN_CARDS, N_VALUES
+from ...rules import TableRules
 from ..base import Table
 from ..compiled import SELECTIONS, PartForm
 from ..kinds import BetKind
@@ -77,7 +76,7 @@ def exact_ev(remaining: np.ndarray, rules: TableRules, kind: str, decks: int | N
 
     ``remaining`` are the cards left (unseen) in shoes of ``decks`` decks (default
     ``rules.decks``; it matters for the pair bets, whose zero-valued ranks are taken in
-    expectation, see :func:`engine.odds.pair_probability`). Rows must be valid (counts
+    expectation, see :func:`baccarat.odds.pair_probability`). Rows must be valid (counts
     within the shoe, at least six cards): this is the per-coup path and does not check.
     """
     counts = np.ascontiguousarray(remaining, dtype=np.int64).reshape(-1, N_VALUES)

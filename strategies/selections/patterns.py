@@ -15,10 +15,9 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from engine.coups import BANKER as B_OUTCOME
-from engine.coups import PLAYER as P_OUTCOME
-from engine.coups import TIE as T_OUTCOME
-
+from ...coups import BANKER as B_OUTCOME
+from ...coups import PLAYER as P_OUTCOME
+from ...coups import TIE as T_OUTCOME
 from ..base import Result, Table
 from ..compiled import SELECTIONS, PartForm
 from ..parts import BANKER, NO_BET, PLAYER, TIE, Selection, register_part

@@ -14,8 +14,7 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from engine.bets import BET_KINDS
-
+from ...bets import BET_KINDS
 from ..base import Table
 from ..compiled import STAKINGS, PartForm
 from ..kinds import win_payout

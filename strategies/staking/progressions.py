@@ -3,7 +3,7 @@
 Each plan keeps, per session, where it stands in its progression (arrays of shape (n,)
 allocated in ``start``) and moves every session at once in ``settle``: a coup the session
 staked on and won moves it one way, one it lost the other. A push, a skipped coup and a
-new shoe leave it where it is (``strategies.parts`` defines this once for every plan).
+new shoe leave it where it is (``baccarat.strategies.parts`` defines this once for every plan).
 Table limits, chip sizes, bankroll shortfalls and stop rules are the engine's business: a
 plan caps its stake only where its own rule says so.
 """

@@ -3,9 +3,8 @@
 from typing import ClassVar
 
 import numpy as np
-
-from strategies.base import Table
-from strategies.parts import BANKER, NO_BET, Selection
+from baccarat.strategies.base import Table
+from baccarat.strategies.parts import BANKER, NO_BET, Selection
 
 
 class EveryOther(Selection):

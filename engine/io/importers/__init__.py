@@ -3,7 +3,7 @@ sequences, in text, CSV, JSON or Parquet (see data/README.md for every format).
 
 ``import_files`` is the one entry point (the ``baccarat import`` command is a thin layer
 over it); ``detect_format`` tells a file's format from its content. The names below are
-imported on first use (see ``engine.lazy``).
+imported on first use (see ``baccarat.lazy``).
 """
 
 from typing import TYPE_CHECKING

@@ -1,7 +1,7 @@
 """Checks of recorded coups: each coup re-dealt by the drawing rules, totals, winner, counts.
 
 The drawing rules are not written again here: each recorded coup's cards are laid out in
-dealing order (P1, B1, P2, B2, then the third cards) and dealt by ``engine.deal``'s
+dealing order (P1, B1, P2, B2, then the third cards) and dealt by ``baccarat.deal``'s
 compiled ``_deal_coup``; a coup whose recorded hands differ from what the rules deal from
 its own cards broke the rules. Everything else is column arithmetic over all coups at once.
 """

@@ -1,6 +1,6 @@
 """An import written like ``generate`` writes: a folder of Parquet parts, chunk by chunk.
 
-The output is claimed for the whole import (``engine.io.owner.claim_output``: its name
+The output is claimed for the whole import (``baccarat.io.owner.claim_output``: its name
 locked, so a second import into it, or a writer replacing a dataset a run reads, is
 refused), the parts are written into a temporary folder beside it, and the folder is
 renamed into place only when every file has been read and checked, and only if nothing
