@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from baccarat import Run, backtest  # noqa: E402
 from baccarat.analysis.significance import holm  # noqa: E402
-from baccarat.backtest import backtest  # noqa: E402
 from baccarat.metrics import edge_p_value, edge_sums, wilson_interval  # noqa: E402
 from baccarat.search.adjust import family_tests  # noqa: E402
 from baccarat.search.metric import BASE_COLUMNS  # noqa: E402
@@ -50,7 +50,7 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-alarms-") as temp:
         backtest(None, configs, shoes=args.shoes * args.datasets, seed=args.seed,
-                 ledger=False, out=Path(temp) / "run", workers=args.workers)
+                 run=Run(ledger=False, out=Path(temp) / "run", workers=args.workers))
         matrix = read_sessions(Path(temp) / "run", len(configs), BASE_COLUMNS)
     played = time.perf_counter() - started
     k, n = len(configs), args.shoes
