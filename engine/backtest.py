@@ -702,7 +702,7 @@ def backtest(
     session: SessionPolicy | None = None,
     unchecked: bool = False,
 ) -> BacktestResult:
-    """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
+    """Play ``strategies`` (SPEC strings or instances) over a dataset (docs/commands/backtest.md).
 
     The dataset is ``coups`` (a table, or a coups Parquet file or folder), or ``shoes``
     generated from ``seed`` under ``rules``. The run is cut into chunks of ``chunk_shoes``
