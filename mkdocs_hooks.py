@@ -4,7 +4,7 @@ The folders ``engine/`` and ``strategies/`` are installed as ``baccarat`` and
 ``baccarat.strategies`` (setuptools' package-dir mapping), a layout mkdocstrings' static
 reader cannot follow from the sources. Before the build, this lays out the package as it
 is installed, ``baccarat/`` with ``strategies/`` inside, out of links to the sources, in
-``.api-sources/`` (mkdocs.yml's handler ``paths``; not committed)."""
+``.api-sources/`` (mkdocs.yml's handler ``paths``), removed when MkDocs ends."""
 
 from __future__ import annotations
 
@@ -25,3 +25,7 @@ def on_startup(**kwargs: Any) -> None:
         if entry.name != "__pycache__":
             (package / entry.name).symlink_to(entry)
     (package / "strategies").symlink_to(ROOT / "strategies")
+
+
+def on_shutdown(**kwargs: Any) -> None:
+    shutil.rmtree(SOURCES, ignore_errors=True)
