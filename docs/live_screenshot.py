@@ -1,4 +1,4 @@
-"""Draw the README's screenshot of ``baccarat live`` at 80x24 (docs/live-80x24.png).
+"""Draw docs/live-80x24.png, the screenshot of ``baccarat live`` at 80x24 (docs/commands/live.md).
 
 Types 34 coups of a recorded shoe (generated shoe 0 of seed 11, dealt by the engine) into
 the app with Textual's headless pilot, key by key, with four systems, saves Textual's SVG

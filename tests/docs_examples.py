@@ -1,6 +1,6 @@
 """The documentation's examples, run as tests: the machinery behind tests/test_docs.py.
 
-Every console and Python example in README.md, data/README.md and docs/*.md runs, top to
+Every console and Python example in README.md, data/README.md and docs/**/*.md runs, top to
 bottom, in a fresh folder of its own (where the repository's ``data/``, ``examples/`` and
 ``benchmarks/`` are visible), and what it prints is compared with what the document shows.
 The documents are parsed with sybil (its Markdown lexers, regions and skip directive); the
@@ -60,7 +60,7 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 ROOT = Path(__file__).resolve().parents[1]
 #: The documents whose examples are tests.
 DOCUMENTS = ("README.md", "data/README.md", *sorted(
-    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")))
 #: What a document's folder sees of the repository.
 SHARED = ("data", "examples", "benchmarks")
 UPDATE = os.environ.get("BACCARAT_DOCS_UPDATE") == "1"

@@ -1,4 +1,4 @@
-"""The front door: every usage error is one line, ``--version``, and the README's options.
+"""The front door: every usage error is one line, ``--version``, and the docs' options.
 
 A user who mistypes gets the same kind of answer whoever catches the mistake (click's
 parser, typer's type checks, or the package): one line starting with ``error:``, exit
@@ -111,7 +111,9 @@ def _options_shown(text: str) -> dict[str, set[str]]:
     for command, rest in _CONSOLE.findall(text):
         if command in shown:
             shown[command] |= set(_OPTION.findall(rest))
-    prose = _CONSOLE.sub("", text)
+    # prose: what is left without the commands and the fenced blocks (a command's output
+    # may name another command's options)
+    prose = re.sub(r"^```.*?^```", "", _CONSOLE.sub("", text), flags=re.M | re.S)
     for section in re.split(r"^#+ ", prose, flags=re.M):
         heading = section.splitlines()[0] if section else ""
         named = [c for c in re.findall(r"`baccarat ([a-z][\w-]*)`", heading) if c in shown]
@@ -132,12 +134,25 @@ def _help_options(command: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", result.output))
 
 
-def test_every_option_the_readme_shows_exists_in_that_commands_help():
-    shown = _options_shown(README.read_text(encoding="utf-8"))
-    assert shown["backtest"] and shown["generate"] and shown["odds"]  # the parser finds them
+#: The README and every docs page (a page per command under docs/commands/).
+DOCUMENTS = (README, *sorted((README.parent / "docs").rglob("*.md")))
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(README.parent)))
+def test_every_option_the_docs_show_exists_in_that_commands_help(document: Path):
+    shown = _options_shown(document.read_text(encoding="utf-8"))
     missing = {command: sorted(options - _help_options(command) - {"--help"})
                for command, options in shown.items() if options}
     assert {c: m for c, m in missing.items() if m} == {}
+
+
+def test_the_option_check_finds_the_options_of_the_command_pages():
+    shown: dict[str, set[str]] = {c: set() for c in COMMANDS}
+    for document in DOCUMENTS:
+        for command, options in _options_shown(document.read_text(encoding="utf-8")).items():
+            shown[command] |= options
+    assert {"--shuffle", "--seed"} <= shown["generate"] and "--compare" in shown["odds"]
+    assert {"--stop-loss", "--ledger", "--session-shoes"} <= shown["backtest"]
 
 
 def test_the_readme_check_would_catch_a_missing_option():

@@ -4,6 +4,7 @@ decks deal, ten-valued cards of unknown rank, recorder slips, every problem in o
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -118,7 +119,8 @@ def test_dry_run_says_what_it_would_do_and_writes_nothing(tmp_path: Path) -> Non
     result = runner.invoke(app, ["import", str(path), "--out", str(out), "--dry-run",
                                  "--keep-invalid"])
     assert result.exit_code == 0, result.output
-    lines = result.stdout.splitlines()
+    # an item of the plan wrapped to the terminal goes on in lines indented further
+    lines = re.sub(r"\n {6}", " ", result.stdout).splitlines()
     assert lines[0] == f"{path}: format csv; 2 shoes, 4 coups"
     # per field, the column chosen and why; the rules check is one line for the file
     assert lines[1] == "  rules check: 3 of 4 sampled coups hold"
@@ -131,7 +133,11 @@ def test_dry_run_says_what_it_would_do_and_writes_nothing(tmp_path: Path) -> Non
     assert lines[1] == f"would import 4 coups from 2 shoes (1 file) to {out}; nothing written"
     assert lines[2] == "flagged: 1 coup (1 recorder slip)"
     assert "jump from 2 to 4" in lines[3]
-    assert lines[4].split() == ["shoe", "label", "coup", "recorded_coup", "player", "banker",
-                                "player_total", "banker_total", "outcome", "valid"]
-    assert lines[7].split() == ["0", "A", "3", "4", "9-K-2", "1", "0", "P", "False"]
+    # the first coups, in blocks of columns that fit the terminal
+    assert all(len(line) <= 80 for line in lines[4:])
+    table = " ".join(lines[4:])
+    for name in ("shoe", "label", "coup", "recorded_coup", "player", "banker",
+                 "player_total", "banker_total", "outcome", "valid"):
+        assert f" {name} " in f" {table} "
+    assert "9-K-2" in table and "False" in table
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

@@ -184,14 +184,14 @@ def test_bad_coups_are_refused_with_where():
         play("flat", pd.DataFrame({"outcome": ["B", "X"]}))
 
 
-def test_the_readme_pytest_example_passes(monkeypatch: pytest.MonkeyPatch):
+def test_the_tutorials_pytest_example_passes(monkeypatch: pytest.MonkeyPatch):
     root = Path(__file__).resolve().parents[1]
     monkeypatch.chdir(root)  # the example names its plugin from the repository root
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs" / "tutorial.md").read_text(encoding="utf-8")
     blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
     (example,) = [b for b in blocks if "from baccarat.testing import play" in b]
     namespace: dict = {}
-    exec(example, namespace)  # noqa: S102 - the README's own code, run as a user would
+    exec(example, namespace)  # noqa: S102 - the page's own code, run as a user would
     tests = [f for name, f in namespace.items() if name.startswith("test_")]
     assert tests
     for test in tests:

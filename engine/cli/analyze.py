@@ -187,7 +187,8 @@ def analyze(
         metadata = {"datasets": [str(p) for p in datasets], "rules": rules.model_dump(),
                     "seed": seed, "table_shoes": table_shoes}
         write_analysis(analysis, temps, metadata)
-    message = (f"wrote {out / ANALYSIS_FILE} and {out / REFERENCE_FILE} in "
+    # the folder named once: twice, a closing line outgrew 80 columns with a modest name
+    message = (f"wrote {out} ({ANALYSIS_FILE}, {REFERENCE_FILE}) in "
                f"{time.perf_counter() - started:.1f}s")
     if as_json:
         typer.echo(json.dumps({**analysis.to_json(), **metadata}, indent=2))

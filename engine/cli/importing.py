@@ -213,13 +213,21 @@ def _print_plans(report: ImportReport) -> None:
                       markup=False)
         roles = sorted(file.mapping, key=lambda r: order.index(r) if r in order else 99)
         if "rules" in file.why:
-            console.print(f"  rules check: {file.why['rules']}", highlight=False,
-                          soft_wrap=True, markup=False)
+            _indented(f"rules check: {file.why['rules']}")
         for role in roles:
             why = file.why.get(role, "")
-            console.print(f"  {field_of.get(role, role)} <- {file.mapping[role]!r}"
-                          + (f" ({why})" if why else ""), highlight=False, soft_wrap=True,
-                          markup=False)
+            _indented(f"{field_of.get(role, role)} <- {file.mapping[role]!r}"
+                      + (f" ({why})" if why else ""))
+
+
+def _indented(text: str) -> None:
+    """One item of a file's plan, indented under the file and wrapped to the terminal."""
+    import textwrap
+
+    console.print(textwrap.fill(text, width=max(console.width, 40), initial_indent="  ",
+                                subsequent_indent="      ", break_long_words=False,
+                                break_on_hyphens=False),
+                  highlight=False, soft_wrap=True, markup=False)
 
 
 def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, out: Path,
@@ -255,5 +263,5 @@ def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, ou
         "outcome": np.array(["B", "P", "T"])[head.outcome],
         "valid": head.valid,
     })
-    console.print(frame.to_string(index=False), highlight=False, markup=False,
-                  soft_wrap=True)
+    console.print(frame.to_string(index=False, line_width=max(console.width, 40)),
+                  highlight=False, markup=False, soft_wrap=True)
