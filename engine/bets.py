@@ -154,3 +154,103 @@ def _unit_results(rules: TableRules, outcome: int, special: int, ppair: int,
     if not known:
         special_bets = [nan] * len(special_bets)
     return [banker, player, tie, *pairs, *special_bets]
+
+
+# The side bets casinos deal beside the main bets, as data: each bet's paytables (the
+# first is the default, the standard published one), each a mapping from the events that
+# pay to what a unit stake nets on them (0: the stake is pushed, returned); on every other
+# coup the stake is lost. An event is a fact about one coup, defined once below
+# (:func:`final_events` for the coup's end, :data:`FIRST_FOUR_EVENTS` for the first two
+# cards of each hand); the events of one paytable never overlap.
+
+def _dragon_bonus(side: str) -> dict[str, float]:
+    """Dragon Bonus on ``side``: a natural win 1, a non-natural win by 9 points 30, by 8 10,
+    by 7 6, by 6 4, by 5 2, by 4 1; a natural tie pushes."""
+    margins = {9: 30.0, 8: 10.0, 7: 6.0, 6: 4.0, 5: 2.0, 4: 1.0}
+    return {f"{side}_natural_win": 1.0,
+            **{f"{side}_wins_by_{k}": pays for k, pays in margins.items()},
+            "natural_tie": 0.0}
+
+
+#: Egalite: one bet per tie total, what a tie on that total pays.
+EGALITE_PAYS = {0: 150.0, 1: 215.0, 2: 220.0, 3: 200.0, 4: 120.0, 5: 110.0, 6: 45.0,
+                7: 45.0, 8: 80.0, 9: 80.0}
+
+#: Every side bet beyond :data:`BET_KINDS`: its paytables by name, the default first.
+SIDE_BET_PAYTABLES: dict[str, dict[str, dict[str, float]]] = {
+    "dragon_bonus_player": {"standard": _dragon_bonus("player")},
+    "dragon_bonus_banker": {"standard": _dragon_bonus("banker")},
+    "tiger": {"standard": {"banker_two_card_6": 12.0, "banker_three_card_6": 20.0}},
+    "small_tiger": {"standard": {"banker_two_card_6": 22.0}},
+    "big_tiger": {"standard": {"banker_three_card_6": 50.0}},
+    "tiger_tie": {"standard": {"tie_6": 45.0}, "retired": {"tie_6": 35.0}},
+    "tiger_pair": {"standard": {"one_pair": 4.0, "two_pairs": 20.0, "same_pair": 100.0}},
+    "lucky6": {"standard": {"banker_two_card_6": 12.0, "banker_three_card_6": 23.0},
+               "macau": {"banker_two_card_6": 12.0, "banker_three_card_6": 20.0}},
+    "perfect_pair": {"standard": {"perfect_pair": 25.0}},
+    "either_pair": {"standard": {"either_pair": 5.0}},
+    "big": {"standard": {"five_or_six_cards": 0.54}},
+    "small": {"standard": {"four_cards": 1.5}},
+    **{f"egalite_{t}": {"standard": {f"tie_{t}": pays}} for t, pays in EGALITE_PAYS.items()},
+}
+
+#: The events settled by the first two cards of each hand, whatever the coup's end:
+#: exactly one hand's two cards a pair (same rank); both, of different ranks; both, of the
+#: same rank; either hand a pair; either hand a perfect pair (same rank and suit).
+FIRST_FOUR_EVENTS = ("one_pair", "two_pairs", "same_pair", "either_pair", "perfect_pair")
+#: The events that need the suits of the first four cards.
+SUITED_EVENTS = ("perfect_pair",)
+
+
+def final_events(player_total: np.ndarray, banker_total: np.ndarray,
+                 player_cards: np.ndarray, banker_cards: np.ndarray) -> dict[str, np.ndarray]:
+    """Every event of the coup's end (boolean arrays by name), from the final totals and
+    how many cards each hand holds (2 or 3). A hand of two cards totalling 8 or 9 is a
+    natural (no hand draws after one)."""
+    pt = np.asarray(player_total)
+    bt = np.asarray(banker_total)
+    cards = np.asarray(player_cards) + np.asarray(banker_cards)
+    banker_wins, player_wins, tie = bt > pt, pt > bt, bt == pt
+    natural = {"player": (np.asarray(player_cards) == 2) & (pt >= 8),
+               "banker": (np.asarray(banker_cards) == 2) & (bt >= 8)}
+    events = {
+        "banker_two_card_6": banker_wins & (bt == 6) & (np.asarray(banker_cards) == 2),
+        "banker_three_card_6": banker_wins & (bt == 6) & (np.asarray(banker_cards) == 3),
+        "natural_tie": tie & natural["player"] & natural["banker"],
+        "four_cards": cards == 4,
+        "five_or_six_cards": cards >= 5,
+    }
+    for side, wins, margin in (("player", player_wins, pt - bt), ("banker", banker_wins, bt - pt)):
+        events[f"{side}_natural_win"] = wins & natural[side]
+        for k in range(4, 10):
+            events[f"{side}_wins_by_{k}"] = wins & ~natural[side] & (margin == k)
+    for t in range(10):
+        events[f"tie_{t}"] = tie & (pt == t)
+    return events
+
+
+def side_bet_paytable(bet: str, paytable: str | dict[str, float] | None = None
+                      ) -> dict[str, float]:
+    """The paytable of side bet ``bet``: by name (None: the default), or given as a mapping
+    of its events to what they pay (checked: events this bet knows, pays above -1)."""
+    if bet not in SIDE_BET_PAYTABLES:
+        raise ValueError(f"unknown side bet {bet!r}: expected one of "
+                         f"{', '.join(SIDE_BET_PAYTABLES)}")
+    tables = SIDE_BET_PAYTABLES[bet]
+    if paytable is None:
+        return next(iter(tables.values()))
+    if isinstance(paytable, str):
+        if paytable not in tables:
+            raise ValueError(f"side bet {bet!r} has no paytable {paytable!r}: expected "
+                             f"{' or '.join(tables)}, or a mapping of events to pays")
+        return tables[paytable]
+    known = {event for table in tables.values() for event in table}
+    table = {}
+    for event, pays in paytable.items():
+        if event not in known:
+            raise ValueError(f"side bet {bet!r} pays on {', '.join(sorted(known))}; "
+                             f"got {event!r}")
+        if not float(pays) >= 0.0:
+            raise ValueError(f"side bet {bet!r}: {event} pays {pays!r}, expected 0 or more")
+        table[event] = float(pays)
+    return table

@@ -1,0 +1,227 @@
+"""Exact odds of the side bets of :data:`baccarat.bets.SIDE_BET_PAYTABLES`, from any shoe.
+
+Every side bet pays on events of one coup. Those of the coup's end (a Dragon Bonus
+margin, a Banker 6, a tie total, four cards or more) depend only on its final state
+(totals, who drew): the compiled enumeration tallies the ordered six-card sequences ending
+in each of the 400 states (:func:`baccarat.odds.enumeration.final_states`), and an event's
+tally is the sum over its states (:func:`baccarat.bets.final_events` says which). Those of
+the first two cards of each hand (the pair bets) depend only on the first four cards,
+whose ordered sequences P1, B1, P2, B2 are counted in closed form from the counts by rank
+(the pairs) or by rank and suit (Perfect Pair). Every tally is an exact integer; a
+probability is one division.
+
+Compositions: 10 counts by value, 13 by rank (A..K), or 52 by card (rank-major: A of
+spades, hearts, diamonds, clubs, then 2, ...). The pair bets need ranks and Perfect Pair
+needs suits; a bet the composition cannot price is left out (:func:`needs`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bets import (
+    FIRST_FOUR_EVENTS,
+    SIDE_BET_PAYTABLES,
+    SUITED_EVENTS,
+    final_events,
+    side_bet_paytable,
+)
+from .composition import MAX_DECKS, N_RANKS, N_VALUES, OddsError, check_counts, shoe_rank_counts
+from .enumeration import N_STATES, final_states, sequences_total
+
+#: Counts by card: 13 ranks x 4 suits, rank-major.
+N_CARDS = 52
+#: Every side bet, in the order of :data:`baccarat.bets.SIDE_BET_PAYTABLES`.
+SIDE_BETS = tuple(SIDE_BET_PAYTABLES)
+Paytables = Mapping[str, "str | Mapping[str, float]"]
+
+
+@functools.lru_cache(maxsize=1)
+def _state_events() -> tuple[tuple[str, ...], np.ndarray]:
+    """The events of the coup's end and ``table[state, e]`` (int64 0/1) over the final states."""
+    state = np.arange(N_STATES)
+    rest, banker_drew = np.divmod(state, 2)
+    pt_bt, player_drew = np.divmod(rest, 2)
+    pt, bt = np.divmod(pt_bt, 10)
+    events = final_events(pt, bt, 2 + player_drew, 2 + banker_drew)
+    return tuple(events), np.stack([events[e] for e in events], axis=1).astype(np.int64)
+
+
+def needs(bet: str, paytable: Mapping[str, float] | None = None) -> str | None:
+    """What a composition must give to price ``bet``: "suits", "ranks" or None (values)."""
+    events = side_bet_paytable(bet) if paytable is None else paytable
+    if any(e in SUITED_EVENTS for e in events):
+        return "suits"
+    if any(e in FIRST_FOUR_EVENTS for e in events):
+        return "ranks"
+    return None
+
+
+def check_cards(counts: object, max_decks: int = MAX_DECKS, where: str = "") -> np.ndarray:
+    """Validate compositions of 10, 13 or 52 counts (per row); by card, no card more than
+    ``max_decks`` times."""
+    arr = np.asarray(counts)
+    if arr.shape[-1:] != (N_CARDS,):
+        return check_counts(counts, max_decks=max_decks, where=where)
+    check_counts(np.asarray(arr, dtype=np.float64).reshape(*arr.shape[:-1], N_RANKS, 4)
+                 .sum(axis=-1), max_decks=max_decks, where=where)
+    ints = np.asarray(arr, dtype=np.int64)
+    if (ints > max_decks).any():
+        place = f" in {where}" if where else ""
+        raise OddsError(f"shoe composition{place}: {int(ints.max())} copies of one card is "
+                        f"more than {max_decks} deck(s) hold")
+    return ints
+
+
+def full_shoe_cards(decks: int) -> np.ndarray:
+    """Counts by card (52) of a full shoe of ``decks`` decks."""
+    shoe_rank_counts(decks)  # checks decks
+    return np.full(N_CARDS, decks, dtype=np.int64)
+
+
+def _first_four_tallies(classes: np.ndarray) -> dict[str, np.ndarray]:
+    """Ordered first-four sequences (P1, B1, P2, B2) with each hand's two cards of one
+    class: Player's (= Banker's), both of the same class, both of different classes."""
+    n = classes.astype(object)  # exact integers, whatever the size
+    total = n.sum(axis=-1)
+    two = n * (n - 1)
+    one_hand = two.sum(axis=-1) * (total - 2) * (total - 3)
+    same = (two * (n - 2) * (n - 3)).sum(axis=-1)
+    different = two.sum(axis=-1) ** 2 - (two * two).sum(axis=-1)
+    return {"one_hand": one_hand, "same": same, "different": different}
+
+
+def _first_four_events(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Probabilities of :data:`FIRST_FOUR_EVENTS` for compositions (n, 13|52); Perfect Pair
+    only by card."""
+    width = counts.shape[-1]
+    ranks = counts.reshape(-1, N_RANKS, 4).sum(axis=-1) if width == N_CARDS else counts
+    total = ranks.sum(axis=-1).astype(object)
+    four = total * (total - 1) * (total - 2) * (total - 3)
+    pair = _first_four_tallies(ranks)
+    both = pair["same"] + pair["different"]
+    out = {"one_pair": 2 * pair["one_hand"] - 2 * both, "two_pairs": pair["different"],
+           "same_pair": pair["same"], "either_pair": 2 * pair["one_hand"] - both}
+    if width == N_CARDS:
+        suited = _first_four_tallies(counts)
+        out["perfect_pair"] = 2 * suited["one_hand"] - suited["same"] - suited["different"]
+    return {e: np.asarray(v / four, dtype=np.float64) for e, v in out.items()}
+
+
+def event_probabilities(counts: np.ndarray, with_states: bool = True) -> dict[str, np.ndarray]:
+    """Probability (n,) of every event a side bet pays on that compositions (n, 10|13|52),
+    valid and checked, can price: the coup's end, and the first four cards' by rank or card."""
+    arr = np.atleast_2d(counts)
+    out: dict[str, np.ndarray] = {}
+    if with_states:
+        values = arr.reshape(-1, N_RANKS, 4).sum(axis=-1) if arr.shape[-1] == N_CARDS else arr
+        states = final_states(values, validate=False)
+        names, table = _state_events()
+        tallies = states @ table
+        total = np.asarray(sequences_total(values.sum(axis=-1)), dtype=np.float64)
+        out.update({e: tallies[:, k] / total for k, e in enumerate(names)})
+    if arr.shape[-1] != N_VALUES:
+        out.update(_first_four_events(arr))
+    return out
+
+
+@dataclass(frozen=True)
+class BetOdds:
+    """One side bet under one paytable, for one composition: the probability of each event
+    it pays on (and what each pays), of losing, the EV and house edge per unit staked, and
+    the standard deviation of a unit stake's net."""
+
+    bet: str
+    pays: dict[str, float]
+    probabilities: dict[str, float]
+    lose: float
+    ev: float
+    sd: float
+
+    @property
+    def house_edge(self) -> float:
+        """Expected loss per unit staked (pushes count as staked)."""
+        return -self.ev
+
+    def as_dict(self) -> dict[str, object]:
+        """The figures by name, for JSON."""
+        return {"pays": self.pays, "probabilities": self.probabilities, "lose": self.lose,
+                "ev": self.ev, "house_edge": self.house_edge, "sd": self.sd}
+
+
+def _paytables(bets: Sequence[str], paytables: Paytables | None) -> dict[str, dict[str, float]]:
+    given = dict(paytables or {})
+    unknown = set(given) - set(SIDE_BETS)
+    if unknown:
+        raise OddsError(f"paytable for unknown side bet(s) {', '.join(sorted(unknown))}: "
+                        f"the side bets are {', '.join(SIDE_BETS)}")
+    try:
+        return {bet: side_bet_paytable(bet, given.get(bet)) for bet in bets}  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise OddsError(str(exc)) from None
+
+
+def _priceable(bets: Sequence[str], tables: dict[str, dict[str, float]], width: int) -> list[str]:
+    have = {N_VALUES: None, N_RANKS: "ranks", N_CARDS: "suits"}[width]
+    order = (None, "ranks", "suits")
+    return [bet for bet in bets if order.index(needs(bet, tables[bet])) <= order.index(have)]
+
+
+def side_bet_evs(counts_2d: np.ndarray, bets: Sequence[str] | None = None,
+                 paytables: Paytables | None = None) -> np.ndarray:
+    """Exact EV per unit staked (n, len(bets)) of side bets for compositions (n, 10|13|52),
+    valid and checked; NaN where the composition cannot price a bet (:func:`needs`)."""
+    bets = list(SIDE_BETS if bets is None else bets)
+    tables = _paytables(bets, paytables)
+    arr = np.atleast_2d(np.asarray(counts_2d, dtype=np.int64))
+    priced = set(_priceable(bets, tables, arr.shape[-1]))
+    wants_states = any(e not in FIRST_FOUR_EVENTS for b in priced for e in tables[b])
+    probs = event_probabilities(arr, with_states=wants_states)
+    ev = np.full((arr.shape[0], len(bets)), np.nan)
+    for k, bet in enumerate(bets):
+        if bet in priced:
+            ev[:, k] = _moments(tables[bet], probs)[0]
+    return ev
+
+
+def _moments(pays: Mapping[str, float], probs: Mapping[str, np.ndarray]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """EV, E[net squared] and P(lose) of a unit stake on a bet paying ``pays``."""
+    paying = sum((probs[e] for e in pays), start=np.zeros(1))
+    lose = 1.0 - paying
+    ev = sum((pays[e] * probs[e] for e in pays), start=np.zeros(1)) - lose
+    square = sum((pays[e] ** 2 * probs[e] for e in pays), start=np.zeros(1)) + lose
+    return ev, square, lose
+
+
+def odds(counts: object | None = None, decks: int | None = None,
+         paytables: Paytables | None = None, bets: Sequence[str] | None = None
+         ) -> dict[str, BetOdds]:
+    """Exact odds of every side bet (or ``bets``) on the next coup, by full enumeration.
+
+    ``counts``: the cards left, 10 counts by value, 13 by rank or 52 by card (default: a
+    full shoe of ``decks`` decks, 8 by default, by card). ``paytables``: a paytable per
+    bet, by name (``{"lucky6": "macau"}``) or as a mapping of its events to what they pay;
+    the others are the defaults. Bets the composition cannot price (the pairs without
+    ranks, Perfect Pair without suits) are left out.
+    """
+    n_decks = MAX_DECKS if decks is None else decks
+    arr = (full_shoe_cards(n_decks) if counts is None
+           else check_cards(counts, max_decks=n_decks, where="counts"))
+    if arr.ndim != 1:
+        raise OddsError("odds takes one composition; use side_bet_evs for many")
+    wanted = list(SIDE_BETS if bets is None else bets)
+    tables = _paytables(wanted, paytables)
+    priced = _priceable(wanted, tables, arr.shape[-1])
+    probs = event_probabilities(arr[None, :])
+    out = {}
+    for bet in priced:
+        ev, square, lose = (float(x[0]) for x in _moments(tables[bet], probs))
+        out[bet] = BetOdds(bet, dict(tables[bet]),
+                           {e: float(probs[e][0]) for e in tables[bet]}, lose, ev,
+                           float(np.sqrt(max(square - ev * ev, 0.0))))
+    return out
