@@ -23,8 +23,7 @@ def run_json(*args: str) -> dict:
 
 def test_json_default_is_the_published_eight_deck_table():
     data = run_json()
-    assert set(data) == {"decks", "probabilities", "pair_probability_one_hand", "house_edge",
-                         "side_bets"}
+    assert set(data) == {"decks", "probabilities", "pair_probability_one_hand", "house_edge"}
     assert data["decks"] == 8
     assert set(data["probabilities"]) == {"banker", "player", "tie"}
     assert set(data["house_edge"]) == {"banker", "player", "tie", "player_pair", "banker_pair"}
@@ -65,9 +64,9 @@ def test_rules_file(tmp_path):
 
 
 def test_remaining_full_shoe_equals_decks():
-    full = run_json()
-    by_value = run_json("--remaining", "128,32,32,32,32,32,32,32,32,32")
-    by_card = run_json("--remaining", ",".join(["8"] * 52))
+    full = run_json("--side-bets")
+    by_value = run_json("--side-bets", "--remaining", "128,32,32,32,32,32,32,32,32,32")
+    by_card = run_json("--side-bets", "--remaining", ",".join(["8"] * 52))
     assert by_card == full
     # By value, the pair side bets cannot be priced (no ranks); the rest are the same.
     pairs = {"tiger_pair", "perfect_pair", "either_pair"}
@@ -76,15 +75,15 @@ def test_remaining_full_shoe_equals_decks():
         for bet in pairs:
             data["side_bets"].pop(bet, None)
     assert by_value == full
-    one = run_json("--decks", "1")
-    by_rank = run_json("--decks", "1", "--remaining", ",".join(["4"] * 13))
+    one = run_json("--side-bets", "--decks", "1")
+    by_rank = run_json("--side-bets", "--decks", "1", "--remaining", ",".join(["4"] * 13))
     assert set(one["side_bets"]) - set(by_rank["side_bets"]) == {"perfect_pair"}
     del one["side_bets"]["perfect_pair"]
     assert by_rank == one
 
 
 def test_side_bets_and_their_paytables():
-    side = run_json()["side_bets"]
+    side = run_json("--side-bets")["side_bets"]
     assert round(side["dragon_bonus_player"]["house_edge"] * 100, 2) == 2.65
     assert side["lucky6"]["pays"] == {"banker_two_card_6": 12.0, "banker_three_card_6": 23.0}
     macau = run_json("--paytable", "lucky6=macau", "--paytable", "tiger_tie=retired")

@@ -230,6 +230,10 @@ def odds(
     panda8_pays: Panda8Pays = None,
     super6_pays: Super6Pays = None,
     paytable: Paytable = None,
+    side_bets: Annotated[
+        bool, typer.Option("--side-bets", help="with --json: the side bets too (the "
+                           "tables always show them)")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of tables")] = False,
     compare: Annotated[
         bool, typer.Option("--compare", help="house edges under standard (5%), EZ, Super 6, "
@@ -241,7 +245,7 @@ def odds(
     A full shoe of --decks decks (8 by default), or the cards left in it (--remaining).
     The side bets (Dragon Bonus, the Tiger family, Lucky 6, the pairs, Big and Small,
     Egalite) follow, each with the probability of the events it pays on and the standard
-    deviation of a unit stake.
+    deviation of a unit stake (in --json with --side-bets).
 
     House edges are expected losses per unit staked, ties and pushes included.
     """
@@ -286,7 +290,8 @@ def odds(
                               "tie": probs.tie},
             "pair_probability_one_hand": probs.pair,
             "house_edge": edges,
-            "side_bets": {bet: o.as_dict() for bet, o in side.items()},
+            **({"side_bets": {bet: o.as_dict() for bet, o in side.items()}}
+               if side_bets or paytable else {}),
         }, indent=2))
     else:
         _print_odds(rules, probs, edges, counts)
