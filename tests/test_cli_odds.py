@@ -153,3 +153,19 @@ def test_text_output():
     assert result.exit_code == 0
     for name in ("standard", "EZ", "Super 6", "4% comm", "tie 9:1"):
         assert name in result.stdout
+
+
+def test_rules_file_paytables(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_text('decks = 6\n[paytables]\nlucky6 = "macau"\n[paytables.tiger_tie]\n'
+                    'tie_6 = 40\n', encoding="utf-8")
+    side = run_json("--rules", str(path))["side_bets"]
+    assert side["lucky6"]["pays"] == {"banker_two_card_6": 12.0, "banker_three_card_6": 20.0}
+    assert side["tiger_tie"]["pays"] == {"tie_6": 40.0}
+    flag = run_json("--rules", str(path), "--paytable", "lucky6=standard")["side_bets"]
+    assert flag["lucky6"]["pays"]["banker_three_card_6"] == 23.0  # the flag wins
+    path.write_text('[paytables]\nlucky6 = "vegas"\n', encoding="utf-8")
+    result = run("--rules", str(path))
+    assert result.exit_code == 2 and "paytables.lucky6" in result.stderr
+    path.write_text('[paytables]\ntiger = {tie_6 = 3}\n', encoding="utf-8")
+    assert "pays on" in run("--rules", str(path)).stderr

@@ -273,7 +273,10 @@ def odds(
         else:
             _print_compare(rows)
         return
-    tables = parse_paytables(paytable)
+    from ..rules import load_paytables
+
+    tables: dict[str, Any] = {**(load_paytables(rules_file) if rules_file else {}),
+                              **parse_paytables(paytable)}
     counts = parse_remaining(remaining, rules.decks) if remaining is not None else None
     composition = counts if counts is not None else shoe_rank_counts(rules.decks)
     if len(composition) == N_CARDS:  # the main bets by rank
@@ -291,7 +294,7 @@ def odds(
             "pair_probability_one_hand": probs.pair,
             "house_edge": edges,
             **({"side_bets": {bet: o.as_dict() for bet, o in side.items()}}
-               if side_bets or paytable else {}),
+               if side_bets or tables else {}),
         }, indent=2))
     else:
         _print_odds(rules, probs, edges, counts)
