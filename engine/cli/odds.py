@@ -176,6 +176,32 @@ def _print_side_bets(side: dict[str, BetOdds], left_out: list[str]) -> None:
                    f"need --remaining by rank, 13 counts; Perfect Pair by card, 52)")
 
 
+def _count(rules: TableRules, bet: str, max_tag: int | None, tables: dict[str, Any],
+           as_json: bool) -> None:
+    """``--count``: a bet's effects of removal, tags and break-even true count."""
+    from ..odds import count_system, effect_of_removal
+
+    system = count_system(rules, bet, max_tag=max_tag, paytables=tables)
+    eor = effect_of_removal(rules, paytables=tables)[bet]
+    values = ["10/J/Q/K", "A", "2", "3", "4", "5", "6", "7", "8", "9"]
+    if as_json:
+        typer.echo(json.dumps({
+            "bet": bet, "decks": rules.decks, "base_ev": system.base_ev,
+            "effect_of_removal": dict(zip(values, eor.tolist(), strict=True)),
+            "tags": dict(zip(values, system.tags.tolist(), strict=True)),
+            "unit": system.unit, "break_even_true_count": system.trigger()}, indent=2))
+        return
+    table = Table(title=f"Count of {bet}, {rules.decks} decks: EV {system.base_ev * 100:.4f}% "
+                  f"on a full shoe; it breaks even at a true count of {system.trigger():.2f}",
+                  title_justify="left")
+    for column in ("Card removed", "Effect on the EV (%)", "Tag"):
+        table.add_column(column, justify="right")
+    for label, effect, tag in zip(values, eor, system.tags, strict=True):
+        table.add_row(label, f"{effect * 100:+.5f}", f"{tag:+.5g}" if max_tag is None
+                      else f"{int(tag):+d}")
+    print_table(table)
+
+
 def compare_rows(base: TableRules) -> list[dict[str, Any]]:
     """House edges of every offered bet under each of :data:`COMPARE_RULES` and deck counts."""
     from ..odds import house_edges
@@ -234,6 +260,16 @@ def odds(
         bool, typer.Option("--side-bets", help="with --json: the side bets too (the "
                            "tables always show them)")
     ] = False,
+    count: Annotated[
+        str | None, typer.Option("--count", help="the card count of a bet (a main or side "
+                                 "bet: dragon_bonus_player, big_tiger, ...): the effect of "
+                                 "removing one card of each value on its EV, by enumeration, "
+                                 "the tags and the true count at which it breaks even")
+    ] = None,
+    max_tag: Annotated[
+        int | None, typer.Option("--max-tag", min=1, help="with --count: integer tags up "
+                                 "to this size (default: the effects of removal themselves)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of tables")] = False,
     compare: Annotated[
         bool, typer.Option("--compare", help="house edges under standard (5%), EZ, Super 6, "
@@ -277,6 +313,9 @@ def odds(
 
     tables: dict[str, Any] = {**(load_paytables(rules_file) if rules_file else {}),
                               **parse_paytables(paytable)}
+    if count is not None:
+        _count(rules, count, max_tag, tables, as_json)
+        return
     counts = parse_remaining(remaining, rules.decks) if remaining is not None else None
     composition = counts if counts is not None else shoe_rank_counts(rules.decks)
     if len(composition) == N_CARDS:  # the main bets by rank

@@ -147,10 +147,29 @@ class BetOdds:
         """Expected loss per unit staked (pushes count as staked)."""
         return -self.ev
 
+    @property
+    def kelly(self) -> float:
+        """The Kelly stake, as a fraction of the bankroll: the f that maximises the expected
+        log of 1 + f x over this bet's exact distribution of nets x (0 when the EV is not
+        positive). Found by bisection on the derivative, which falls with f."""
+        if self.ev <= 0.0:
+            return 0.0
+        paid = [(p, self.pays[e]) for e, p in self.probabilities.items() if self.pays[e] > 0]
+
+        def slope(f: float) -> float:
+            return sum(p * b / (1.0 + f * b) for p, b in paid) - self.lose / (1.0 - f)
+
+        lo, hi = 0.0, 1.0
+        for _ in range(100):
+            mid = (lo + hi) / 2.0
+            lo, hi = (mid, hi) if slope(mid) > 0.0 else (lo, mid)
+        return lo
+
     def as_dict(self) -> dict[str, object]:
         """The figures by name, for JSON."""
         return {"pays": self.pays, "probabilities": self.probabilities, "lose": self.lose,
-                "ev": self.ev, "house_edge": self.house_edge, "sd": self.sd}
+                "ev": self.ev, "house_edge": self.house_edge, "sd": self.sd,
+                "kelly": self.kelly}
 
 
 def _paytables(bets: Sequence[str], paytables: Paytables | None) -> dict[str, dict[str, float]]:
