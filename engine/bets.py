@@ -254,3 +254,60 @@ def side_bet_paytable(bet: str, paytable: str | dict[str, float] | None = None
             raise ValueError(f"side bet {bet!r}: {event} pays {pays!r}, expected 0 or more")
         table[event] = float(pays)
     return table
+
+
+def first_four_events(cards: np.ndarray) -> dict[str, np.ndarray]:
+    """The events of :data:`FIRST_FOUR_EVENTS` on each coup (float arrays: 1, 0, or NaN where
+    the cards do not tell: no cards, a zero-valued card recorded without its rank beside
+    another zero-valued card, or, for Perfect Pair, a pair whose suits were not recorded),
+    from the coups' card codes (n, 6): Player's first two in columns 0-1, Banker's in 3-4."""
+    codes = np.asarray(cards)
+    known_cards = codes[:, 0] >= 0
+    safe = np.where(codes >= 0, codes, 0)
+    rank, suit = RANK_OF_CODE[safe], safe % 5
+    hands = []
+    for first, second in ((0, 1), (3, 4)):
+        r1, r2 = rank[:, first], rank[:, second]
+        zero1, zero2 = (r1 == 0) | (r1 >= 10), (r2 == 0) | (r2 >= 10)
+        unknown = ((r1 == 0) | (r2 == 0)) & zero1 & zero2  # as _pair_state
+        pair = np.where(unknown, np.nan, (r1 == r2) & (r1 != 0))
+        suited = suit[:, first] == suit[:, second]
+        suits_known = (suit[:, first] != 4) & (suit[:, second] != 4)
+        perfect = np.where(pair == 1.0, np.where(suits_known, suited, np.nan), pair)
+        hands.append((pair, perfect, r1))
+    (pp, p_perfect, p_rank), (bp, b_perfect, b_rank) = hands
+    both = pp * bp
+    events = {
+        "one_pair": np.abs(pp - bp),
+        "two_pairs": both * (p_rank != b_rank),
+        "same_pair": both * (p_rank == b_rank),
+        "either_pair": _either(pp, bp),
+        "perfect_pair": _either(p_perfect, b_perfect),
+    }
+    return {e: np.where(known_cards, v, np.nan) for e, v in events.items()}
+
+
+def _either(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1 where either is 1, 0 where both are 0, else NaN (not known)."""
+    return np.where((a == 1.0) | (b == 1.0), 1.0, np.where((a == 0.0) & (b == 0.0), 0.0, np.nan))
+
+
+def side_bet_nets(coups: Coups, bet: str, paytable: str | dict[str, float] | None = None
+                  ) -> np.ndarray:
+    """What a unit stake on side ``bet`` nets on each coup of a card-level coups table
+    (NaN where the coup does not tell: no cards, or what :func:`first_four_events` cannot
+    know)."""
+    pays = side_bet_paytable(bet, paytable)
+    cards = np.asarray(coups.cards)
+    has_cards = cards[:, 0] >= 0
+    if set(pays) <= set(FIRST_FOUR_EVENTS):
+        events = first_four_events(cards)
+    else:
+        drawn = 2 + (cards[:, 2] >= 0), 2 + (cards[:, 5] >= 0)
+        events = {e: np.where(has_cards, v, np.nan) for e, v in final_events(
+            coups.player_total, coups.banker_total, *drawn).items() if e in pays}
+    net = np.where(has_cards, -1.0, np.nan)
+    for event, pays_on in pays.items():
+        net = np.where(events[event] == 1.0, pays_on, net)
+        net = np.where(np.isnan(events[event]), np.nan, net)
+    return net

@@ -12,9 +12,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from baccarat.bets import SIDE_BET_PAYTABLES
+from baccarat.bets import SIDE_BET_PAYTABLES, side_bet_nets
+from baccarat.cards import parse_card
+from baccarat.coups import BANKER, Coups
+from baccarat.deal import generate_coups
 from baccarat.odds import OddsError
 from baccarat.odds.side_bets import SIDE_BETS, full_shoe_cards, odds, side_bet_evs
+from baccarat.rules import TableRules
 
 #: Published 8-deck house edges (Wizard of Odds and the casinos' own sheets), in %.
 PUBLISHED_8_DECKS = {
@@ -251,3 +255,51 @@ def test_paytables_by_name_or_given() -> None:
         odds(paytables={"lucky6": {"tie_6": 3}})
     with pytest.raises(OddsError, match="unknown side bet"):
         odds(paytables={"dragon": "standard"})
+
+
+def test_generated_shoes_settle_within_the_exact_odds() -> None:
+    """Every coup of 500 generated 6-deck shoes settled for every side bet from its cards
+    (``side_bet_nets``): each bet's mean net is within 4 standard errors of the mean of the
+    exact EVs of the cards left before each coup (by card, so every bet is priced)."""
+    rules = TableRules(decks=6)
+    coups = generate_coups(rules, 7, np.arange(500))
+    card_class = np.where(coups.cards >= 0, (coups.cards // 5 - 1) * 4 + coups.cards % 5, -1)
+    seen = np.zeros((len(coups), 52), dtype=np.int64)
+    running = np.zeros(52, dtype=np.int64)
+    for i in range(len(coups)):
+        if i == 0 or coups.shoe[i] != coups.shoe[i - 1]:
+            running[:] = 0
+            burn = coups.burn_shown[i]
+            if burn >= 0:
+                running[(burn // 5 - 1) * 4 + burn % 5] += 1
+        seen[i] = running
+        for card in card_class[i]:
+            if card >= 0:
+                running[card] += 1
+    exact = side_bet_evs(full_shoe_cards(6)[None, :] - seen)
+    for k, bet in enumerate(SIDE_BETS):
+        net = side_bet_nets(coups, bet)
+        assert not np.isnan(net).any()
+        error = net.std() / np.sqrt(net.size)
+        assert abs(net.mean() - exact[:, k].mean()) < 4 * error, bet
+
+
+def test_what_the_cards_cannot_settle() -> None:
+    """No suits recorded: Perfect Pair cannot be settled on a pair (nor on a coup whose
+    hands may be pairs), the other pairs can; a rank-less zero beside a zero: no pair bet."""
+    coups = Coups(
+        shoe=np.zeros(3, np.int64), coup=np.arange(3, dtype=np.int32),
+        cards=np.array([[parse_card("A"), parse_card("A"), -1, parse_card("K"),
+                         parse_card("9"), -1],
+                        [parse_card("AS"), parse_card("AS"), -1, parse_card("KH"),
+                         parse_card("9H"), -1],
+                        [parse_card("0"), parse_card("K"), -1, parse_card("Q"),
+                         parse_card("9"), -1]], dtype=np.int8),
+        player_total=np.array([2, 2, 0]), banker_total=np.array([9, 9, 9]),
+        outcome=np.array([BANKER, BANKER, BANKER]), burn_shown=np.full(3, -1, np.int8))
+    assert np.isnan(side_bet_nets(coups, "perfect_pair")[0])
+    assert side_bet_nets(coups, "perfect_pair")[1] == 25.0
+    assert side_bet_nets(coups, "either_pair")[:2].tolist() == [5.0, 5.0]
+    assert side_bet_nets(coups, "tiger_pair")[:2].tolist() == [4.0, 4.0]
+    assert np.isnan(side_bet_nets(coups, "either_pair")[2])
+    assert side_bet_nets(coups, "dragon_bonus_banker").tolist() == [1.0, 1.0, 1.0]
