@@ -84,6 +84,7 @@ def test_remaining_full_shoe_equals_decks():
 
 def test_side_bets_and_their_paytables():
     side = run_json("--side-bets")["side_bets"]
+    assert list(side)[:2] == ["dragon_bonus_player", "dragon_bonus_banker"]  # no main bet
     assert round(side["dragon_bonus_player"]["house_edge"] * 100, 2) == 2.65
     assert side["lucky6"]["pays"] == {"banker_two_card_6": 12.0, "banker_three_card_6": 23.0}
     macau = run_json("--paytable", "lucky6=macau", "--paytable", "tiger_tie=retired")

@@ -16,7 +16,7 @@ from baccarat.bets import SIDE_BET_PAYTABLES, side_bet_nets
 from baccarat.cards import parse_card
 from baccarat.coups import BANKER, Coups
 from baccarat.deal import generate_coups
-from baccarat.odds import OddsError
+from baccarat.odds import OddsError, expected_values, house_edges, shoe_counts
 from baccarat.odds.side_bets import SIDE_BETS, full_shoe_cards, odds, side_bet_evs
 from baccarat.rules import TableRules
 
@@ -177,7 +177,7 @@ def test_independent_enumeration(decks: int, removed: int, seed: int) -> None:
     cards = _depleted(seed, decks, removed)
     expected = _independent_evs(cards.tolist())
     got = {bet: o.ev for bet, o in odds(cards, decks=decks).items()}
-    assert set(got) == set(SIDE_BETS)
+    assert set(got) - {"banker", "player", "tie", "player_pair", "banker_pair"} == set(SIDE_BETS)
     for bet in SIDE_BETS:
         assert got[bet] == pytest.approx(expected[bet], abs=1e-12), bet
     batch = side_bet_evs(cards[None, :])[0]
@@ -236,9 +236,9 @@ def test_standard_deviation_and_probabilities() -> None:
 
 def test_what_a_composition_can_price() -> None:
     by_value = np.array([128, 32, 32, 32, 32, 32, 32, 32, 32, 32])
-    assert set(odds(by_value)) == {b for b in SIDE_BETS if "pair" not in b}
+    assert set(odds(by_value, bets=SIDE_BETS)) == {b for b in SIDE_BETS if "pair" not in b}
     by_rank = np.full(13, 32)
-    assert set(odds(by_rank)) == set(SIDE_BETS) - {"perfect_pair"}
+    assert set(odds(by_rank, bets=SIDE_BETS)) == set(SIDE_BETS) - {"perfect_pair"}
     assert odds(by_rank)["dragon_bonus_banker"].ev == odds(by_value)["dragon_bonus_banker"].ev
     ev = side_bet_evs(by_value[None, :], ["perfect_pair", "big"])
     assert np.isnan(ev[0, 0]) and not np.isnan(ev[0, 1])
@@ -303,3 +303,24 @@ def test_what_the_cards_cannot_settle() -> None:
     assert side_bet_nets(coups, "tiger_pair")[:2].tolist() == [4.0, 4.0]
     assert np.isnan(side_bet_nets(coups, "either_pair")[2])
     assert side_bet_nets(coups, "dragon_bonus_banker").tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("rules", [TableRules(), TableRules(variant="ez"),
+                                   TableRules(variant="super6", decks=6),
+                                   TableRules(decks=1, tie_pays=9, commission=0.04)])
+def test_main_bets_in_odds_are_the_engines_figures(rules: TableRules) -> None:
+    """odds() prices the bets the table offers by the engine's payout table: the same EVs
+    as expected_values, full and depleted, and the SD from the same events."""
+    full = odds(rules=rules)
+    edges = house_edges(rules)
+    assert list(full)[:len(edges)] == list(edges) and list(full)[len(edges):] == list(SIDE_BETS)
+    depleted = shoe_counts(rules.decks) - np.array([6, 1, 0, 3, 2, 0, 1, 3, 2, 0])
+    evs = expected_values(depleted, rules)
+    got = odds(depleted, rules=rules)
+    for kind in edges:
+        assert full[kind].house_edge == pytest.approx(edges[kind], abs=1e-14), kind
+        assert got[kind].ev == pytest.approx(evs[kind], abs=1e-14), kind
+    player = full["player"]
+    assert player.pays == {"player_wins": 1.0, "tie": 0.0}
+    assert player.sd == pytest.approx((1 - player.probabilities["tie"] - player.ev ** 2) ** 0.5,
+                                      rel=1e-12)

@@ -323,7 +323,7 @@ def odds(
     probs = outcome_probabilities(composition, rules.decks)
     edges = house_edges(rules, composition)
     assert list(edges) == list(bets_offered(rules))
-    side = side_bet_odds(counts, decks=rules.decks, paytables=tables)
+    side = side_bet_odds(counts, decks=rules.decks, paytables=tables, bets=SIDE_BETS)
     left_out = [bet for bet in SIDE_BETS if bet not in side]
     if as_json:
         typer.echo(json.dumps({

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bets import (
+    BET_KINDS,
     FIRST_FOUR_EVENTS,
     SIDE_BET_PAYTABLES,
     SUITED_EVENTS,
     final_events,
     side_bet_paytable,
 )
+from ..rules import TableRules
 from .composition import MAX_DECKS, N_RANKS, N_VALUES, OddsError, check_counts, shoe_rank_counts
 from .enumeration import N_STATES, final_states, sequences_total
 
@@ -217,30 +219,121 @@ def _moments(pays: Mapping[str, float], probs: Mapping[str, np.ndarray]
     return ev, square, lose
 
 
+@functools.lru_cache(maxsize=64)
+def _main_bet_events(rules: TableRules) -> dict[str, tuple[dict[str, float], np.ndarray]]:
+    """How each bet kind of :data:`BET_KINDS` pays on the final states, by the engine's own
+    coup classes and payout table (:func:`baccarat.bets.payout_table`, pair flags aside):
+    per kind, what each paying event nets and ``table[state, e]`` (0/1). An event is an
+    outcome ("banker_wins", "player_wins", "tie"), split by the special hands the kind
+    pays differently ("banker_wins_6", "banker_wins_three_card_7", "banker_wins_otherwise")."""
+    from ..bets import (
+        BANKER_3CARD_7,
+        BANKER_6,
+        N_PAIR_STATES,
+        N_SPECIAL,
+        PLAYER_3CARD_8,
+        classify_coups,
+        payout_table,
+    )
+    from ..coups import BANKER, PLAYER, TIE, Coups
+
+    state = np.arange(N_STATES)
+    rest, banker_drew = np.divmod(state, 2)
+    pt_bt, player_drew = np.divmod(rest, 2)
+    pt, bt = np.divmod(pt_bt, 10)
+    # Cards of four different ranks (no pair), the third cards where the hand drew.
+    cards = np.tile(np.array([5, 10, -1, 15, 20, -1], dtype=np.int8), (N_STATES, 1))
+    cards[:, 2] = np.where(player_drew == 1, 25, -1)
+    cards[:, 5] = np.where(banker_drew == 1, 30, -1)
+    outcome = np.where(bt > pt, BANKER, np.where(pt > bt, PLAYER, TIE))
+    classes = classify_coups(Coups(
+        shoe=np.zeros(N_STATES, np.int64), coup=np.zeros(N_STATES, np.int32), cards=cards,
+        player_total=pt.astype(np.int8), banker_total=bt.astype(np.int8),
+        outcome=outcome.astype(np.int8), burn_shown=np.full(N_STATES, -1, np.int8)))
+    special = (classes // (N_PAIR_STATES * N_PAIR_STATES)) % N_SPECIAL
+    suffix = {BANKER_3CARD_7: "_three_card_7", PLAYER_3CARD_8: "_three_card_8",
+              BANKER_6: "_6"}
+    table = payout_table(rules)
+    out = {}
+    for k, kind in enumerate(BET_KINDS):
+        nets = table[classes, k]
+        pays: dict[str, float] = {}
+        masks = []
+        for o, name in ((BANKER, "banker_wins"), (PLAYER, "player_wins"), (TIE, "tie")):
+            mine = outcome == o
+            if np.unique(nets[mine]).size == 1:
+                groups = {name: mine}
+            else:
+                groups = {name + suffix.get(sp, "_otherwise"): mine & (special == sp)
+                          for sp in np.unique(special[mine]).tolist()}
+            for event, mask in groups.items():
+                if nets[mask][0] != -1.0:
+                    pays[event] = float(nets[mask][0])
+                    masks.append(mask)
+        out[kind] = (pays, np.stack(masks, axis=1).astype(np.int64) if masks
+                     else np.zeros((N_STATES, 0), np.int64))
+    return out
+
+
 def odds(counts: object | None = None, decks: int | None = None,
-         paytables: Paytables | None = None, bets: Sequence[str] | None = None
-         ) -> dict[str, BetOdds]:
-    """Exact odds of every side bet (or ``bets``) on the next coup, by full enumeration.
+         paytables: Paytables | None = None, bets: Sequence[str] | None = None,
+         rules: TableRules | None = None) -> dict[str, BetOdds]:
+    """Exact odds of every bet (or ``bets``) on the next coup, by full enumeration: the
+    main bets and the variant's side bets the table of ``rules`` offers (default: the
+    standard table), then every side bet of :data:`SIDE_BETS`.
 
     ``counts``: the cards left, 10 counts by value, 13 by rank or 52 by card (default: a
-    full shoe of ``decks`` decks, 8 by default, by card). ``paytables``: a paytable per
-    bet, by name (``{"lucky6": "macau"}``) or as a mapping of its events to what they pay;
-    the others are the defaults. Bets the composition cannot price (the pairs without
-    ranks, Perfect Pair without suits) are left out.
+    full shoe of ``decks`` decks, by card; ``decks`` defaults to ``rules.decks``, 8).
+    ``paytables``: a side bet's paytable, by name (``{"lucky6": "macau"}``) or as a
+    mapping of its events to what they pay; the others are the defaults. Side bets the
+    composition cannot price (the pairs without ranks, Perfect Pair without suits) are left
+    out; the main pair bets from values alone are priced in expectation over the ranks of
+    the zero-valued cards (:func:`baccarat.odds.pair_probability`).
     """
-    n_decks = MAX_DECKS if decks is None else decks
+    from .bets import bets_offered
+    from .composition import pair_probability
+
+    table_rules = TableRules() if rules is None else rules
+    n_decks = table_rules.decks if decks is None else decks
     arr = (full_shoe_cards(n_decks) if counts is None
            else check_cards(counts, max_decks=n_decks, where="counts"))
     if arr.ndim != 1:
         raise OddsError("odds takes one composition; use side_bet_evs for many")
-    wanted = list(SIDE_BETS if bets is None else bets)
-    tables = _paytables(wanted, paytables)
-    priced = _priceable(wanted, tables, arr.shape[-1])
+    offered = bets_offered(table_rules)
+    wanted = list(offered + SIDE_BETS if bets is None else bets)
+    unknown = [bet for bet in wanted if bet not in BET_KINDS and bet not in SIDE_BETS]
+    if unknown:
+        raise OddsError(f"unknown bet(s) {', '.join(unknown)}: expected one of "
+                        f"{', '.join(BET_KINDS + SIDE_BETS)}")
+    side = [bet for bet in wanted if bet in SIDE_BETS]
+    tables = _paytables(side, paytables)
+    priced = _priceable(side, tables, arr.shape[-1])
     probs = event_probabilities(arr[None, :])
+    main = [bet for bet in wanted if bet in BET_KINDS]
+    if main:
+        by_kind = _main_bet_events(table_rules)
+        values = arr.reshape(N_RANKS, 4).sum(axis=-1) if arr.shape[-1] == N_CARDS else arr
+        states = final_states(values[None, :], validate=False)[0] / float(
+            sequences_total(int(values.sum())))
+        pair = np.atleast_1d(np.asarray(pair_probability(values, n_decks), float))
     out = {}
-    for bet in priced:
-        ev, square, lose = (float(x[0]) for x in _moments(tables[bet], probs))
-        out[bet] = BetOdds(bet, dict(tables[bet]),
-                           {e: float(probs[e][0]) for e in tables[bet]}, lose, ev,
-                           float(np.sqrt(max(square - ev * ev, 0.0))))
+    for bet in wanted:
+        if bet in SIDE_BETS and bet not in priced:
+            continue
+        if bet in BET_KINDS:
+            if bet.endswith("_pair"):
+                tables[bet], probs_of = {"pair": table_rules.pair_pays}, {"pair": pair}
+            else:
+                tables[bet], masks = by_kind[bet]
+                p = states @ masks
+                probs_of = {e: p[i:i + 1] for i, e in enumerate(tables[bet])}
+            out[bet] = _bet_odds(bet, tables[bet], probs_of)
+        else:
+            out[bet] = _bet_odds(bet, tables[bet], probs)
     return out
+
+
+def _bet_odds(bet: str, pays: Mapping[str, float], probs: Mapping[str, np.ndarray]) -> BetOdds:
+    ev, square, lose = (float(x[0]) for x in _moments(pays, probs))
+    return BetOdds(bet, dict(pays), {e: float(probs[e][0]) for e in pays}, lose, ev,
+                   float(np.sqrt(max(square - ev * ev, 0.0))))
