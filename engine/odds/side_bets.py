@@ -114,14 +114,22 @@ def _first_four_events(counts: np.ndarray) -> dict[str, np.ndarray]:
     return {e: np.asarray(v / four, dtype=np.float64) for e, v in out.items()}
 
 
-def event_probabilities(counts: np.ndarray, with_states: bool = True) -> dict[str, np.ndarray]:
+def _values(counts: np.ndarray) -> np.ndarray:
+    """Compositions (n, 10|13|52) by value (n, 10)|(n, 13): by card summed over the suits."""
+    return counts.reshape(-1, N_RANKS, 4).sum(axis=-1) if counts.shape[-1] == N_CARDS else counts
+
+
+def _event_probabilities(counts: np.ndarray, with_states: bool = True,
+                         states: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Probability (n,) of every event a side bet pays on that compositions (n, 10|13|52),
-    valid and checked, can price: the coup's end, and the first four cards' by rank or card."""
+    valid and checked, can price: the coup's end (from ``states``, their
+    :func:`final_states`, when given), and the first four cards' by rank or card."""
     arr = np.atleast_2d(counts)
     out: dict[str, np.ndarray] = {}
     if with_states:
-        values = arr.reshape(-1, N_RANKS, 4).sum(axis=-1) if arr.shape[-1] == N_CARDS else arr
-        states = final_states(values, validate=False)
+        values = _values(arr)
+        if states is None:
+            states = final_states(values, validate=False)
         names, table = _state_events()
         tallies = states @ table
         total = np.asarray(sequences_total(values.sum(axis=-1)), dtype=np.float64)
@@ -133,9 +141,10 @@ def event_probabilities(counts: np.ndarray, with_states: bool = True) -> dict[st
 
 @dataclass(frozen=True)
 class BetOdds:
-    """One side bet under one paytable, for one composition: the probability of each event
-    it pays on (and what each pays), of losing, the EV and house edge per unit staked, and
-    the standard deviation of a unit stake's net."""
+    """One bet (a side bet under one paytable, or a main bet under the table's rules), for
+    one composition: what each event it pays on nets (0: a push) and its probability, the
+    probability of losing, the EV and house edge per unit staked, and the standard
+    deviation of a unit stake's net."""
 
     bet: str
     pays: dict[str, float]
@@ -201,7 +210,7 @@ def side_bet_evs(counts_2d: np.ndarray, bets: Sequence[str] | None = None,
     arr = np.atleast_2d(np.asarray(counts_2d, dtype=np.int64))
     priced = set(_priceable(bets, tables, arr.shape[-1]))
     wants_states = any(e not in FIRST_FOUR_EVENTS for b in priced for e in tables[b])
-    probs = event_probabilities(arr, with_states=wants_states)
+    probs = _event_probabilities(arr, with_states=wants_states)
     ev = np.full((arr.shape[0], len(bets)), np.nan)
     for k, bet in enumerate(bets):
         if bet in priced:
@@ -308,14 +317,13 @@ def odds(counts: object | None = None, decks: int | None = None,
     side = [bet for bet in wanted if bet in SIDE_BETS]
     tables = _paytables(side, paytables)
     priced = _priceable(side, tables, arr.shape[-1])
-    probs = event_probabilities(arr[None, :])
-    main = [bet for bet in wanted if bet in BET_KINDS]
-    if main:
+    values = _values(arr[None, :])
+    states = final_states(values, validate=False)
+    probs = _event_probabilities(arr[None, :], states=states)
+    if any(bet in BET_KINDS for bet in wanted):
         by_kind = _main_bet_events(table_rules)
-        values = arr.reshape(N_RANKS, 4).sum(axis=-1) if arr.shape[-1] == N_CARDS else arr
-        states = final_states(values[None, :], validate=False)[0] / float(
-            sequences_total(int(values.sum())))
-        pair = np.atleast_1d(np.asarray(pair_probability(values, n_decks), float))
+        state_p = states[0] / float(sequences_total(int(values.sum())))
+        pair = np.atleast_1d(np.asarray(pair_probability(values[0], n_decks), float))
     out = {}
     for bet in wanted:
         if bet in SIDE_BETS and bet not in priced:
@@ -325,7 +333,7 @@ def odds(counts: object | None = None, decks: int | None = None,
                 tables[bet], probs_of = {"pair": table_rules.pair_pays}, {"pair": pair}
             else:
                 tables[bet], masks = by_kind[bet]
-                p = states @ masks
+                p = state_p @ masks
                 probs_of = {e: p[i:i + 1] for i, e in enumerate(tables[bet])}
             out[bet] = _bet_odds(bet, tables[bet], probs_of)
         else:
