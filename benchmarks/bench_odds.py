@@ -3,6 +3,7 @@
 Run: ``python benchmarks/bench_odds.py [--sessions N] [--repeats R]``. Prints the first
 call (numba compile or cache load), then the median of R runs of: the full 8-deck
 computation (probabilities and every variant's house edges), one ``expected_values`` call,
+``odds()`` of every bet and of the side bets for one composition by card,
 ``expected_values_batch`` over N distinct mid-shoe compositions (cost per composition), and
 the grouped enumeration against the direct one it replaced (:mod:`baccarat.odds.reference`),
 one thread, on the same compositions: microseconds per composition (wall and CPU; on a
@@ -22,9 +23,11 @@ from collections.abc import Callable
 import numba
 import numpy as np
 from baccarat.odds import (
+    SIDE_BETS,
     expected_values,
     expected_values_batch,
     house_edges,
+    odds,
     outcome_probabilities,
     shoe_counts,
     shoe_rank_counts,
@@ -32,6 +35,7 @@ from baccarat.odds import (
 from baccarat.odds.enumeration import N_EVENTS, _tally_rows
 from baccarat.odds.polynomial import event_tallies
 from baccarat.odds.reference import _reference_rows
+from baccarat.odds.side_bets import full_shoe_cards
 from baccarat.rules import TableRules
 
 
@@ -150,6 +154,10 @@ def main() -> None:
           f"{median_seconds(full_table, args.repeats) * 1e3:.3f} ms")
     single = median_seconds(lambda: expected_values(shoe_counts(8), variants[1]), args.repeats)
     print(f"expected_values, one composition: {single * 1e3:.3f} ms")
+    cards = full_shoe_cards(8) - np.eye(52, dtype=np.int64)[np.arange(0, 52, 7)].sum(axis=0)
+    for label, bets in (("every bet", None), ("the side bets", SIDE_BETS)):
+        seconds = median_seconds(lambda b=bets: odds(cards, bets=b), args.repeats)
+        print(f"odds(), {label}, one composition by card: {seconds * 1e3:.3f} ms")
 
     rows = mid_shoe_compositions(args.sessions, 8)
     n_unique = np.unique(rows, axis=0).shape[0]

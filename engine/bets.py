@@ -154,3 +154,160 @@ def _unit_results(rules: TableRules, outcome: int, special: int, ppair: int,
     if not known:
         special_bets = [nan] * len(special_bets)
     return [banker, player, tie, *pairs, *special_bets]
+
+
+# The side bets casinos deal beside the main bets, as data: each bet's paytables (the
+# first is the default, the standard published one), each a mapping from the events that
+# pay to what a unit stake nets on them (0: the stake is pushed, returned); on every other
+# coup the stake is lost. An event is a fact about one coup, defined once below
+# (:func:`final_events` for the coup's end, :data:`FIRST_FOUR_EVENTS` for the first two
+# cards of each hand); the events of one paytable never overlap.
+
+def _dragon_bonus(side: str) -> dict[str, float]:
+    """Dragon Bonus on ``side``: a natural win 1, a non-natural win by 9 points 30, by 8 10,
+    by 7 6, by 6 4, by 5 2, by 4 1; a natural tie pushes."""
+    margins = {9: 30.0, 8: 10.0, 7: 6.0, 6: 4.0, 5: 2.0, 4: 1.0}
+    return {f"{side}_natural_win": 1.0,
+            **{f"{side}_wins_by_{k}": pays for k, pays in margins.items()},
+            "natural_tie": 0.0}
+
+
+#: Egalite: one bet per tie total, what a tie on that total pays.
+EGALITE_PAYS = {0: 150.0, 1: 215.0, 2: 220.0, 3: 200.0, 4: 120.0, 5: 110.0, 6: 45.0,
+                7: 45.0, 8: 80.0, 9: 80.0}
+
+#: Every side bet beyond :data:`BET_KINDS`: its paytables by name, the default first.
+SIDE_BET_PAYTABLES: dict[str, dict[str, dict[str, float]]] = {
+    "dragon_bonus_player": {"standard": _dragon_bonus("player")},
+    "dragon_bonus_banker": {"standard": _dragon_bonus("banker")},
+    "tiger": {"standard": {"banker_two_card_6": 12.0, "banker_three_card_6": 20.0}},
+    "small_tiger": {"standard": {"banker_two_card_6": 22.0}},
+    "big_tiger": {"standard": {"banker_three_card_6": 50.0}},
+    "tiger_tie": {"standard": {"tie_6": 45.0}, "retired": {"tie_6": 35.0}},
+    "tiger_pair": {"standard": {"one_pair": 4.0, "two_pairs": 20.0, "same_pair": 100.0}},
+    "lucky6": {"standard": {"banker_two_card_6": 12.0, "banker_three_card_6": 23.0},
+               "macau": {"banker_two_card_6": 12.0, "banker_three_card_6": 20.0}},
+    "perfect_pair": {"standard": {"perfect_pair": 25.0}},
+    "either_pair": {"standard": {"either_pair": 5.0}},
+    "big": {"standard": {"five_or_six_cards": 0.54}},
+    "small": {"standard": {"four_cards": 1.5}},
+    **{f"egalite_{t}": {"standard": {f"tie_{t}": pays}} for t, pays in EGALITE_PAYS.items()},
+}
+
+#: The events settled by the first two cards of each hand, whatever the coup's end:
+#: exactly one hand's two cards a pair (same rank); both, of different ranks; both, of the
+#: same rank; either hand a pair; either hand a perfect pair (same rank and suit).
+FIRST_FOUR_EVENTS = ("one_pair", "two_pairs", "same_pair", "either_pair", "perfect_pair")
+#: The events that need the suits of the first four cards.
+SUITED_EVENTS = ("perfect_pair",)
+
+
+def final_events(player_total: np.ndarray, banker_total: np.ndarray,
+                 player_cards: np.ndarray, banker_cards: np.ndarray) -> dict[str, np.ndarray]:
+    """Every event of the coup's end (boolean arrays by name), from the final totals and
+    how many cards each hand holds (2 or 3). A hand of two cards totalling 8 or 9 is a
+    natural (no hand draws after one)."""
+    pt = np.asarray(player_total)
+    bt = np.asarray(banker_total)
+    cards = np.asarray(player_cards) + np.asarray(banker_cards)
+    banker_wins, player_wins, tie = bt > pt, pt > bt, bt == pt
+    natural = {"player": (np.asarray(player_cards) == 2) & (pt >= 8),
+               "banker": (np.asarray(banker_cards) == 2) & (bt >= 8)}
+    events = {
+        "banker_two_card_6": banker_wins & (bt == 6) & (np.asarray(banker_cards) == 2),
+        "banker_three_card_6": banker_wins & (bt == 6) & (np.asarray(banker_cards) == 3),
+        "natural_tie": tie & natural["player"] & natural["banker"],
+        "four_cards": cards == 4,
+        "five_or_six_cards": cards >= 5,
+    }
+    for side, wins, margin in (("player", player_wins, pt - bt), ("banker", banker_wins, bt - pt)):
+        events[f"{side}_natural_win"] = wins & natural[side]
+        for k in range(4, 10):
+            events[f"{side}_wins_by_{k}"] = wins & ~natural[side] & (margin == k)
+    for t in range(10):
+        events[f"tie_{t}"] = tie & (pt == t)
+    return events
+
+
+def side_bet_paytable(bet: str, paytable: str | dict[str, float] | None = None
+                      ) -> dict[str, float]:
+    """The paytable of side bet ``bet``: by name (None: the default), or given as a mapping
+    of its events to what they pay (checked: events this bet knows, pays above -1)."""
+    if bet not in SIDE_BET_PAYTABLES:
+        raise ValueError(f"unknown side bet {bet!r}: expected one of "
+                         f"{', '.join(SIDE_BET_PAYTABLES)}")
+    tables = SIDE_BET_PAYTABLES[bet]
+    if paytable is None:
+        return next(iter(tables.values()))
+    if isinstance(paytable, str):
+        if paytable not in tables:
+            raise ValueError(f"side bet {bet!r} has no paytable {paytable!r}: expected "
+                             f"{' or '.join(tables)}, or a mapping of events to pays")
+        return tables[paytable]
+    known = {event for table in tables.values() for event in table}
+    table = {}
+    for event, pays in paytable.items():
+        if event not in known:
+            raise ValueError(f"side bet {bet!r} pays on {', '.join(sorted(known))}; "
+                             f"got {event!r}")
+        if not float(pays) >= 0.0:
+            raise ValueError(f"side bet {bet!r}: {event} pays {pays!r}, expected 0 or more")
+        table[event] = float(pays)
+    return table
+
+
+def first_four_events(cards: np.ndarray) -> dict[str, np.ndarray]:
+    """The events of :data:`FIRST_FOUR_EVENTS` on each coup (float arrays: 1, 0, or NaN where
+    the cards do not tell: no cards, a zero-valued card recorded without its rank beside
+    another zero-valued card, or, for Perfect Pair, a pair whose suits were not recorded),
+    from the coups' card codes (n, 6): Player's first two in columns 0-1, Banker's in 3-4."""
+    codes = np.asarray(cards)
+    known_cards = codes[:, 0] >= 0
+    safe = np.where(codes >= 0, codes, 0)
+    rank, suit = RANK_OF_CODE[safe], safe % 5
+    hands = []
+    for first, second in ((0, 1), (3, 4)):
+        r1, r2 = rank[:, first], rank[:, second]
+        zero1, zero2 = (r1 == 0) | (r1 >= 10), (r2 == 0) | (r2 >= 10)
+        unknown = ((r1 == 0) | (r2 == 0)) & zero1 & zero2  # as _pair_state
+        pair = np.where(unknown, np.nan, (r1 == r2) & (r1 != 0))
+        suited = suit[:, first] == suit[:, second]
+        suits_known = (suit[:, first] != 4) & (suit[:, second] != 4)
+        perfect = np.where(pair == 1.0, np.where(suits_known, suited, np.nan), pair)
+        hands.append((pair, perfect, r1))
+    (pp, p_perfect, p_rank), (bp, b_perfect, b_rank) = hands
+    both = pp * bp
+    events = {
+        "one_pair": np.abs(pp - bp),
+        "two_pairs": both * (p_rank != b_rank),
+        "same_pair": both * (p_rank == b_rank),
+        "either_pair": _either(pp, bp),
+        "perfect_pair": _either(p_perfect, b_perfect),
+    }
+    return {e: np.where(known_cards, v, np.nan) for e, v in events.items()}
+
+
+def _either(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1 where either is 1, 0 where both are 0, else NaN (not known)."""
+    return np.where((a == 1.0) | (b == 1.0), 1.0, np.where((a == 0.0) & (b == 0.0), 0.0, np.nan))
+
+
+def side_bet_nets(coups: Coups, bet: str, paytable: str | dict[str, float] | None = None
+                  ) -> np.ndarray:
+    """What a unit stake on side ``bet`` nets on each coup of a card-level coups table
+    (NaN where the coup does not tell: no cards, or what :func:`first_four_events` cannot
+    know)."""
+    pays = side_bet_paytable(bet, paytable)
+    cards = np.asarray(coups.cards)
+    has_cards = cards[:, 0] >= 0
+    if set(pays) <= set(FIRST_FOUR_EVENTS):
+        events = first_four_events(cards)
+    else:
+        drawn = 2 + (cards[:, 2] >= 0), 2 + (cards[:, 5] >= 0)
+        events = {e: np.where(has_cards, v, np.nan) for e, v in final_events(
+            coups.player_total, coups.banker_total, *drawn).items() if e in pays}
+    net = np.where(has_cards, -1.0, np.nan)
+    for event, pays_on in pays.items():
+        net = np.where(events[event] == 1.0, pays_on, net)
+        net = np.where(np.isnan(events[event]), np.nan, net)
+    return net

@@ -101,9 +101,8 @@ def rules_from_mapping(values: dict[str, Any], source: str = "rules") -> TableRu
         raise RulesError(f"invalid rules in {source}: {problems}") from None
 
 
-def load_rules(path: str | Path, overrides: dict[str, Any] | None = None) -> TableRules:
-    """Read rules from a TOML or JSON file; ``overrides`` (e.g. CLI flags) win over the file."""
-    path = Path(path)
+def _read_rules_file(path: Path) -> dict[str, Any]:
+    """The rules file's mapping of rule names to values (its ``[rules]`` table if it has one)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -122,6 +121,43 @@ def load_rules(path: str | Path, overrides: dict[str, Any] | None = None) -> Tab
         raise RulesError(f"rules file {path} must hold an object of rule names to values, "
                          f"not a {type(values).__name__}")
     if isinstance(values.get("rules"), dict):
-        values = values["rules"]
+        values = {**values["rules"], **({"paytables": values["paytables"]}
+                                        if "paytables" in values else {})}
+    return values
+
+
+def load_rules(path: str | Path, overrides: dict[str, Any] | None = None) -> TableRules:
+    """Read rules from a TOML or JSON file; ``overrides`` (e.g. CLI flags) win over the file.
+
+    The file's ``paytables`` table (the side bets', :func:`load_paytables`) is not a rule."""
+    path = Path(path)
+    values = {key: value for key, value in _read_rules_file(path).items()
+              if key != "paytables"}
     values = {**values, **(overrides or {})}
     return rules_from_mapping(values, source=str(path))
+
+
+def load_paytables(path: str | Path) -> dict[str, dict[str, float]]:
+    """The side bets' paytables a rules file gives in its ``paytables`` table, each by name
+    (``lucky6 = "macau"``) or as a table of events to pays (``[paytables.tiger_tie]``,
+    ``tie_6 = 40``); checked against :data:`baccarat.bets.SIDE_BET_PAYTABLES`."""
+    from .bets import SIDE_BET_PAYTABLES, side_bet_paytable
+
+    path = Path(path)
+    given = _read_rules_file(path).get("paytables", {})
+    if not isinstance(given, dict):
+        raise RulesError(f"rules file {path}: paytables must be a table of side bets to "
+                         f"paytable names or tables of events to pays")
+    tables = {}
+    for bet, table in given.items():
+        if bet not in SIDE_BET_PAYTABLES:
+            raise RulesError(f"rules file {path}: paytables.{bet}: unknown side bet; the "
+                             f"side bets are {', '.join(SIDE_BET_PAYTABLES)}")
+        if not isinstance(table, (str, dict)):
+            raise RulesError(f"rules file {path}: paytables.{bet}: expected a paytable name "
+                             f"or a table of events to pays, got {table!r}")
+        try:
+            tables[bet] = side_bet_paytable(bet, table)
+        except (ValueError, TypeError) as exc:
+            raise RulesError(f"rules file {path}: paytables.{bet}: {exc}") from None
+    return tables

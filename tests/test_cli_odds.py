@@ -64,10 +64,34 @@ def test_rules_file(tmp_path):
 
 
 def test_remaining_full_shoe_equals_decks():
-    assert run_json("--remaining", "128,32,32,32,32,32,32,32,32,32") == run_json()
-    assert run_json("--decks", "1", "--remaining", "16,4,4,4,4,4,4,4,4,4") == run_json(
-        "--decks", "1"
-    )
+    full = run_json("--side-bets")
+    by_value = run_json("--side-bets", "--remaining", "128,32,32,32,32,32,32,32,32,32")
+    by_card = run_json("--side-bets", "--remaining", ",".join(["8"] * 52))
+    assert by_card == full
+    # By value, the pair side bets cannot be priced (no ranks); the rest are the same.
+    pairs = {"tiger_pair", "perfect_pair", "either_pair"}
+    assert set(full["side_bets"]) - set(by_value["side_bets"]) == pairs
+    for data in (full, by_value):
+        for bet in pairs:
+            data["side_bets"].pop(bet, None)
+    assert by_value == full
+    one = run_json("--side-bets", "--decks", "1")
+    by_rank = run_json("--side-bets", "--decks", "1", "--remaining", ",".join(["4"] * 13))
+    assert set(one["side_bets"]) - set(by_rank["side_bets"]) == {"perfect_pair"}
+    del one["side_bets"]["perfect_pair"]
+    assert by_rank == one
+
+
+def test_side_bets_and_their_paytables():
+    side = run_json("--side-bets")["side_bets"]
+    assert list(side)[:2] == ["dragon_bonus_player", "dragon_bonus_banker"]  # no main bet
+    assert round(side["dragon_bonus_player"]["house_edge"] * 100, 2) == 2.65
+    assert side["lucky6"]["pays"] == {"banker_two_card_6": 12.0, "banker_three_card_6": 23.0}
+    macau = run_json("--paytable", "lucky6=macau", "--paytable", "tiger_tie=retired")
+    assert round(macau["side_bets"]["lucky6"]["house_edge"] * 100, 2) == 16.68
+    assert macau["side_bets"]["tiger_tie"]["pays"] == {"tie_6": 35.0}
+    text = run().stdout
+    assert "dragon_bonus_banker" in text and "9.3731%" in text
 
 
 def test_remaining_small_shoe_by_hand():
@@ -87,6 +111,8 @@ def test_remaining_small_shoe_by_hand():
     ("args", "message"),
     [
         (["--remaining", "1,2,3"], "has 3 number(s): expected 10"),
+        (["--paytable", "lucky6=vegas"], "no paytable 'vegas'"),
+        (["--paytable", "lucky6"], "expected BET=NAME"),
         (["--remaining", "4,4,4,4,4,4,4,4,4,-1"], "count of value 9 is -1"),
         (["--remaining", "4,4,4,4,4,4,4,4,4,x"], "'x', expected a whole number"),
         (["--remaining", "129,4,4,4,4,4,4,4,4,4"], "at most 128"),
@@ -128,3 +154,19 @@ def test_text_output():
     assert result.exit_code == 0
     for name in ("standard", "EZ", "Super 6", "4% comm", "tie 9:1"):
         assert name in result.stdout
+
+
+def test_rules_file_paytables(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_text('decks = 6\n[paytables]\nlucky6 = "macau"\n[paytables.tiger_tie]\n'
+                    'tie_6 = 40\n', encoding="utf-8")
+    side = run_json("--rules", str(path))["side_bets"]
+    assert side["lucky6"]["pays"] == {"banker_two_card_6": 12.0, "banker_three_card_6": 20.0}
+    assert side["tiger_tie"]["pays"] == {"tie_6": 40.0}
+    flag = run_json("--rules", str(path), "--paytable", "lucky6=standard")["side_bets"]
+    assert flag["lucky6"]["pays"]["banker_three_card_6"] == 23.0  # the flag wins
+    path.write_text('[paytables]\nlucky6 = "vegas"\n', encoding="utf-8")
+    result = run("--rules", str(path))
+    assert result.exit_code == 2 and "paytables.lucky6" in result.stderr
+    path.write_text('[paytables]\ntiger = {tie_6 = 3}\n', encoding="utf-8")
+    assert "pays on" in run("--rules", str(path)).stderr

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from baccarat.odds import (
     BET_KINDS,
+    SIDE_BETS,
     OddsError,
     bets_offered,
     check_counts,
@@ -312,7 +313,7 @@ def test_effect_of_removal_averages_to_zero(decks):
     # so the EORs weighted by the cards of each value sum to zero.
     for variant in ("standard", "ez", "super6"):
         eor = effect_of_removal(TableRules(decks=decks, variant=variant))
-        assert set(eor) == set(BET_KINDS)
+        assert set(eor) == set(BET_KINDS + SIDE_BETS)  # the side bets sum to zero too
         for kind, values in eor.items():
             assert values.shape == (10,)
             assert float(shoe_counts(decks) @ values) == pytest.approx(0, abs=1e-12), kind
@@ -366,5 +367,5 @@ def test_count_system_true_count_and_estimate():
     seen = np.array([[0, 0, 0, 0, 1, 0, 0, 0, 3, 0], [0] * 10])
     np.testing.assert_array_equal(tagged.running_count(seen), [5, 0])
     np.testing.assert_allclose(tagged.true_count(seen), [5 / (412 / 52), 0])
-    with pytest.raises(OddsError, match="unknown bet kind"):
+    with pytest.raises(OddsError, match="unknown bet 'dragon8'"):
         count_system(rules, "dragon8")

@@ -19,6 +19,7 @@ from .rule_options import Commission, Decks, RulesFile, TiePays, VariantOpt
 
 if TYPE_CHECKING:
     from ..odds.enumeration import OutcomeProbabilities
+    from ..odds.side_bets import BetOdds
     from ..rules import TableRules
 
 #: The rule sets ``--compare`` puts side by side (on top of the pays given by the flags).
@@ -46,20 +47,45 @@ Remaining = Annotated[
     typer.Option(
         "--remaining",
         help="cards left, by value: 10 comma-separated counts of values 0 (10/J/Q/K), "
-        "1 (A), 2, ..., 9",
+        "1 (A), 2, ..., 9; or 13 by rank (A..K: the pair side bets need them); or 52 by "
+        "card (A of spades, hearts, diamonds, clubs, then 2, ...: Perfect Pair needs them)",
+    ),
+]
+Paytable = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--paytable",
+        help="a side bet's paytable, BET=NAME (lucky6=macau, tiger_tie=retired); repeat "
+        "for several. The defaults are the standard published ones",
     ),
 ]
 
 
+def parse_paytables(items: list[str] | None) -> dict[str, str]:
+    """``--paytable BET=NAME`` items as a mapping (checked when the odds are computed)."""
+    from ..odds import OddsError
+
+    tables = {}
+    for item in items or []:
+        bet, sep, name = item.partition("=")
+        if not sep or not bet.strip() or not name.strip():
+            raise OddsError(f"--paytable {item!r}: expected BET=NAME, e.g. lucky6=macau")
+        tables[bet.strip()] = name.strip()
+    return tables
+
+
 def parse_remaining(text: str, decks: int) -> list[int]:
-    """Parse ``--remaining`` into 10 counts by value; refuse what ``decks`` decks cannot hold."""
-    from ..odds import OddsError, check_counts
+    """Parse ``--remaining`` into 10 counts by value, 13 by rank or 52 by card; refuse what
+    ``decks`` decks cannot hold."""
+    from ..odds import OddsError
+    from ..odds.side_bets import check_cards
 
     parts = [part.strip() for part in text.split(",")]
-    if len(parts) != 10:
+    if len(parts) not in (10, 13, 52):
         raise OddsError(
             f"--remaining has {len(parts)} number(s): expected 10 comma-separated counts of "
-            f"the cards left of values 0 (10/J/Q/K), 1 (A), 2, ..., 9"
+            f"the cards left of values 0 (10/J/Q/K), 1 (A), 2, ..., 9 (or 13 by rank, or "
+            f"52 by card)"
         )
     counts = []
     for value, part in enumerate(parts):
@@ -69,7 +95,7 @@ def parse_remaining(text: str, decks: int) -> list[int]:
             raise OddsError(
                 f"--remaining: count of value {value} is {part!r}, expected a whole number"
             ) from None
-    check_counts(counts, max_decks=decks, where=f"--remaining ({decks}-deck shoe)")
+    check_cards(counts, max_decks=decks, where=f"--remaining ({decks}-deck shoe)")
     return counts
 
 
@@ -129,6 +155,49 @@ def _print_odds(rules: TableRules, probs: OutcomeProbabilities, edges: dict[str,
     print_table(bets)
 
 
+def _print_side_bets(side: dict[str, BetOdds], left_out: list[str]) -> None:
+    table = Table(title="Side bets on one coup (the standard paytable unless --paytable)",
+                  title_justify="left")
+    for column, justify in (("Side bet", "left"), ("Pays on", "left"),
+                            ("P(paid or pushed)", "right"), ("House edge", "right"),
+                            ("SD", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for bet, o in side.items():
+        pays = ", ".join(f"{event.replace('_', ' ')} {p:g}" for event, p in o.pays.items())
+        table.add_row(bet, pays, f"{1 - o.lose:.6f}", f"{o.house_edge * 100:.4f}%",
+                      f"{o.sd:.4f}")
+    print_table(table)
+    if left_out:
+        typer.echo(f"Not priced from counts by value: {', '.join(left_out)} (the pair bets "
+                   f"need --remaining by rank, 13 counts; Perfect Pair by card, 52)")
+
+
+def _count(rules: TableRules, bet: str, max_tag: int | None, tables: dict[str, Any],
+           as_json: bool) -> None:
+    """``--count``: a bet's effects of removal, tags and break-even true count."""
+    from ..odds import count_system, effect_of_removal
+
+    system = count_system(rules, bet, max_tag=max_tag, paytables=tables)
+    eor = effect_of_removal(rules, paytables=tables)[bet]
+    values = ["10/J/Q/K", "A", "2", "3", "4", "5", "6", "7", "8", "9"]
+    if as_json:
+        typer.echo(json.dumps({
+            "bet": bet, "decks": rules.decks, "base_ev": system.base_ev,
+            "effect_of_removal": dict(zip(values, eor.tolist(), strict=True)),
+            "tags": dict(zip(values, system.tags.tolist(), strict=True)),
+            "unit": system.unit, "break_even_true_count": system.trigger()}, indent=2))
+        return
+    table = Table(title=f"Count of {bet}, {rules.decks} decks: EV {system.base_ev * 100:.4f}% "
+                  f"on a full shoe; it breaks even at a true count of {system.trigger():.2f}",
+                  title_justify="left")
+    for column in ("Card removed", "Effect on the EV (%)", "Tag"):
+        table.add_column(column, justify="right")
+    for label, effect, tag in zip(values, eor, system.tags, strict=True):
+        table.add_row(label, f"{effect * 100:+.5f}", f"{tag:+.5g}" if max_tag is None
+                      else f"{int(tag):+d}")
+    print_table(table)
+
+
 def compare_rows(base: TableRules) -> list[dict[str, Any]]:
     """House edges of every offered bet under each of :data:`COMPARE_RULES` and deck counts."""
     from ..odds import house_edges
@@ -182,6 +251,21 @@ def odds(
     dragon7_pays: Dragon7Pays = None,
     panda8_pays: Panda8Pays = None,
     super6_pays: Super6Pays = None,
+    paytable: Paytable = None,
+    side_bets: Annotated[
+        bool, typer.Option("--side-bets", help="with --json: the side bets too (the "
+                           "tables always show them)")
+    ] = False,
+    count: Annotated[
+        str | None, typer.Option("--count", help="the card count of a bet (a main or side "
+                                 "bet: dragon_bonus_player, big_tiger, ...): the effect of "
+                                 "removing one card of each value on its EV, by enumeration, "
+                                 "the tags and the true count at which it breaks even")
+    ] = None,
+    max_tag: Annotated[
+        int | None, typer.Option("--max-tag", min=1, help="with --count: integer tags up "
+                                 "to this size (default: the effects of removal themselves)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of tables")] = False,
     compare: Annotated[
         bool, typer.Option("--compare", help="house edges under standard (5%), EZ, Super 6, "
@@ -191,8 +275,11 @@ def odds(
     """Exact probabilities and house edge of every bet, by enumerating every coup.
 
     A full shoe of --decks decks (8 by default), or the cards left in it (--remaining).
+    The side bets (Dragon Bonus, the Tiger family, Lucky 6, the pairs, Big and Small,
+    Egalite) follow, each with the probability of the events it pays on and the standard
+    deviation of a unit stake (in --json with --side-bets).
 
-    House edges are expected losses per unit staked, ties included.
+    House edges are expected losses per unit staked, ties and pushes included.
     """
     from ..odds import (
         OddsError,
@@ -201,6 +288,10 @@ def odds(
         outcome_probabilities,
         shoe_rank_counts,
     )
+    from ..odds import (
+        odds as side_bet_odds,
+    )
+    from ..odds.side_bets import N_CARDS, SIDE_BETS
 
     rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
                         variant=variant, pair_pays=pair_pays, dragon7_pays=dragon7_pays,
@@ -214,11 +305,22 @@ def odds(
         else:
             _print_compare(rows)
         return
+    from ..rules import load_paytables
+
+    tables: dict[str, Any] = {**(load_paytables(rules_file) if rules_file else {}),
+                              **parse_paytables(paytable)}
+    if count is not None:
+        _count(rules, count, max_tag, tables, as_json)
+        return
     counts = parse_remaining(remaining, rules.decks) if remaining is not None else None
     composition = counts if counts is not None else shoe_rank_counts(rules.decks)
+    if len(composition) == N_CARDS:  # the main bets by rank
+        composition = [sum(composition[4 * r:4 * r + 4]) for r in range(13)]
     probs = outcome_probabilities(composition, rules.decks)
     edges = house_edges(rules, composition)
     assert list(edges) == list(bets_offered(rules))
+    side = side_bet_odds(counts, decks=rules.decks, paytables=tables, bets=SIDE_BETS)
+    left_out = [bet for bet in SIDE_BETS if bet not in side]
     if as_json:
         typer.echo(json.dumps({
             "decks": rules.decks,
@@ -226,6 +328,9 @@ def odds(
                               "tie": probs.tie},
             "pair_probability_one_hand": probs.pair,
             "house_edge": edges,
+            **({"side_bets": {bet: o.as_dict() for bet, o in side.items()}}
+               if side_bets or tables else {}),
         }, indent=2))
     else:
         _print_odds(rules, probs, edges, counts)
+        _print_side_bets(side, left_out)

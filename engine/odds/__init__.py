@@ -7,6 +7,9 @@
 - :func:`house_edges`, :func:`expected_values`, :func:`expected_values_batch`: every bet
   of :data:`BET_KINDS` under a ``TableRules`` (standard, EZ, Super 6, any commission and pays).
 - :func:`effect_of_removal`, :func:`count_system`: card counting on top of the exact EVs.
+- :func:`odds`, :func:`side_bet_evs`: the side bets of :data:`SIDE_BETS` (Dragon Bonus,
+  the Tiger family, Lucky 6, the pairs, Big/Small, Egalite) under any paytable: the
+  probability of each paying event, EV, house edge and standard deviation.
 
 Compositions are 10 counts by value (0 = 10/J/Q/K) or 13 by rank (A..K); see
 :mod:`baccarat.odds.composition` for how pairs are handled when only values are known.
@@ -39,9 +42,12 @@ from .enumeration import (
     outcome_combinations,
     outcome_probabilities,
 )
+from .side_bets import SIDE_BETS, BetOdds, odds, side_bet_evs
 
 __all__ = [
     "BET_KINDS",
+    "SIDE_BETS",
+    "BetOdds",
     "EVENTS",
     "CountSystem",
     "OddsError",
@@ -57,11 +63,13 @@ __all__ = [
     "expected_values",
     "expected_values_batch",
     "house_edges",
+    "odds",
     "outcome_combinations",
     "outcome_probabilities",
     "pair_probability",
     "remaining_counts",
     "shoe_counts",
     "shoe_rank_counts",
+    "side_bet_evs",
     "values_from_ranks",
 ]

@@ -9,6 +9,10 @@ count), estimates the EV of the cards left linearly:
 
 which is exact after one card and a first-order approximation after more. Strategies that
 want the exact figure call :func:`baccarat.odds.expected_values_batch` instead.
+
+Any bet can be counted: the kinds of :data:`BET_KINDS` under the table's rules, and the
+side bets of :data:`baccarat.odds.SIDE_BETS` under any paytable (their EORs come from
+compositions by card, so the pair bets and Perfect Pair are exact too).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ..bets import KIND_INDEX
 from ..rules import TableRules
 from .bets import BET_KINDS, expected_values_batch
 from .composition import N_VALUES, OddsError, shoe_rank_counts
+from .side_bets import SIDE_BETS, Paytables, full_shoe_cards, side_bet_evs
 
 
 def _rank_index_of_value(value: int) -> int:
@@ -28,20 +33,27 @@ def _rank_index_of_value(value: int) -> int:
     return 9 if value == 0 else value - 1
 
 
-def effect_of_removal(rules: TableRules, decks: int | None = None) -> dict[str, np.ndarray]:
-    """For each bet kind, the change in EV (10 floats, by value) from removing one card.
+def effect_of_removal(rules: TableRules, decks: int | None = None,
+                      paytables: Paytables | None = None) -> dict[str, np.ndarray]:
+    """For each bet kind and side bet, the change in EV (10 floats, by value) from removing
+    one card.
 
-    The shoe holds ``decks`` decks (default ``rules.decks``). Compositions are by rank, so
-    the pair bets are exact too (a removed zero is a 10; J, Q and K give the same figure).
+    The shoe holds ``decks`` decks (default ``rules.decks``); the side bets pay by
+    ``paytables`` (default: the standard ones). Compositions are by rank (by card for the
+    side bets), so the pair bets are exact too (a removed zero is a 10; J, Q and K give the
+    same figure, and so does every suit).
     """
     n_decks = rules.decks if decks is None else decks
     full = shoe_rank_counts(n_decks)
     rows = np.repeat(full[None, :], N_VALUES + 1, axis=0)
+    cards = np.repeat(full_shoe_cards(n_decks)[None, :], N_VALUES + 1, axis=0)
     for value in range(N_VALUES):
         rows[value + 1, _rank_index_of_value(value)] -= 1
-    ev = expected_values_batch(rows, rules, validate=False)
+        cards[value + 1, 4 * _rank_index_of_value(value)] -= 1
+    ev = np.hstack([expected_values_batch(rows, rules, validate=False),
+                    side_bet_evs(cards, SIDE_BETS, paytables)])
     eor = ev[1:] - ev[0]
-    return {kind: eor[:, k].copy() for k, kind in enumerate(BET_KINDS)}
+    return {kind: eor[:, k].copy() for k, kind in enumerate(BET_KINDS + SIDE_BETS)}
 
 
 @dataclass(frozen=True)
@@ -81,21 +93,32 @@ class CountSystem:
         """Linear (effect-of-removal) estimate of the bet's EV on the cards left."""
         return self.base_ev + self.unit * (self.full_cards - 1) / 52.0 * self.true_count(seen)
 
+    def trigger(self, ev: float = 0.0) -> float:
+        """The true count at which :meth:`estimated_ev` reaches ``ev`` (default: break-even):
+        the count's bet trigger, from the enumeration alone."""
+        return (ev - self.base_ev) * 52.0 / (self.unit * (self.full_cards - 1))
+
 
 def count_system(
-    rules: TableRules, kind: str, decks: int | None = None, max_tag: int | None = None
+    rules: TableRules, kind: str, decks: int | None = None, max_tag: int | None = None,
+    paytables: Paytables | None = None,
 ) -> CountSystem:
-    """The EOR count of bet ``kind``: raw EORs as tags, or integers up to ``max_tag`` in size.
+    """The EOR count of bet ``kind`` (a bet kind or a side bet, paying by ``paytables``):
+    raw EORs as tags, or integers up to ``max_tag`` in size.
 
     With ``max_tag`` the EORs are scaled so the largest is ``max_tag`` and rounded: the
     kind of count a player keeps in their head (e.g. ``max_tag=2``).
     """
-    if kind not in KIND_INDEX:
-        raise OddsError(f"unknown bet kind {kind!r}: expected one of {', '.join(BET_KINDS)}")
+    if kind not in KIND_INDEX and kind not in SIDE_BETS:
+        raise OddsError(f"unknown bet {kind!r}: expected one of "
+                        f"{', '.join(BET_KINDS + SIDE_BETS)}")
     n_decks = rules.decks if decks is None else decks
-    eor = effect_of_removal(rules, n_decks)[kind]
-    full = shoe_rank_counts(n_decks)[None, :]
-    base = float(expected_values_batch(full, rules, validate=False)[0, KIND_INDEX[kind]])
+    eor = effect_of_removal(rules, n_decks, paytables)[kind]
+    if kind in SIDE_BETS:
+        base = float(side_bet_evs(full_shoe_cards(n_decks)[None, :], [kind], paytables)[0, 0])
+    else:
+        full = shoe_rank_counts(n_decks)[None, :]
+        base = float(expected_values_batch(full, rules, validate=False)[0, KIND_INDEX[kind]])
     if max_tag is None:
         return CountSystem(kind, eor, 1.0, base, n_decks)
     if max_tag < 1:

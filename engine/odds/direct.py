@@ -23,16 +23,7 @@ import numpy as np
 
 from ..deal import banker_draws
 from ..jit import is_loaded
-from .enumeration import (
-    E_BANKER,
-    E_DRAGON7,
-    E_PANDA8,
-    E_PLAYER,
-    E_SIX2,
-    E_SIX3,
-    E_TIE,
-    N_EVENTS,
-)
+from .enumeration import EVENT_OF_STATE, N_EVENTS, N_STATES
 
 _V = np.arange(10)
 
@@ -92,32 +83,20 @@ def _weights_by_totals(c: np.ndarray) -> np.ndarray:
     return m.reshape(100, 100)
 
 
-def direct_tallies(counts: np.ndarray) -> np.ndarray:
-    """Event tallies (``N_EVENTS`` int64, in the order of ``EVENTS``) of one composition
-    by value (10 counts of at least 6 cards in all, at most 8 decks' worth)."""
-    by_state = np.zeros(400, dtype=np.int64)
+def direct_states(counts: np.ndarray) -> np.ndarray:
+    """How many ordered six-card sequences end in each final state (``N_STATES`` int64, as
+    :func:`baccarat.odds.enumeration.final_states` codes them) of one composition by value
+    (10 counts of at least 6 cards in all, at most 8 decks' worth)."""
+    by_state = np.zeros(N_STATES, dtype=np.int64)
     np.add.at(by_state, _STATES.ravel(), _weights_by_totals(
         np.asarray(counts, dtype=np.int64)).ravel())
-    out = [0] * N_EVENTS
-    for state, total in enumerate(by_state.tolist()):
-        if not total:
-            continue
-        rest, banker_drew = divmod(state, 2)
-        rest, player_drew = divmod(rest, 2)
-        pt, bt = divmod(rest, 10)
-        if bt > pt:
-            out[E_BANKER] += total
-            if banker_drew and bt in (6, 7):
-                out[E_DRAGON7 if bt == 7 else E_SIX3] += total
-            elif not banker_drew and bt == 6:
-                out[E_SIX2] += total
-        elif pt > bt:
-            out[E_PLAYER] += total
-            if player_drew and pt == 8:
-                out[E_PANDA8] += total
-        else:
-            out[E_TIE] += total
-    return np.array(out, dtype=np.int64)
+    return by_state
+
+
+def direct_tallies(counts: np.ndarray) -> np.ndarray:
+    """Event tallies (``N_EVENTS`` int64, in the order of ``EVENTS``) of one composition
+    by value, from :func:`direct_states`."""
+    return direct_states(counts) @ EVENT_OF_STATE
 
 
 #: Seconds of direct enumeration a process spends before it uses the compiled kernel:
@@ -137,11 +116,17 @@ def use_direct(rows: int, kernel: object) -> bool:
     return rows <= DIRECT_MAX_ROWS and _spent < DIRECT_BUDGET_S and not is_loaded(kernel)
 
 
-def direct_tallies_batch(values: np.ndarray) -> np.ndarray:
-    """:func:`direct_tallies` of every row of ``values`` (n, 10), timed against the budget."""
+def direct_states_batch(values: np.ndarray) -> np.ndarray:
+    """:func:`direct_states` of every row of ``values`` (n, 10), timed against the budget."""
     global _spent
     started = time.perf_counter()
-    out = np.stack([direct_tallies(row) for row in values]) if len(values) else \
-        np.zeros((0, N_EVENTS), dtype=np.int64)
+    out = np.stack([direct_states(row) for row in values]) if len(values) else \
+        np.zeros((0, N_STATES), dtype=np.int64)
     _spent += time.perf_counter() - started
     return out
+
+
+def direct_tallies_batch(values: np.ndarray) -> np.ndarray:
+    """:func:`direct_tallies` of every row of ``values`` (n, 10), timed against the budget."""
+    out: np.ndarray = direct_states_batch(values) @ EVENT_OF_STATE
+    return out.reshape(-1, N_EVENTS)

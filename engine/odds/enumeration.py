@@ -55,6 +55,10 @@ EVENTS = (
 )
 E_BANKER, E_PLAYER, E_TIE, E_DRAGON7, E_PANDA8, E_SIX2, E_SIX3 = range(len(EVENTS))
 N_EVENTS = len(EVENTS)
+#: The final states of a coup: ``state = ((pt * 10 + bt) * 2 + player drew) * 2 + banker
+#: drew`` with pt, bt the final totals (:func:`final_states` tallies them; every bet but
+#: the pairs is settled by the state alone: :mod:`baccarat.odds.side_bets`).
+N_STATES = 400
 
 
 @njit(cache=True, inline="always")
@@ -381,7 +385,8 @@ def _third_cards_one(c, n, m0, m1, p, hist):
 @njit(cache=True)
 def _tally_each(counts, out, lo, hi):
     """Tally rows ``lo``..``hi`` one composition at a time (few rows: no lanes), in int64
-    (exact: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the total)."""
+    (exact: 416 * 415 * ... * 411 < 2**63, and no partial sum exceeds the total); by final
+    state when ``out`` has :data:`N_STATES` columns."""
     c = np.empty(10, dtype=np.int64)
     m0 = np.empty((10, 10), dtype=np.int64)
     m1 = np.empty((10, 10, 10), dtype=np.int64)
@@ -399,6 +404,13 @@ def _tally_each(counts, out, lo, hi):
         _moments_one(c, m0, m1, p)
         _third_cards_one(c, n, m0, m1, p, hist)
         row = out[i]
+        if row.shape[0] == N_STATES:
+            for pd in range(2):
+                for bd in range(2):
+                    for fpt in range(10):
+                        for fbt in range(10):
+                            row[((fpt * 10 + fbt) * 2 + pd) * 2 + bd] = hist[pd, bd, fpt, fbt]
+            continue
         for pd in range(2):
             for bd in range(2):
                 for fpt in range(10):
@@ -410,7 +422,8 @@ def _tally_each(counts, out, lo, hi):
 
 @njit(cache=True, nogil=True)
 def _tally_range(counts, out, lo, hi):
-    """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS).
+    """Tally rows ``lo``..``hi`` of ``counts`` (n, 10 value counts) into ``out`` (n, N_EVENTS),
+    or, when ``out`` has :data:`N_STATES` columns, the sequences ending in each final state.
 
     ``out`` rows start at zero. Blocks of up to :data:`LANES` rows, as many in each, are
     enumerated together (spare lanes repeat the last row and are not read back). The
@@ -454,6 +467,16 @@ def _tally_range(counts, out, lo, hi):
         tallies[:] = 0
         _moments(c, m0, m1, p, w2, w3, w)
         _third_cards(c, n, m0, m1, p, hist, scratch)
+        if out.shape[1] == N_STATES:
+            for k in range(min(lanes, hi - first)):
+                row = out[first + k]
+                for pd in range(2):
+                    for bd in range(2):
+                        for fpt in range(10):
+                            for fbt in range(10):
+                                row[((fpt * 10 + fbt) * 2 + pd) * 2 + bd] = np.int64(
+                                    hist[pd, bd, fpt, fbt, k])
+            continue
         _settle_lanes(hist, tallies)
         for k in range(min(lanes, hi - first)):
             for e in range(N_EVENTS):
@@ -551,6 +574,45 @@ def event_probabilities(
         (_tally_threads if parallel else _tally_rows)(values, out)
     total = np.asarray(sequences_total(values.sum(axis=1)), dtype=np.float64)
     return out.astype(np.float64) / total[:, None]
+
+
+def _event_of_state() -> np.ndarray:
+    """``table[state, e]``: whether a coup ending in final ``state`` is event ``e``
+    (by :func:`settle` itself, so the events have one definition)."""
+    table = np.zeros((N_STATES, N_EVENTS), dtype=np.int64)
+    rule = getattr(settle, "py_func", settle)  # the rule itself, not compiled
+    for state in range(N_STATES):
+        rest, banker_drew = divmod(state, 2)
+        rest, player_drew = divmod(rest, 2)
+        pt, bt = divmod(rest, 10)
+        rule(pt, bt, bool(player_drew), bool(banker_drew), 1, table[state])
+    return table
+
+
+#: ``EVENT_OF_STATE[state, e]``: 1 when a coup ending in ``state`` is event ``e``.
+EVENT_OF_STATE = _event_of_state()
+
+
+def final_states(counts: np.ndarray, validate: bool = True,
+                 parallel: bool | None = None) -> np.ndarray:
+    """How many ordered six-card sequences of each composition (n, 10|13) end in each final
+    state (n, :data:`N_STATES`) int64: the whole coup as the bets see it, pairs aside.
+
+    The same kernel and the same integers as :func:`event_probabilities`
+    (``final_states(c) @ EVENT_OF_STATE`` are its tallies); a few rows in a process that has
+    not loaded the kernel are enumerated by numpy (:mod:`baccarat.odds.direct`).
+    """
+    arr = check_counts(counts) if validate else np.asarray(counts, dtype=np.int64)
+    values = np.ascontiguousarray(_as_values(np.atleast_2d(arr)), dtype=np.int64)
+    from .direct import direct_states_batch, use_direct
+
+    if use_direct(values.shape[0], _tally_range):
+        return direct_states_batch(values)
+    out = np.zeros((values.shape[0], N_STATES), dtype=np.int64)
+    if parallel is None:
+        parallel = values.shape[0] >= PARALLEL_MIN_ROWS
+    (_tally_threads if parallel else _tally_rows)(values, out)
+    return out
 
 
 @dataclass(frozen=True)

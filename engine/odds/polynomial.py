@@ -38,7 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..jit import njit
-from .enumeration import N_EVENTS, event_probabilities, sequences_total, settle
+from .enumeration import EVENT_OF_STATE, N_EVENTS, event_probabilities, sequences_total
 
 #: Values of the first group (the second is 5-9); each group's monomials have degree <= 6.
 GROUP = 5
@@ -83,19 +83,6 @@ _LARGEST_BLOCK = max(int((_STARTS[d + 1] - _STARTS[d]) * (_STARTS[DEGREE - d + 1
                      for d in range(DEGREE + 1))  # 35 * 35
 
 
-def _event_of_state() -> np.ndarray:
-    """``table[state, e]``: whether a coup ending in ``state`` (as coded by
-    :mod:`baccarat.odds.direct`) is event ``e``."""
-    table = np.zeros((400, N_EVENTS), dtype=np.int64)
-    rule = getattr(settle, "py_func", settle)  # the rule itself, not compiled
-    for state in range(400):
-        rest, banker_drew = divmod(state, 2)
-        rest, player_drew = divmod(rest, 2)
-        pt, bt = divmod(rest, 10)
-        rule(pt, bt, bool(player_drew), bool(banker_drew), 1, table[state])
-    return table
-
-
 @functools.lru_cache(maxsize=1)
 def coefficients() -> tuple[np.ndarray, np.ndarray]:
     """``(keys, C)``: the 5005 multisets of six values (base-7 keys of their counts, sorted)
@@ -116,7 +103,7 @@ def coefficients() -> tuple[np.ndarray, np.ndarray]:
     np.add.at(starts, (totals4, multiset4.reshape(-1)), 1.0)
     last = np.indices((10, 10)).reshape(2, -1)  # x5, x6
     keys2, multiset2 = np.unique(_BASE7[last].sum(axis=0), return_inverse=True)
-    events = _event_of_state()[_STATES]  # (100 total pairs, 100 last two, N_EVENTS)
+    events = EVENT_OF_STATE[_STATES]  # (100 total pairs, 100 last two, N_EVENTS)
     ends = np.zeros((100, keys2.size, N_EVENTS))  # [total pair, multiset of the last two, e]
     for x in range(100):
         ends[:, multiset2[x]] += events[:, x]
