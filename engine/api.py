@@ -15,7 +15,7 @@ the same errors with its flags (``baccarat.cli.common.FLAGS``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
@@ -180,25 +180,25 @@ def report(runs: Any, out: str | Path = "report.html", *, force: bool = False) -
     return write_report(runs, out, force=force)
 
 
-def odds(rules: TableRules | None = None, *,
-         remaining: Sequence[int] | None = None) -> pd.DataFrame:
-    """The exact house edge of every bet the table offers, by enumerating every coup: one
-    row per bet (``bet``; ``house_edge``, the expected loss per unit staked, ties
-    included), for a full shoe of ``rules.decks`` decks or the cards left (``remaining``:
-    13 counts by rank, A to K). ``frame.attrs`` holds the probabilities of a Banker win,
-    a Player win and a tie."""
+def odds(rules: TableRules | None = None, *, remaining: Sequence[int] | None = None,
+         paytables: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """The exact odds of every bet, by enumerating every coup: one row per bet (the main
+    bets the table offers, then every side bet) with its ``house_edge`` (the expected loss
+    per unit staked, pushes counted as staked), ``sd`` (of a unit stake's net) and
+    ``p_lose``; for a full shoe of ``rules.decks`` decks or the cards left
+    (``remaining``: 10 counts by value, 13 by rank or 52 by card). ``paytables``: a side
+    bet's paytable by name (``{"lucky6": "macau"}``) or as its events' pays.
+    ``frame.attrs["events"]`` holds each bet's paying events and their probabilities."""
     import pandas as pd
 
-    from .odds import house_edges, outcome_probabilities, shoe_rank_counts
-    from .rules import TableRules
+    from .odds.side_bets import odds as enumerate_odds
 
-    rules = rules or TableRules()
-    counts = list(remaining) if remaining is not None else shoe_rank_counts(rules.decks)
-    edges = house_edges(rules, counts)
-    probabilities = outcome_probabilities(counts, rules.decks)
-    frame = pd.DataFrame({"bet": list(edges), "house_edge": list(edges.values())})
-    frame.attrs.update(banker=probabilities.banker, player=probabilities.player,
-                       tie=probabilities.tie)
+    found = enumerate_odds(remaining, rules=rules, paytables=paytables)
+    frame = pd.DataFrame({"bet": list(found),
+                          "house_edge": [o.house_edge for o in found.values()],
+                          "sd": [o.sd for o in found.values()],
+                          "p_lose": [o.lose for o in found.values()]})
+    frame.attrs["events"] = {bet: dict(o.probabilities) for bet, o in found.items()}
     return frame
 
 
