@@ -380,7 +380,7 @@ def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
         {"meta": {"v": 2}, "data": {"rounds": [{"round": 1, "winner": "B"},
                                                 {"round": 2, "winner": "Dragon"}]}}, indent=1))
     files = [DATA / "history.json", DATA / "coups.json", DATA / "export-diagnostics.json",
-             DATA / "bot-shoes.json", odd]
+             DATA / "bot-shoes.json", DATA / "live-hands.json", odd]
     whole = [import_files([f]) for f in files]
     with pytest.raises(ImportDataError) as err:
         import_files([bad])

@@ -172,6 +172,9 @@ class FileReport:
     shoes: int = 0
     #: why each role's column was chosen (content, name, rules check)
     why: dict[str, str] = field(default_factory=dict)
+    #: rows per outcome spelling mapped by ``--words`` and its outcome code (``('1', 1)``
+    #: -> 40), over the whole file
+    codes: Counter[tuple[str, int]] = field(default_factory=Counter)
 
 
 @dataclass
@@ -453,6 +456,8 @@ def iter_checked(
                                            dict(records.mapping), why=dict(records.why)))
             current = index
         report.warnings.extend(records.notes)
+        if isinstance(records, CoupRecords):
+            report.files[-1].codes.update(records.codes)
         part = check_records(records, rules, keep_invalid, report)
         shoes = int(part.shoe_ids().size)
         report.files[-1].coups += len(part)

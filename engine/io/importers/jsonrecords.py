@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .guess.evidence import card_objects
 from .layout import COUP_ROLES, role_of
 from .plan import unrelated
 from .records import ImportDataError, Source
@@ -148,8 +149,10 @@ def scalar_text(value: Any) -> str | None:
 
 
 def is_record_list(value: Any) -> bool:
-    """Whether ``value`` is a non-empty list of objects (a candidate list of records)."""
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    """Whether ``value`` is a non-empty list of objects (a candidate list of records), not
+    a hand's card objects (``guess.evidence.card_objects``)."""
+    return (isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+            and card_objects(value) is None)
 
 
 def flatten(record: dict[str, Any], prefix: str = "",
@@ -164,8 +167,9 @@ def flatten(record: dict[str, Any], prefix: str = "",
         elif isinstance(value, list):
             if is_record_list(value):
                 continue
-            flat[name] = " ".join(str(scalar_text(v)) for v in value
-                                  if not isinstance(v, dict | list))
+            cards = card_objects(value)
+            flat[name] = " ".join(cards) if cards is not None else " ".join(
+                str(scalar_text(v)) for v in value if not isinstance(v, dict | list))
         else:
             flat[name] = scalar_text(value)
     return flat

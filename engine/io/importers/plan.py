@@ -29,6 +29,7 @@ import pandas as pd
 
 from ...cards import NO_CARD, CardError, parse_card
 from .checks import OK, check_coups
+from .guess.evidence import coded_outcomes
 from .profile import SAMPLE_ROWS, Profile, profile_column
 from .records import ImportDataError
 from .tables import RawTable
@@ -294,6 +295,12 @@ class _Planner:
             if role is not None and not name_accepted(self.sample.profiles[c], role):
                 role = None
             self.names[c] = role
+        self.coded: set[str] = set()  # every value a code the user mapped (--words 1=P,2=B): the outcome
+        for c in free:
+            values = [v for v in self.sample.values(c) if v is not None and str(v).strip()]
+            if values and len(coded_outcomes(values)) == len(set(map(str, values))):
+                self.names[c] = "outcome"
+                self.coded.add(c)
         self.why: dict[str, str] = {}
         self.same: list[tuple[str, str, str]] = []
 
@@ -498,6 +505,14 @@ class _Planner:
                                                  and kept in roles.values())]
         for role, column in roles.items():
             self.why.setdefault(role, self._reason(role, column))
+        if "outcome" in roles:
+            from .guess.evidence import colour_convention
+
+            columns = [roles["outcome"], *(dup for r, _, dup in self.same if r == "outcome")]
+            colours = colour_convention(np.concatenate([self.sample.values(c)
+                                                        for c in columns]))
+            if colours is not None:
+                self.why["outcome"] += f"; {colours}"
         return Plan(roles=roles, why=self.why, same=self.same)
 
     def _choose(self, groups: list[list[dict[str, str]]]) -> dict[str, str]:
@@ -677,7 +692,9 @@ class _Planner:
         elif p is not None and role == "coup":
             parts.append("content: whole numbers" if p.all("number") else
                          f"content: {p.kind_words()}")
-        if self.names.get(column) == role:
+        if column in self.coded:
+            parts.append("--words")
+        elif self.names.get(column) == role:
             parts.append("name")
         if extra:
             parts.append(extra)

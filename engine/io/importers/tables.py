@@ -39,6 +39,8 @@ class RawTable:
     group_labels: list[str | None] = field(default_factory=list)
     group_lines: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what reading it left out, and why
+    #: which table, sheet or list of the file it is, and why (shown by --dry-run)
+    why: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.lines.shape[0])
