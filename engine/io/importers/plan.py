@@ -295,7 +295,8 @@ class _Planner:
             if role is not None and not name_accepted(self.sample.profiles[c], role):
                 role = None
             self.names[c] = role
-        self.coded: set[str] = set()  # every value a code the user mapped (--words 1=P,2=B): the outcome
+        #: columns whose every value is a code the user mapped (--words 1=P,2=B): the outcome
+        self.coded: set[str] = set()
         for c in free:
             values = [v for v in self.sample.values(c) if v is not None and str(v).strip()]
             if values and len(coded_outcomes(values)) == len(set(map(str, values))):

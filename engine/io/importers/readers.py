@@ -31,7 +31,8 @@ from .records import (
     UnknownFormatError,
 )
 from .sheets import read_sqlite, read_xlsx
-from .tables import RawTable, read_csv, read_parquet
+from .stream import read_csv
+from .tables import RawTable, read_parquet
 from .text import read_scorecard, read_sequence_text
 
 Records = CoupRecords | SequenceRecords
@@ -83,7 +84,7 @@ def _text_reader(parse: Callable[[Source, str], Records]) -> Callable[[Path, Rea
 
 
 def _read_csv(path: Path, options: ReadOptions) -> Records:
-    return table_records(read_csv(Source(path), read_lines_text(path)), options.columns)
+    return table_records(read_csv(path), options.columns)
 
 
 def _read_json(path: Path, options: ReadOptions) -> Records:

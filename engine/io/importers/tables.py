@@ -6,8 +6,6 @@ container, so a column layout that works in CSV works in JSON and Parquet too.
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -16,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from .records import ImportDataError, Source
@@ -82,93 +79,6 @@ def sniff_delimiter(header: str) -> str:
     counts = [(header.count(d), -i, d) for i, d in enumerate(_DELIMITERS)]
     best = max(counts)
     return best[2] if best[0] else ","
-
-
-def read_csv(source: Source, text: str) -> RawTable:
-    """A delimited text file with a header line; blank lines, '#' lines and rows of empty
-    fields are skipped.
-
-    Arrow's CSV reader does the work; a file it cannot read row for line (quoted line
-    breaks, rows of the wrong width) goes through Python's csv module, which names the line.
-    """
-    physical = text.splitlines()
-    if is_markdown_table(physical):
-        rows = dict(markdown_rows(enumerate(physical)))
-        physical = [rows.get(i, "") for i in range(len(physical))]  # lines keep their numbers
-    delimiter = _first_delimiter(physical)
-    kept = [i for i, line in enumerate(physical)
-            if line.strip() and not line.lstrip().startswith("#")]
-    if not kept:
-        raise ImportDataError(f"{source.path}: empty file (a header line was expected)")
-    header = next(csv.reader([physical[kept[0]]], delimiter=delimiter))
-    header = [cell.strip() for cell in header]
-    _no_duplicate_names(source, header)
-    table = _arrow_csv("\n".join(physical[i] for i in kept[1:]), header, delimiter)
-    if table is None or table.num_rows != len(kept) - 1:
-        return _python_csv(source, text, delimiter)
-    array = np.empty((table.num_rows, len(header)), dtype=object)
-    for j in range(len(header)):
-        array[:, j] = table.column(j).to_numpy(zero_copy_only=False)
-    return _table(source, header, array, np.asarray(kept[1:], dtype=np.int64) + 1)
-
-
-def _arrow_csv(body: str, header: list[str], delimiter: str) -> pa.Table | None:
-    if not body:
-        return pa.table({name: pa.array([], pa.string()) for name in header})
-    names = [f"c{j}" for j in range(len(header))]
-    try:
-        return pacsv.read_csv(
-            io.BytesIO(body.encode("utf-8")),
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False),
-        )
-    except pa.ArrowInvalid:
-        return None
-
-
-def _python_csv(source: Source, text: str, delimiter: str) -> RawTable:
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header: list[str] | None = None
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    for row in reader:
-        if not any(row) or row[0].lstrip()[:1] == "#":
-            continue
-        if header is None:
-            header = [cell.strip() for cell in row]
-            continue
-        if len(row) != len(header):
-            if len(row) < len(header) or any(cell.strip() for cell in row[len(header):]):
-                raise ImportDataError(
-                    f"{source.at(reader.line_num)}: {len(row)} fields, but the header has "
-                    f"{len(header)} ({', '.join(header)})"
-                )
-            row = row[: len(header)]
-        rows.append(row)
-        lines.append(reader.line_num)
-    assert header is not None  # read_csv found a header line
-    array = np.empty((len(rows), len(header)), dtype=object)
-    if rows:
-        array[:] = rows
-    return _table(source, header, array, np.asarray(lines, dtype=np.int64))
-
-
-def _table(source: Source, header: list[str], array: np.ndarray, lines: np.ndarray) -> RawTable:
-    """The table without its rows of empty fields (spreadsheets export those)."""
-    if array.size:
-        filled = (array != "").any(axis=1)
-        array, lines = array[filled], lines[filled]
-    return RawTable(source=source, columns={name: array[:, j] for j, name in enumerate(header)},
-                    lines=lines)
-
-
-def _first_delimiter(lines: list[str]) -> str:
-    for line in lines:
-        if line.strip() and not line.lstrip().startswith("#"):
-            return sniff_delimiter(line)
-    return ","
 
 
 def _no_duplicate_names(source: Source, names: list[str]) -> None:
