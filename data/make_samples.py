@@ -404,9 +404,46 @@ def third_round() -> None:
     (HERE / "coded-results.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def big_road() -> None:
+    """A casino lobby's big road: cells with a column and a row, a colour (red Banker,
+    blue Player), the ties marked on each cell, natural and pair flags, listed row by row
+    as a grid is dumped (not in the order they were played). The shoe is the first from
+    1000 on whose streaks all fit six rows and that does not open on a tie."""
+    first = 1000
+    while True:
+        coups = dealt(first, 1)
+        o = coups.outcome.tolist()
+        cells: list[dict[str, object]] = []
+        for k, outcome in enumerate(o):
+            if outcome == 2:
+                if cells:
+                    cells[-1]["ties"] = int(cells[-1]["ties"]) + 1  # type: ignore[call-overload]
+                    continue
+                break
+            same = cells and cells[-1]["colour"] == ("red" if outcome == 0 else "blue")
+            col = int(cells[-1]["col"]) + (0 if same else 1) if cells else 0  # type: ignore[call-overload]
+            row = int(cells[-1]["row"]) + 1 if same else 0  # type: ignore[call-overload]
+            if row > 5:
+                break
+            cards = [c for c in coups.cards[k] if c >= 0]
+            cells.append({"col": col, "row": row, "colour": "red" if outcome == 0 else "blue",
+                          "ties": 0, "natural": len(cards) == 4 and max(
+                              int(coups.player_total[k]), int(coups.banker_total[k])) >= 8,
+                          "bankerPair": False, "playerPair": False})
+        else:
+            break
+        first += 1
+    grid = sorted(cells, key=lambda c: (c["row"], c["col"]))  # type: ignore[return-value]
+    (HERE / "big-road.json").write_text(json.dumps(
+        {"table": "Baccarat B", "shoe": first, "roads": {"bigRoad": grid},
+         "stats": {"banker": o.count(0), "player": o.count(1), "tie": o.count(2)}},
+        indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     """Write every sample file."""
     third_round()
+    big_road()
     content_shapes()
     message_logs()
     result_log()

@@ -18,8 +18,11 @@ from baccarat.io.importers.guess.evidence import (
     coup_evidence,
     table_of_coups,
 )
+from baccarat.io.importers.guess.road import road_cells, road_record
 from baccarat.io.importers.importer import ImportReport
 from baccarat.io.importers.readers import ReadOptions
+from baccarat.io.importers.records import Source
+from baccarat.io.importers.tables import RawTable
 from baccarat.io.importers.tokens import outcome_code, parse_words, using_words
 from baccarat.rules import TableRules
 from typer.testing import CliRunner
@@ -94,18 +97,52 @@ def test_coded_results_are_counted_by_code_as_mapped() -> None:
             ("1", PLAYER): 2, ("2", BANKER): 1, ("3", TIE): 1}
 
 
+def cells(rows: list[tuple[object, ...]], names: tuple[str, ...] = ("x", "y", "colour", "ties")
+          ) -> RawTable:
+    return RawTable(source=Source(Path("road.json"), rows=True),
+                    columns={n: np.array([None if r[j] is None else str(r[j]) for r in rows],
+                                         dtype=object) for j, n in enumerate(names)},
+                    lines=np.arange(1, len(rows) + 1, dtype=np.int64))
+
+
+def test_road_cells_are_put_back_in_road_order_with_their_ties() -> None:
+    # a grid dumped row by row: B B / P / B, the second B with two ties, the P with one
+    grid = cells([(0, 0, "red", 0), (1, 0, "blue", 1), (2, 0, "red", None),
+                  (0, 1, "red", 2)])
+    coups = road_cells(grid)
+    assert coups is not None and list(coups.columns) == ["colour"]
+    assert list(coups.columns["colour"]) == ["red", "red", "Tie", "Tie", "blue", "Tie", "red"]
+    assert list(coups.lines) == [1, 4, 4, 4, 2, 2, 3]
+    assert coups.why["road"] == ("road cells ordered by 'x' then 'y', the 3 ties counted in "
+                                 "'ties' placed after their cells: 4 cells, 7 coups")
+    assert road_record({"col": 3, "row": 1, "colour": "blue"})
+    assert not road_record({"col": 3, "row": 1, "colour": "Tie"})  # ties are no cells
+
+
+def test_what_is_not_a_road_is_left_alone_and_a_dragon_tail_is_refused() -> None:
+    assert road_cells(cells([(0, 0, "red", 0), (0, 0, "blue", 0)])) is None  # one place
+    assert road_cells(cells([(0, 0, "red", 0), (1, 0, "Tie", 0)])) is None  # a tie cell
+    assert road_cells(cells([(0, 0, "red"), (1, 0, "blue")], ("coup", "y", "w"))) is None
+    tail = cells([(0, 0, "red", 0), (0, 1, "red", 0), (1, 1, "blue", 0), (1, 0, "blue", 0),
+                  (1, 2, "red", 0)])
+    with pytest.raises(ImportDataError, match=r"road\.json row 5: road cells: column 1 "
+                                              r"holds two outcomes .* dragon's tail"):
+        road_cells(tail)
+
+
 # ------------------------------------------------------------------ the samples
 
 def test_the_content_decides_the_new_samples() -> None:
     """Imported without a flag: the CSV by a real CSV parser (BOM, names over two lines,
     a quoted comma and doubled quotes), the database's table of games among alerts and
     caches, the live hands' card objects, the analyzer's one list of cards (some hands
-    without), the compound result words."""
+    without), the compound result words, the big road's cells with their ties."""
     for name, first, cards in (("road-colours.csv", 970, True),
                                ("games-and-alerts.sqlite", 975, True),
                                ("live-hands.json", 980, True),
                                ("analyzer.sqlite", 985, False),
-                               ("result-words.csv", 990, False)):
+                               ("result-words.csv", 990, False),
+                               ("big-road.json", 1000, False)):
         got, want = import_files([DATA / name]), dealt(first)
         np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
         if cards:

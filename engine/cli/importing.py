@@ -218,7 +218,7 @@ def _print_plans(report: ImportReport) -> None:
                       f"{_plural(file.coups, 'coup')}", highlight=False, soft_wrap=True,
                       markup=False)
         roles = sorted(file.mapping, key=lambda r: order.index(r) if r in order else 99)
-        for what in ("table", "sheet", "list"):
+        for what in ("table", "sheet", "list", "road"):
             if what in file.why:
                 console.print(f"  {what}: {file.why[what]}", highlight=False,
                               soft_wrap=True, markup=False)

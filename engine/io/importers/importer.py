@@ -19,6 +19,7 @@ from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
 from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
+from .guess.road import road_cells
 from .jsonstream import json_blocks
 from .layout import plan_table, table_records
 from .plan import Plan
@@ -66,7 +67,13 @@ def _streamed(path: Path, blocks: Iterator[RawTable],
         notes.clear()
         return records
 
+    road = False
     for table in blocks:
+        cells = road_cells(table)  # a big road's cells: its coups, in road order
+        if road or cells is not None and last is not None:
+            raise ImportDataError(f"{path}: road cells in more than one block of rows (a "
+                                  f"road history this big is not read yet)")
+        road, table = cells is not None, cells or table
         last = table
         notes.extend(table.notes)
         if plan is None:

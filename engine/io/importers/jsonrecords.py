@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .guess.evidence import card_objects
+from .guess.road import road_record
 from .layout import COUP_ROLES, role_of
 from .plan import unrelated
 from .records import ImportDataError, Source
@@ -187,8 +188,10 @@ def coup_like(records: list[dict[str, Any]], path: str = "") -> bool:
     if path and unrelated(path + ".x"):
         return False
     for record in records[:_SAMPLE]:
-        if any(cached_role(name) in COUP_ROLES and not unrelated(name)
-               for name in flatten(record)):
+        flat = flatten(record)
+        if any(cached_role(name) in COUP_ROLES and not unrelated(name) for name in flat):
+            return True
+        if road_record(flat):
             return True
     return False
 
