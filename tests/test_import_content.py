@@ -492,7 +492,7 @@ def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
     (["0.51", "0.44"], "numbers"),
 ])
 def test_a_columns_content_in_words(values: list[str], words: str) -> None:
-    from baccarat.io.importers.profile import profile_column
+    from baccarat.io.importers.guess.profile import profile_column
 
     assert profile_column(np.array(values, dtype=object)).kind_words() == words
 

@@ -19,10 +19,10 @@ from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
 from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
+from .guess.plan import Plan
 from .guess.road import road_cells
 from .jsonstream import json_blocks
 from .layout import plan_table, table_records
-from .plan import Plan
 from .readers import ReadOptions, get_reader
 from .records import (
     CoupRecords,

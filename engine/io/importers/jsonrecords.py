@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from .guess.evidence import card_objects
+from .guess.plan import unrelated
 from .guess.road import road_record
 from .layout import COUP_ROLES, role_of
-from .plan import unrelated
 from .records import ImportDataError, Source
 from .tables import RawTable
 from .tokens import listing
@@ -334,7 +334,7 @@ def choose(source: Source, found: dict[str, Candidate], records: str | None) -> 
 
 def _shoe_of_scalars(items: list[Any]) -> bool:
     """Whether a list of scalars is a shoe: outcomes or cards."""
-    from .profile import value_kinds
+    from .guess.profile import value_kinds
 
     sample = [scalar_text(v) or "" for v in items[:_SAMPLE] if not isinstance(v, dict | list)]
     if not sample:

@@ -17,7 +17,7 @@ import pandas as pd
 from ...cards import NO_CARD
 from .formats import FIELD_NAMES
 from .guess.evidence import coded_outcomes
-from .plan import Plan, make_plan, sample_outcomes
+from .guess.plan import Plan, make_plan, sample_outcomes
 from .records import CoupRecords, ImportDataError, SequenceRecords, run_starts
 from .tables import RawTable
 from .tokens import (

@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from .guess.plan import Plan
 from .layout import _mapped, assign_roles, coup_numbers, row_keys
 from .lines import iter_line_blocks
-from .plan import Plan
 from .records import ImportDataError, Source
 from .tables import (
     RawTable,

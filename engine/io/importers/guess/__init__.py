@@ -1,8 +1,10 @@
 """The content guesser: from records already read, what they hold.
 
-The readers (``..tables``, ``..jsonrecords``, ``..sheets``, ``..stream``) turn a file into
-records with standard parsers and know nothing of baccarat; the rules here look at the
-records' content and propose which list, table or column holds what. Each rule is about
-one kind of evidence (a list of a hand's card objects, a table whose rows are coups) and
-has its test in ``tests/test_import_guess.py``; none looks at a file's name.
+The readers (``..stream``, ``..jsonrecords``, ``..sheets``, ``..tables``) turn a file into
+records with standard parsers; the rules here look at the records' content and propose
+which list, table or column holds what: ``evidence`` and ``road`` hold the rules about
+one kind of evidence each (a list of a hand's card objects, a table whose rows are
+coups, road colours, coded results, a big road's cells), each with its test in
+``tests/test_import_guess.py``; ``profile`` profiles each column's content and ``plan``
+assigns the fields to columns from it. None looks at a file's name.
 """

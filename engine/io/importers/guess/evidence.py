@@ -48,7 +48,7 @@ def coup_evidence(roles: dict[str, str], why: dict[str, str]) -> list[str]:
     totals, cards, hands, a coup's cards; then scorecards and card sequences): the more of
     them a table's columns hold, the more its rows are coups. A field given by a name
     whose content does not fit it is no evidence."""
-    from ..plan import COUP_CONTENT, SHOE_CONTENT
+    from .plan import COUP_CONTENT, SHOE_CONTENT
 
     return [role for role in (*COUP_CONTENT, *SHOE_CONTENT) if role in roles
             and why.get(role, "").startswith("content:") and "odd for" not in why[role]]

@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...cards import NO_CARD, CardError, parse_card
-from .checks import OK, check_coups
-from .guess.evidence import coded_outcomes
+from ....cards import NO_CARD, CardError, parse_card
+from ..checks import OK, check_coups
+from ..records import ImportDataError
+from ..tables import RawTable
+from ..tokens import CARD_SEPARATORS, MISSING, clip, listing, outcome_code
+from .evidence import coded_outcomes
 from .profile import SAMPLE_ROWS, Profile, profile_column
-from .records import ImportDataError
-from .tables import RawTable
-from .tokens import CARD_SEPARATORS, MISSING, clip, listing, outcome_code
 
 CARD_ROLES = ("player_card1", "player_card2", "player_card3",
               "banker_card1", "banker_card2", "banker_card3")
@@ -133,7 +133,7 @@ def name_accepted(p: Profile, role: str) -> bool:
 
 def side(column: str) -> str | None:
     """'player' or 'banker' when a column's name says which hand it is about."""
-    from .layout import role_of
+    from ..layout import role_of
 
     role = role_of(column)
     if role is not None and role.startswith(("player", "banker")):
@@ -279,7 +279,7 @@ class _Planner:
     """Builds the plan of one table (see the module docstring)."""
 
     def __init__(self, table: RawTable, fixed: dict[str, str], taken: set[str]) -> None:
-        from .layout import role_of
+        from ..layout import role_of
 
         self.table = table
         self.fixed = fixed
@@ -424,7 +424,7 @@ class _Planner:
                    else np.full(n, -1, np.int8))
         unsplit = np.zeros(n, dtype=bool)
         if "coup_cards" in roles:
-            from .coupcards import split_coup_cards
+            from ..coupcards import split_coup_cards
 
             lists, counts = self.sample.parsed(roles["coup_cards"], "coup_cards")
             split = split_coup_cards(lists, counts, pt, bt, outcome)
@@ -507,7 +507,7 @@ class _Planner:
         for role, column in roles.items():
             self.why.setdefault(role, self._reason(role, column))
         if "outcome" in roles:
-            from .guess.evidence import colour_convention
+            from .evidence import colour_convention
 
             columns = [roles["outcome"], *(dup for r, _, dup in self.same if r == "outcome")]
             colours = colour_convention(np.concatenate([self.sample.values(c)
@@ -612,7 +612,7 @@ class _Planner:
     def _shoes_with_slips(self, roles: dict[str, str]) -> None:
         """Nothing fits whole: a column of shoes with a typo in one (``BPXB``, a card
         misspelt) is still that column, so that reading it names the bad word."""
-        from .layout import role_of
+        from ..layout import role_of
 
         free = [c for c in self.free if c not in roles.values()]
         for column in free:
@@ -703,7 +703,7 @@ class _Planner:
 
 
 def _field_of(role: str) -> str:
-    from .layout import FIELDS
+    from ..layout import FIELDS
 
     return next((f for f, r in FIELDS.items() if r == role), role)
 
