@@ -21,7 +21,6 @@ from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
 from .guess.plan import Plan
 from .guess.road import road_cells
-from .jsonstream import json_blocks
 from .layout import plan_table, table_records
 from .readers import ReadOptions, get_reader
 from .records import (
@@ -31,8 +30,7 @@ from .records import (
     SequenceRecords,
     run_starts,
 )
-from .sheets import sqlite_blocks, xlsx_blocks
-from .stream import ShoeHolder, _take, csv_blocks, parquet_blocks
+from .stream import ShoeHolder, _take
 from .tables import RawTable
 from .tokens import using_words
 
@@ -114,20 +112,10 @@ def iter_records(paths: list[Path], formats: list[str],
         if i in together:
             yield i, together.pop(i)
             continue
-        if formats[i] == "csv":
-            blocks: Iterator[RawTable] | None = csv_blocks(path)
-        elif formats[i] == "parquet":
-            blocks = parquet_blocks(path)
-        elif formats[i] == "json":
-            blocks = json_blocks(path, options.records)
-        elif formats[i] == "xlsx":
-            blocks = xlsx_blocks(path, options.sheet)
-        elif formats[i] == "sqlite":
-            blocks = sqlite_blocks(path, options.table)
-        else:
-            blocks = None
+        reader = get_reader(formats[i])
+        blocks = reader.blocks(path, options) if reader.blocks is not None else None
         if blocks is None:
-            yield i, get_reader(formats[i]).read(path, options)
+            yield i, reader.read(path, options)
         else:
             for records in _streamed(path, blocks, options.columns):
                 yield i, records

@@ -231,20 +231,6 @@ def xlsx_blocks(path: Path, sheet: str | None = None,
         book.close()
 
 
-def read_xlsx(path: Path, sheet: str | None = None) -> RawTable:
-    """One sheet of an .xlsx workbook, whole (see ``xlsx_blocks``)."""
-    return concat_tables(list(xlsx_blocks(path, sheet)))
-
-
-def concat_tables(tables: list[RawTable]) -> RawTable:
-    """Blocks of one table as one table."""
-    first = tables[0]
-    return RawTable(source=first.source,
-                    columns={n: np.concatenate([t.columns[n] for t in tables])
-                             for n in first.columns},
-                    lines=np.concatenate([t.lines for t in tables]))
-
-
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -338,8 +324,3 @@ def sqlite_blocks(path: Path, table: str | None = None,
                 return
     finally:
         connection.close()
-
-
-def read_sqlite(path: Path, table: str | None = None) -> RawTable:
-    """One table of a SQLite database, whole (see ``sqlite_blocks``)."""
-    return concat_tables(list(sqlite_blocks(path, table)))

@@ -30,6 +30,7 @@ from .tables import (
     RawTable,
     _column_text,
     _no_duplicate_names,
+    concat_tables,
     is_markdown_table,
     markdown_rows,
     sniff_delimiter,
@@ -39,23 +40,6 @@ from .tables import (
 CHUNK_ROWS = 50_000
 #: A shoe of more rows than this is not a shoe (a card per row takes at most 416 rows).
 LONGEST_SHOE_ROWS = 20_000
-
-
-def _concat(a: RawTable | None, b: RawTable) -> RawTable:
-    if a is None or not len(a):
-        return b
-    columns = {}
-    for name in dict.fromkeys([*a.columns, *b.columns]):
-        left = a.columns.get(name, np.full(len(a), None, dtype=object))
-        right = b.columns.get(name, np.full(len(b), None, dtype=object))
-        columns[name] = np.concatenate([left, right])
-    group = None
-    if a.group is not None or b.group is not None:  # shoe objects, numbered file-wide
-        group = np.concatenate([a.group if a.group is not None else np.full(len(a), -1),
-                                b.group if b.group is not None else np.full(len(b), -1)])
-    return RawTable(source=b.source, columns=columns, lines=np.concatenate([a.lines, b.lines]),
-                    group=group, group_labels=b.group_labels or a.group_labels,
-                    group_lines=b.group_lines or a.group_lines)
 
 
 def _take(table: RawTable, rows: np.ndarray | slice) -> RawTable:
@@ -79,7 +63,8 @@ class ShoeHolder:
 
     def push(self, table: RawTable, final: bool = False) -> RawTable | None:
         """Take the next block; returns the rows of the shoes now complete (or None)."""
-        combined = _concat(self.carry, table)
+        combined = table if self.carry is None or not len(self.carry) else \
+            concat_tables([self.carry, table])
         if final:
             self.carry = None
             return combined if len(combined) else None
@@ -281,15 +266,6 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
             produced, notes = True, []
         if last:
             return
-
-
-def read_csv(path: Path) -> RawTable:
-    """A delimited file, whole (see ``csv_blocks``)."""
-    blocks = list(csv_blocks(path))
-    table = blocks[0]
-    for block in blocks[1:]:
-        table = _concat(table, block)
-    return table
 
 
 def _past_titles(lines: Iterator[str]) -> tuple[tuple[int, str] | None,

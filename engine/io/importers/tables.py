@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .records import ImportDataError, Source
 
@@ -66,19 +65,32 @@ def markdown_rows(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]
             yield number, line.strip()[1:-1]
 
 
-def table_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-    """The numbered lines of a delimited file as its rows: a Markdown table's rows
-    (``markdown_rows``) when it is one, else every line as it is."""
-    head = list(itertools.islice(lines, MARKDOWN_SNIFF_LINES))
-    everything = itertools.chain(head, lines)
-    return markdown_rows(everything) if is_markdown_table(t for _, t in head) else everything
-
-
 def sniff_delimiter(header: str) -> str:
     """The delimiter of a header line: the most frequent of , ; tab |."""
     counts = [(header.count(d), -i, d) for i, d in enumerate(_DELIMITERS)]
     best = max(counts)
     return best[2] if best[0] else ","
+
+
+def concat_tables(tables: list[RawTable]) -> RawTable:
+    """Tables of one file read a block at a time, as one (a column missing from a block
+    is None there; JSON's shoe objects are numbered file-wide)."""
+    first = tables[0]
+    if len(tables) == 1:
+        return first
+    names = dict.fromkeys(n for t in tables for n in t.columns)
+    grouped = any(t.group is not None for t in tables)
+    return RawTable(
+        source=tables[-1].source,
+        columns={n: np.concatenate([t.columns.get(n, np.full(len(t), None, dtype=object))
+                                    for t in tables]) for n in names},
+        lines=np.concatenate([t.lines for t in tables]),
+        group=np.concatenate([t.group if t.group is not None else np.full(len(t), -1)
+                              for t in tables]) if grouped else None,
+        group_labels=next((t.group_labels for t in reversed(tables) if t.group_labels), []),
+        group_lines=next((t.group_lines for t in reversed(tables) if t.group_lines), []),
+        notes=[note for t in tables for note in t.notes],
+        why={k: v for t in reversed(tables) for k, v in t.why.items()})
 
 
 def _no_duplicate_names(source: Source, names: list[str]) -> None:
@@ -90,17 +102,6 @@ def _no_duplicate_names(source: Source, names: list[str]) -> None:
 
 
 # ---------------------------------------------------------------- Parquet
-
-def read_parquet(source: Source) -> RawTable:
-    """A Parquet file: every column as text (lists of cards joined by spaces)."""
-    try:
-        table = pq.read_table(source.path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise ImportDataError(f"{source.path}: cannot read as Parquet: {exc}") from None
-    columns = {name: _column_text(table.column(name)) for name in table.column_names}
-    return RawTable(source=source, columns=columns,
-                    lines=np.arange(1, table.num_rows + 1, dtype=np.int64))
-
 
 def _column_text(column: pa.ChunkedArray) -> np.ndarray:
     array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
