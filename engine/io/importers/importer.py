@@ -133,12 +133,6 @@ def _with_words(items: Iterator[tuple[int, Records]], words: dict[str, int]
         yield item
 
 
-def read_all(paths: list[Path], formats: list[str], options: ReadOptions) -> list[Records]:
-    """Each file's records, whole (see ``iter_records``; chunks of a file are not joined,
-    so this is for files read in one piece)."""
-    return [records for _, records in iter_records(paths, formats, options)]
-
-
 def sequence_rules(rules: TableRules) -> tuple[TableRules, bool]:
     """The rules recorded sequences are dealt by, and whether to stop at the cut card.
 

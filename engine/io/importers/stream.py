@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -120,7 +120,7 @@ class ShoeHolder:
 
 
 def _physical_lines(path: Path) -> Iterator[list[str]]:
-    """Every line of ``path`` with its line break (``\\n``), a block of lines at a time
+    """Every line of ``path`` without its line break, a block of lines at a time
     (``lines.iter_line_blocks``: bounded lines, UTF-8, BOM dropped); in a Markdown table,
     its rows without their outer pipes, every other line empty, so lines keep their
     numbers."""
@@ -133,7 +133,13 @@ def _physical_lines(path: Path) -> Iterator[list[str]]:
         if markdown:
             rows = dict(markdown_rows(enumerate(lines, first)))
             lines = [rows.get(n, "") for n in range(first, first + len(lines))]
-        yield [line + "\n" for line in lines]
+        yield lines
+
+
+def _broken(lines: Iterable[str]) -> Iterator[str]:
+    """Lines with their line break back, as the csv module reads them (a quoted line break
+    is kept as \\n)."""
+    return (line + "\n" for line in lines)
 
 
 def _arrow_rows(body: str, width: int, delimiter: str) -> np.ndarray | None:
@@ -167,7 +173,7 @@ def _records(source: Source, first: int, lines: list[str], delimiter: str, last:
     delimiters, quoted line breaks, doubled quotes): their first lines, their fields,
     and how many of ``lines`` they took (a record still open at the end of lines that
     are not the ``last`` is left for the next lines)."""
-    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+    reader = csv.reader(_broken(lines), delimiter=delimiter, strict=True)
     numbers: list[int] = []
     rows: list[list[str]] = []
     used = 0
@@ -234,7 +240,8 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
         raise ImportDataError(f"{path}: empty file (a header line was expected)")
     number, text = header_at
     delimiter = sniff_delimiter(text)
-    reader = csv.reader(itertools.chain([text], rest), delimiter=delimiter, strict=True)
+    reader = csv.reader(_broken(itertools.chain([text], rest)), delimiter=delimiter,
+                        strict=True)
     try:
         header = [name.strip() for name in next(reader)]
     except csv.Error as exc:
@@ -251,7 +258,7 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
         table = None
         if not carry and not any('"' in line for line in block):
             kept = [i for i, line in enumerate(block) if not _skipped(line)]
-            cells = _arrow_rows("".join(block[i] for i in kept), len(header), delimiter) \
+            cells = _arrow_rows("\n".join(block[i] for i in kept), len(header), delimiter) \
                 if kept else np.empty((0, len(header)), dtype=object)
             if cells is not None and len(cells) == len(kept):
                 table = _block(source, header, [first + i for i in kept], cells, notes)
