@@ -124,12 +124,10 @@ def _physical_lines(path: Path) -> Iterator[list[str]]:
     (``lines.iter_line_blocks``: bounded lines, UTF-8, BOM dropped); in a Markdown table,
     its rows without their outer pipes, every other line empty, so lines keep their
     numbers."""
-    blocks = iter_line_blocks(path)
-    head = next(blocks, None)
-    if head is None:
-        return
-    markdown = is_markdown_table(head[1])
-    for first, lines in itertools.chain([head], blocks):
+    markdown = None
+    for first, lines in iter_line_blocks(path):
+        if markdown is None:  # told by the head of the file
+            markdown = is_markdown_table(lines)
         if markdown:
             rows = dict(markdown_rows(enumerate(lines, first)))
             lines = [rows.get(n, "") for n in range(first, first + len(lines))]
