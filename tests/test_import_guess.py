@@ -10,7 +10,7 @@ import pytest
 from baccarat.cli import app
 from baccarat.coups import BANKER, PLAYER, TIE, Coups
 from baccarat.deal import generate_coups
-from baccarat.io.importers import ImportDataError, import_files
+from baccarat.io.importers import ImportDataError, import_files, read_records
 from baccarat.io.importers.guess.evidence import (
     card_objects,
     coded_outcomes,
@@ -21,7 +21,7 @@ from baccarat.io.importers.guess.evidence import (
 from baccarat.io.importers.guess.road import road_cells, road_record
 from baccarat.io.importers.importer import ImportReport
 from baccarat.io.importers.readers import ReadOptions
-from baccarat.io.importers.records import Source
+from baccarat.io.importers.records import CoupRecords, Source
 from baccarat.io.importers.tables import RawTable
 from baccarat.io.importers.tokens import outcome_code, parse_words, using_words
 from baccarat.rules import TableRules
@@ -147,6 +147,9 @@ def test_the_content_decides_the_new_samples() -> None:
         np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
         if cards:
             np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
+    road = read_records(DATA / "big-road.json", "json")  # the whole-file reader too
+    assert isinstance(road, CoupRecords)
+    np.testing.assert_array_equal(road.outcome, dealt(1000).outcome)
     analyzer, want = import_files([DATA / "analyzer.sqlite"]), dealt(985)
     with_cards = (analyzer.cards >= 0).any(axis=1)
     assert (~with_cards).sum() == 9  # every ninth hand was kept without its cards

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...entry_points import installed
 from .formats import FORMATS
+from .guess.road import road_cells
 from .jsonrecords import flatten
 from .jsonstream import json_blocks
 from .layout import table_records
@@ -89,9 +90,11 @@ def _text_reader(parse: Callable[[Source, str], Records]) -> Callable[[Path, Rea
 
 def _block_reader(name: str, blocks: Callable[[Path, ReadOptions], Iterator[RawTable]]
                   ) -> Reader:
-    """A reader of tables of rows: ``read`` joins them (``tables.concat_tables``)."""
+    """A reader of tables of rows: ``read`` joins them (``tables.concat_tables``), a big
+    road's cells read as its coups (``guess.road``) as the import reads them."""
     def read(path: Path, options: ReadOptions) -> Records:
-        return table_records(concat_tables(list(blocks(path, options))), options.columns)
+        table = concat_tables(list(blocks(path, options)))
+        return table_records(road_cells(table) or table, options.columns)
     return Reader(name, FORMATS[name], read, blocks=blocks)
 
 
