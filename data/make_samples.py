@@ -301,8 +301,149 @@ def content_shapes() -> None:
     (HERE / "coup-cards.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def third_round() -> None:
+    """The shapes of issue 35: a CSV read only by a real CSV parser (a byte-order mark,
+    header names quoted over two lines, a note with a quoted comma and doubled quotes),
+    with Chinese outcomes and road colours in two languages; a database of four tables of
+    which one holds the coups; a live hand whose cards are objects; an analyzer's hands
+    with all cards in one list (some without cards); compound result words; integer
+    codes."""
+    coups = dealt(970, 1)
+    text = writers.card_text(coups.cards)
+    glyphs = ["莊", "閒", "和"]
+    colours = [["red", "blue", "green"], ["紅", "藍", "綠"]]
+    lines = ['局,"player\ncards","banker\ncards",結果,"road\ncolour",note']
+    for k in range(len(coups)):
+        o = int(coups.outcome[k])
+        note = '"squeeze, slow ""peek"" on the third card"' if k == 5 else ""
+        lines.append(f"{k + 1},{' '.join(c for c in text[k, :3] if c)},"
+                     f"{' '.join(c for c in text[k, 3:] if c)},{glyphs[o]},"
+                     f"{colours[k % 2][o]},{note}")
+    (HERE / "road-colours.csv").write_text("\ufeff" + "\r\n".join(lines) + "\r\n",
+                                           encoding="utf-8")
+
+    coups = dealt(975, 1)
+    text = writers.card_text(coups.cards)
+    path = HERE / "games-and-alerts.sqlite"
+    path.unlink(missing_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE alerts (id INTEGER PRIMARY KEY, seen TEXT, pattern TEXT, "
+                   "side TEXT)")
+        db.execute("CREATE TABLE cache (key TEXT, value TEXT)")
+        db.execute("CREATE TABLE streaks (side TEXT, length INT)")
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, game_no INT, winner TEXT, "
+                   "player_cards TEXT, banker_cards TEXT, player_total INT, "
+                   "banker_total INT, player_pair INT, banker_pair INT)")
+        rows = []
+        for k in range(len(coups)):
+            p = [c for c in text[k, :3] if c]
+            b = [c for c in text[k, 3:] if c]
+            rows.append((k + 1, k + 1, NAMES[int(coups.outcome[k])], " ".join(p),
+                         " ".join(b), int(coups.player_total[k]), int(coups.banker_total[k]),
+                         int(p[0][:-1] == p[1][:-1]), int(b[0][:-1] == b[1][:-1])))
+        db.executemany("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO alerts (seen, pattern, side) VALUES (?, ?, ?)",
+                       [(f"2026-03-0{d}T20:00:00Z", "BBBB", "Banker") for d in range(1, 6)]
+                       + [("2026-03-06T20:00:00Z", "PPPP", "Player")])
+        db.executemany("INSERT INTO cache VALUES (?, ?)",
+                       [("last_winner", "Banker"), ("last_page", "7")])
+        db.executemany("INSERT INTO streaks VALUES (?, ?)",
+                       [("Banker", 4), ("Player", 3), ("Banker", 5), ("Tie", 1),
+                        ("Player", 2), ("Banker", 3)])
+    db.close()
+
+    coups = dealt(980, 1)
+    text = writers.card_text(coups.cards)
+    value = {"A": 1, **{str(v): v for v in range(2, 10)}}
+
+    def card(c: str) -> dict[str, object]:
+        return {"card": c, "value": value.get(c[:-1], 0)}
+
+    hands = [{"hand": k + 1, "winner": NAMES[int(coups.outcome[k])],
+              "player": {"cards": [card(c) for c in text[k, :3] if c],
+                         "score": int(coups.player_total[k])},
+              "banker": {"cards": [card(c) for c in text[k, 3:] if c],
+                         "score": int(coups.banker_total[k])}}
+             for k in range(len(coups))]
+    (HERE / "live-hands.json").write_text(json.dumps(
+        {"type": "table.state", "tableId": "vip-3", "dealer": {"name": "Mai"},
+         "hands": hands}, indent=1) + "\n", encoding="utf-8")
+
+    coups = dealt(985, 1)
+    text = writers.card_text(coups.cards)
+    path = HERE / "analyzer.sqlite"
+    path.unlink(missing_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE hands (id INTEGER PRIMARY KEY, result TEXT, cards TEXT)")
+        db.executemany("INSERT INTO hands VALUES (?, ?, ?)", [
+            (k + 1, "BPT"[int(coups.outcome[k])],
+             "" if k % 9 == 4 else json.dumps([c for c in text[k, :3] if c]
+                                              + [c for c in text[k, 3:] if c]))
+            for k in range(len(coups))])
+    db.close()
+
+    coups = dealt(990, 1)
+    text = writers.card_text(coups.cards)
+    lines = ["round,result"]
+    for k in range(len(coups)):
+        o, pt, bt = int(coups.outcome[k]), int(coups.player_total[k]), int(coups.banker_total[k])
+        word = ["banker", "player", "tie"][o]
+        if o == 0 and bt == 6:
+            word += "Super6"
+        elif max(pt, bt) >= 8 and len([c for c in text[k] if c]) == 4:
+            word += "Natural"
+        elif k % 7 == 3:
+            word += "Pair"
+        lines.append(f"{k + 1},{word}")
+    (HERE / "result-words.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    coups = dealt(995, 1)
+    codes = {0: 2, 1: 1, 2: 3}  # the user's mapping: 1=P, 2=B, 3=T
+    lines = ["game,res"] + [f"{k + 1},{codes[int(coups.outcome[k])]}"
+                            for k in range(len(coups))]
+    (HERE / "coded-results.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def big_road() -> None:
+    """A casino lobby's big road: cells with a column and a row, a colour (red Banker,
+    blue Player), the ties marked on each cell, natural and pair flags, listed row by row
+    as a grid is dumped (not in the order they were played). The shoe is the first from
+    1000 on whose streaks all fit six rows and that does not open on a tie."""
+    first = 1000
+    while True:
+        coups = dealt(first, 1)
+        o = coups.outcome.tolist()
+        cells: list[dict[str, object]] = []
+        for k, outcome in enumerate(o):
+            if outcome == 2:
+                if cells:
+                    cells[-1]["ties"] = int(cells[-1]["ties"]) + 1  # type: ignore[call-overload]
+                    continue
+                break
+            same = cells and cells[-1]["colour"] == ("red" if outcome == 0 else "blue")
+            col = int(cells[-1]["col"]) + (0 if same else 1) if cells else 0  # type: ignore[call-overload]
+            row = int(cells[-1]["row"]) + 1 if same else 0  # type: ignore[call-overload]
+            if row > 5:
+                break
+            cards = [c for c in coups.cards[k] if c >= 0]
+            cells.append({"col": col, "row": row, "colour": "red" if outcome == 0 else "blue",
+                          "ties": 0, "natural": len(cards) == 4 and max(
+                              int(coups.player_total[k]), int(coups.banker_total[k])) >= 8,
+                          "bankerPair": False, "playerPair": False})
+        else:
+            break
+        first += 1
+    grid = sorted(cells, key=lambda c: (c["row"], c["col"]))  # type: ignore[return-value]
+    (HERE / "big-road.json").write_text(json.dumps(
+        {"table": "Baccarat B", "shoe": first, "roads": {"bigRoad": grid},
+         "stats": {"banker": o.count(0), "player": o.count(1), "tie": o.count(2)}},
+        indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     """Write every sample file."""
+    third_round()
+    big_road()
     content_shapes()
     message_logs()
     result_log()

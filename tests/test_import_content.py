@@ -380,7 +380,7 @@ def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
         {"meta": {"v": 2}, "data": {"rounds": [{"round": 1, "winner": "B"},
                                                 {"round": 2, "winner": "Dragon"}]}}, indent=1))
     files = [DATA / "history.json", DATA / "coups.json", DATA / "export-diagnostics.json",
-             DATA / "bot-shoes.json", odd]
+             DATA / "bot-shoes.json", DATA / "live-hands.json", odd]
     whole = [import_files([f]) for f in files]
     with pytest.raises(ImportDataError) as err:
         import_files([bad])
@@ -492,7 +492,7 @@ def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(
     (["0.51", "0.44"], "numbers"),
 ])
 def test_a_columns_content_in_words(values: list[str], words: str) -> None:
-    from baccarat.io.importers.profile import profile_column
+    from baccarat.io.importers.guess.profile import profile_column
 
     assert profile_column(np.array(values, dtype=object)).kind_words() == words
 

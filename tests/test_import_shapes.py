@@ -15,6 +15,7 @@ import pytest
 from baccarat.cli import app
 from baccarat.coups import BANKER, PLAYER, TIE
 from baccarat.io.importers import ImportDataError, detect_format, import_files, read_records
+from baccarat.io.importers.importer import ImportReport
 from baccarat.io.importers.layout import parse_mapping
 from baccarat.io.importers.readers import ReadOptions
 from typer.testing import CliRunner
@@ -277,9 +278,9 @@ def test_xlsx_sheet_with_known_columns(tmp_path: Path) -> None:
     bad.append(["winner"])
     bad.append(["Q"])
     book.save(path)
-    with pytest.raises(ImportDataError, match=r"several sheets have known columns; choose "
-                                              r"one with --sheet NAME"):
-        import_files([path])
+    report = ImportReport()
+    assert len(import_files([path], report=report)) == 3  # 'Other' holds no outcome
+    assert report.files[0].why["sheet"].startswith("'Shoe 12', its rows holding outcome, ")
     with pytest.raises(ImportDataError, match=r"sheet\.xlsx \[Other\] row 2: unknown outcome"):
         import_files([path], options=ReadOptions(sheet="Other"))
     assert len(import_files([path], options=ReadOptions(sheet="Shoe 12"))) == 3
@@ -303,9 +304,14 @@ def test_sqlite_table_with_known_columns(tmp_path: Path) -> None:
     assert list(got.outcome) == [BANKER, TIE, PLAYER, PLAYER]
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE backup (winner TEXT)")
+    mapped = ReadOptions(columns=parse_mapping(["shoe=table_id,shoe"]))
+    assert len(import_files([path], options=mapped)) == 4  # an empty table holds no coups
+    with sqlite3.connect(path) as db:  # a copy holds them as much: the user chooses
+        db.execute("CREATE TABLE copy AS SELECT * FROM rounds")
     with pytest.raises(ImportDataError, match=r"several tables have known columns; choose "
                                               r"one with --table NAME \(tables: backup "
-                                              r"\(winner\); players \(name\); rounds"):
+                                              r"\(winner\); copy \(id, .*\); players "
+                                              r"\(name\); rounds"):
         import_files([path])
     with pytest.raises(ImportDataError, match=r"no table 'x' \(tables: 'backup'"):
         import_files([path], options=ReadOptions(table="x"))

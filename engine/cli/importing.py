@@ -212,6 +212,20 @@ def _print_plans(report: ImportReport) -> None:
                       f"{_plural(file.coups, 'coup')}", highlight=False, soft_wrap=True,
                       markup=False)
         roles = sorted(file.mapping, key=lambda r: order.index(r) if r in order else 99)
+        for what in ("table", "sheet", "list", "road"):
+            if what in file.why:
+                console.print(f"  {what}: {file.why[what]}", highlight=False,
+                              soft_wrap=True, markup=False)
+        if file.codes:
+            from ..io.importers.tokens import OUTCOME_NAMES
+
+            read = [sum(n for (_, c), n in file.codes.items() if c == code)
+                    for code in range(3)]
+            console.print("  --words: " + ", ".join(
+                f"{spelling!r} ({rows:,} rows) -> {OUTCOME_NAMES[code]}"
+                for (spelling, code), rows in sorted(file.codes.items())) + "; read as "
+                + ", ".join(f"{name} {n:,}" for name, n in zip(OUTCOME_NAMES, read, strict=True)
+                            if n), highlight=False, soft_wrap=True, markup=False)
         if "rules" in file.why:
             _indented(f"rules check: {file.why['rules']}")
         for role in roles:

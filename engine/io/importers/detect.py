@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from .formats import FORMATS
@@ -163,11 +163,6 @@ def _scorecard_line(line: str) -> bool:
 
 def _is_outcomes(word: str) -> bool:
     return outcome_letters(word) is not None
-
-
-def _all_words(line: str, is_body: Callable[[str], bool]) -> bool:
-    _, words = split_label(line, is_body)
-    return bool(words) and all(is_body(w) for w in words)
 
 
 def _mostly_cards(line: str) -> bool:

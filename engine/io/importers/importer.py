@@ -19,9 +19,9 @@ from ...deal import SHOE_SHORT, deal_sequences
 from ...rules import TableRules
 from .checks import KIND_NAMES, SLIP, SPLIT, check_coups, count_check, winner
 from .detect import check_format_name, detect_format
-from .jsonstream import json_blocks
+from .guess.plan import Plan
+from .guess.road import road_cells
 from .layout import plan_table, table_records
-from .plan import Plan
 from .readers import ReadOptions, get_reader
 from .records import (
     CoupRecords,
@@ -30,8 +30,7 @@ from .records import (
     SequenceRecords,
     run_starts,
 )
-from .sheets import sqlite_blocks, xlsx_blocks
-from .stream import ShoeHolder, _take, csv_blocks, parquet_blocks
+from .stream import ShoeHolder, _take
 from .tables import RawTable
 from .tokens import using_words
 
@@ -66,7 +65,13 @@ def _streamed(path: Path, blocks: Iterator[RawTable],
         notes.clear()
         return records
 
+    road = False
     for table in blocks:
+        cells = road_cells(table)  # a big road's cells: its coups, in road order
+        if road or cells is not None and last is not None:
+            raise ImportDataError(f"{path}: road cells in more than one block of rows (a "
+                                  f"road history this big is not read yet)")
+        road, table = cells is not None, cells or table
         last = table
         notes.extend(table.notes)
         if plan is None:
@@ -107,20 +112,10 @@ def iter_records(paths: list[Path], formats: list[str],
         if i in together:
             yield i, together.pop(i)
             continue
-        if formats[i] == "csv":
-            blocks: Iterator[RawTable] | None = csv_blocks(path)
-        elif formats[i] == "parquet":
-            blocks = parquet_blocks(path)
-        elif formats[i] == "json":
-            blocks = json_blocks(path, options.records)
-        elif formats[i] == "xlsx":
-            blocks = xlsx_blocks(path, options.sheet)
-        elif formats[i] == "sqlite":
-            blocks = sqlite_blocks(path, options.table)
-        else:
-            blocks = None
+        reader = get_reader(formats[i])
+        blocks = reader.blocks(path, options) if reader.blocks is not None else None
         if blocks is None:
-            yield i, get_reader(formats[i]).read(path, options)
+            yield i, reader.read(path, options)
         else:
             for records in _streamed(path, blocks, options.columns):
                 yield i, records
@@ -136,12 +131,6 @@ def _with_words(items: Iterator[tuple[int, Records]], words: dict[str, int]
         if item is None:
             return
         yield item
-
-
-def read_all(paths: list[Path], formats: list[str], options: ReadOptions) -> list[Records]:
-    """Each file's records, whole (see ``iter_records``; chunks of a file are not joined,
-    so this is for files read in one piece)."""
-    return [records for _, records in iter_records(paths, formats, options)]
 
 
 def sequence_rules(rules: TableRules) -> tuple[TableRules, bool]:
@@ -172,6 +161,9 @@ class FileReport:
     shoes: int = 0
     #: why each role's column was chosen (content, name, rules check)
     why: dict[str, str] = field(default_factory=dict)
+    #: rows per outcome spelling mapped by ``--words`` and its outcome code (``('1', 1)``
+    #: -> 40), over the whole file
+    codes: Counter[tuple[str, int]] = field(default_factory=Counter)
 
 
 @dataclass
@@ -453,6 +445,8 @@ def iter_checked(
                                            dict(records.mapping), why=dict(records.why)))
             current = index
         report.warnings.extend(records.notes)
+        if isinstance(records, CoupRecords):
+            report.files[-1].codes.update(records.codes)
         part = check_records(records, rules, keep_invalid, report)
         shoes = int(part.shoe_ids().size)
         report.files[-1].coups += len(part)

@@ -22,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from .guess.evidence import card_objects
+from .guess.plan import unrelated
+from .guess.road import road_record
 from .layout import COUP_ROLES, role_of
-from .plan import unrelated
 from .records import ImportDataError, Source
 from .tables import RawTable
 from .tokens import listing
@@ -148,8 +150,10 @@ def scalar_text(value: Any) -> str | None:
 
 
 def is_record_list(value: Any) -> bool:
-    """Whether ``value`` is a non-empty list of objects (a candidate list of records)."""
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    """Whether ``value`` is a non-empty list of objects (a candidate list of records), not
+    a hand's card objects (``guess.evidence.card_objects``)."""
+    return (isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+            and card_objects(value) is None)
 
 
 def flatten(record: dict[str, Any], prefix: str = "",
@@ -164,8 +168,9 @@ def flatten(record: dict[str, Any], prefix: str = "",
         elif isinstance(value, list):
             if is_record_list(value):
                 continue
-            flat[name] = " ".join(str(scalar_text(v)) for v in value
-                                  if not isinstance(v, dict | list))
+            cards = card_objects(value)
+            flat[name] = " ".join(cards) if cards is not None else " ".join(
+                str(scalar_text(v)) for v in value if not isinstance(v, dict | list))
         else:
             flat[name] = scalar_text(value)
     return flat
@@ -183,8 +188,10 @@ def coup_like(records: list[dict[str, Any]], path: str = "") -> bool:
     if path and unrelated(path + ".x"):
         return False
     for record in records[:_SAMPLE]:
-        if any(cached_role(name) in COUP_ROLES and not unrelated(name)
-               for name in flatten(record)):
+        flat = flatten(record)
+        if any(cached_role(name) in COUP_ROLES and not unrelated(name) for name in flat):
+            return True
+        if road_record(flat):
             return True
     return False
 
@@ -327,7 +334,7 @@ def choose(source: Source, found: dict[str, Candidate], records: str | None) -> 
 
 def _shoe_of_scalars(items: list[Any]) -> bool:
     """Whether a list of scalars is a shoe: outcomes or cards."""
-    from .profile import value_kinds
+    from .guess.profile import value_kinds
 
     sample = [scalar_text(v) or "" for v in items[:_SAMPLE] if not isinstance(v, dict | list)]
     if not sample:

@@ -16,7 +16,8 @@ import pandas as pd
 
 from ...cards import NO_CARD
 from .formats import FIELD_NAMES
-from .plan import Plan, make_plan, sample_outcomes
+from .guess.evidence import coded_outcomes
+from .guess.plan import Plan, make_plan, sample_outcomes
 from .records import CoupRecords, ImportDataError, SequenceRecords, run_starts
 from .tables import RawTable
 from .tokens import (
@@ -178,6 +179,7 @@ def plan_table(table: RawTable, mapping: dict[str, list[str]] | None = None) -> 
     fixed = _mapped(table, mapping or {})
     taken = set(fixed.values()) | {c for sources in (mapping or {}).values() for c in sources}
     plan = make_plan(table, fixed, taken)
+    plan.why.update(table.why)
     return plan
 
 
@@ -491,7 +493,9 @@ def _coups(table: RawTable, roles: dict[str, str], shoe: np.ndarray,
     return CoupRecords(source=source, line=lines.copy(), shoe=shoe, labels=labels,
                        cards=cards, player_total=player_total, banker_total=banker_total,
                        outcome=outcome, slips=slips, no_outcome=~known,
-                       mapping={r: roles[r] for r in roles}, unsplit=unsplit)
+                       mapping={r: roles[r] for r in roles}, unsplit=unsplit,
+                       codes=coded_outcomes(_column(table, roles, "outcome"))
+                       if "outcome" in roles else {})
 
 
 def _card_per_row(table: RawTable, roles: dict[str, str], shoe: np.ndarray,

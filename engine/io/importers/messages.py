@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .guess.plan import unrelated
 from .jsonrecords import (
     MAX_DEPTH,
     cached_role,
@@ -36,7 +37,6 @@ from .jsonrecords import (
 )
 from .layout import COUP_ROLES, FIELDS, find_column, table_records
 from .lines import numbered_lines
-from .plan import unrelated
 from .records import CoupRecords, ImportDataError, SequenceRecords, Source
 from .tables import RawTable
 from .tokens import is_missing, outcome_code

@@ -10,7 +10,7 @@ Everything a reader returns goes through the same column matching and checks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,9 @@ import numpy as np
 
 from ...entry_points import installed
 from .formats import FORMATS
-from .jsonrecords import flatten, read_json
+from .guess.road import road_cells
+from .jsonrecords import flatten
+from .jsonstream import json_blocks
 from .layout import table_records
 from .lines import read_lines_text
 from .messages import read_message_files
@@ -30,8 +32,9 @@ from .records import (
     Source,
     UnknownFormatError,
 )
-from .sheets import read_sqlite, read_xlsx
-from .tables import RawTable, read_csv, read_parquet
+from .sheets import sqlite_blocks, xlsx_blocks
+from .stream import csv_blocks, parquet_blocks
+from .tables import RawTable, concat_tables
 from .text import read_scorecard, read_sequence_text
 
 Records = CoupRecords | SequenceRecords
@@ -58,7 +61,9 @@ class Reader:
     """A named reader: what it reads, and how.
 
     ``read`` reads one file; ``read_many`` (when set) reads several files of the format
-    as one stream (message logs) and returns one records set per file.
+    as one stream (message logs) and returns one records set per file; ``blocks`` (when
+    set) reads a big file as tables of rows, which the import takes in chunks of whole
+    shoes (``read`` is then those tables joined).
     """
 
     name: str
@@ -67,6 +72,7 @@ class Reader:
     read_many: Callable[[list[Path], ReadOptions], list[Records]] | None = None
     origin: str = "built-in"
     detect: Callable[[Path], bool] | None = None
+    blocks: Callable[[Path, ReadOptions], Iterator[RawTable]] | None = None
 
     def read_files(self, paths: list[Path], options: ReadOptions) -> list[Records]:
         """Each file's records, in order."""
@@ -82,27 +88,14 @@ def _text_reader(parse: Callable[[Source, str], Records]) -> Callable[[Path, Rea
     return read
 
 
-def _read_csv(path: Path, options: ReadOptions) -> Records:
-    return table_records(read_csv(Source(path), read_lines_text(path)), options.columns)
-
-
-def _read_json(path: Path, options: ReadOptions) -> Records:
-    from .detect import read_text
-
-    return table_records(read_json(Source(path), read_text(path), options.records),
-                         options.columns)
-
-
-def _read_parquet(path: Path, options: ReadOptions) -> Records:
-    return table_records(read_parquet(Source(path, rows=True)), options.columns)
-
-
-def _read_xlsx(path: Path, options: ReadOptions) -> Records:
-    return table_records(read_xlsx(path, options.sheet), options.columns)
-
-
-def _read_sqlite(path: Path, options: ReadOptions) -> Records:
-    return table_records(read_sqlite(path, options.table), options.columns)
+def _block_reader(name: str, blocks: Callable[[Path, ReadOptions], Iterator[RawTable]]
+                  ) -> Reader:
+    """A reader of tables of rows: ``read`` joins them (``tables.concat_tables``), a big
+    road's cells read as its coups (``guess.road``) as the import reads them."""
+    def read(path: Path, options: ReadOptions) -> Records:
+        table = concat_tables(list(blocks(path, options)))
+        return table_records(road_cells(table) or table, options.columns)
+    return Reader(name, FORMATS[name], read, blocks=blocks)
 
 
 def _read_messages(path: Path, options: ReadOptions) -> Records:
@@ -115,13 +108,13 @@ def _read_message_files(paths: list[Path], options: ReadOptions) -> list[Records
 
 BUILT_IN: tuple[Reader, ...] = (
     Reader("scorecard", FORMATS["scorecard"], _text_reader(read_scorecard)),
-    Reader("csv", FORMATS["csv"], _read_csv),
-    Reader("json", FORMATS["json"], _read_json),
+    _block_reader("csv", lambda path, options: csv_blocks(path)),
+    _block_reader("json", lambda path, options: json_blocks(path, options.records)),
     Reader("messages", FORMATS["messages"], _read_messages, read_many=_read_message_files),
     Reader("sequence", FORMATS["sequence"], _text_reader(read_sequence_text)),
-    Reader("parquet", FORMATS["parquet"], _read_parquet),
-    Reader("xlsx", FORMATS["xlsx"], _read_xlsx),
-    Reader("sqlite", FORMATS["sqlite"], _read_sqlite),
+    _block_reader("parquet", lambda path, options: parquet_blocks(path)),
+    _block_reader("xlsx", lambda path, options: xlsx_blocks(path, options.sheet)),
+    _block_reader("sqlite", lambda path, options: sqlite_blocks(path, options.table)),
 )
 
 

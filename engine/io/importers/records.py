@@ -86,6 +86,8 @@ class CoupRecords:
     unsplit: dict[int, str] = field(default_factory=dict)
     #: why each role's column was chosen (role -> content, name, rules check)
     why: dict[str, str] = field(default_factory=dict)
+    #: rows per outcome spelling the user mapped (``--words 1=P,2=B,3=T``)
+    codes: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.line.shape[0])

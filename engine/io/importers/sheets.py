@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ...extras import require
-from .layout import assign_roles
+from .guess.evidence import coup_evidence, table_of_coups
+from .layout import assign_roles, plan_table
 from .records import ImportDataError, Source
 from .tables import RawTable, _no_duplicate_names
 from .tokens import listing
@@ -88,6 +89,19 @@ def _known(table: RawTable) -> bool:
         return True  # ambiguous columns are known columns: reading it will say what is wrong
 
 
+def _by_content(tables: dict[str, RawTable]) -> tuple[str | None, str]:
+    """Of several tables with known columns, the one whose rows are coups by content
+    (``guess.evidence.table_of_coups``), and why."""
+    evidence = {}
+    for name, table in tables.items():
+        try:
+            plan = plan_table(table) if len(table) else None
+        except ImportDataError:
+            plan = None
+        evidence[name] = coup_evidence(plan.roles, plan.why) if plan is not None else []
+    return table_of_coups(evidence)
+
+
 def _open_workbook(path: Path) -> Any:
     require("openpyxl", "reading .xlsx")
     from openpyxl import load_workbook
@@ -150,13 +164,14 @@ def _titles(rows: list[list[str | None]]) -> int:
     return 0
 
 
-def _choose_sheet(path: Path, book: Any, sheet: str | None) -> str:
+def _choose_sheet(path: Path, book: Any, sheet: str | None) -> tuple[str, str]:
+    """The sheet to read and why (empty: given, or the only one with known columns)."""
     names = list(book.sheetnames)
     if sheet is not None:
         if sheet not in names:
             raise ImportDataError(f"{path}: no sheet {sheet!r} (sheets: "
                                   f"{listing([repr(n) for n in names])})")
-        return sheet
+        return sheet, ""
     tables = []
     for name in names:
         source = Source(path, rows=True, part=name)
@@ -168,7 +183,10 @@ def _choose_sheet(path: Path, book: Any, sheet: str | None) -> str:
             continue
     known = [t for t in tables if _known(t)]
     if len(known) == 1:
-        return known[0].source.part
+        return known[0].source.part, ""
+    best, why = _by_content({t.source.part: t for t in known})
+    if best is not None:
+        return best, why
     listed = listing([f"{t.source.part!r} ({', '.join(t.columns)})" for t in tables]) \
         or "none with a header"
     what = "several sheets have" if known else "no sheet has"
@@ -183,7 +201,7 @@ def xlsx_blocks(path: Path, sheet: str | None = None,
     rows = rows or BLOCK_ROWS
     book = _open_workbook(path)
     try:
-        name = _choose_sheet(path, book, sheet)
+        name, why = _choose_sheet(path, book, sheet)
         source = Source(path, rows=True, part=name)
         stream = book[name].iter_rows(values_only=True, max_col=_MAX_COLUMNS)
         found = _header_and_rows(source, stream)
@@ -204,26 +222,13 @@ def xlsx_blocks(path: Path, sheet: str | None = None,
             batch = list(itertools.islice(stream, rows))
             table = _rows_table(source, batch, header=header, first=first)
             table.notes, notes = notes, []
+            table.why = {"sheet": why} if why else {}
             yield table
             first += len(batch)
             if len(batch) < rows:
                 return
     finally:
         book.close()
-
-
-def read_xlsx(path: Path, sheet: str | None = None) -> RawTable:
-    """One sheet of an .xlsx workbook, whole (see ``xlsx_blocks``)."""
-    return concat_tables(list(xlsx_blocks(path, sheet)))
-
-
-def concat_tables(tables: list[RawTable]) -> RawTable:
-    """Blocks of one table as one table."""
-    first = tables[0]
-    return RawTable(source=first.source,
-                    columns={n: np.concatenate([t.columns[n] for t in tables])
-                             for n in first.columns},
-                    lines=np.concatenate([t.lines for t in tables]))
 
 
 def _quoted(name: str) -> str:
@@ -247,8 +252,10 @@ def _open_sqlite(path: Path) -> sqlite3.Connection:
         raise ImportDataError(f"{path}: cannot open as SQLite: {exc}") from None
 
 
-def _sqlite_table(path: Path, connection: sqlite3.Connection, table: str | None) -> str:
-    """The table to read: ``table``, else the only one with known columns."""
+def _sqlite_table(path: Path, connection: sqlite3.Connection, table: str | None
+                  ) -> tuple[str, str]:
+    """The table to read and why: ``table``, else the only one with known columns, else
+    the one whose rows are coups by content (``_by_content``)."""
     try:
         names = [r[0] for r in connection.execute(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
@@ -259,23 +266,27 @@ def _sqlite_table(path: Path, connection: sqlite3.Connection, table: str | None)
         raise ImportDataError(f"{path}: no table {table!r} (tables: "
                               f"{listing([repr(n) for n in names]) or 'none'})")
     if table is not None:
-        return table
+        return table, ""
     columns = {n: [r[1] for r in connection.execute(f"PRAGMA table_info({_quoted(n)})")]
                for n in names}
-    known = []
+    known: dict[str, RawTable] = {}
     for name in names:
         sample = connection.execute(
             f"SELECT * FROM {_quoted(name)} LIMIT {_CHOICE_ROWS}").fetchall()
-        if _known(_rows_table(Source(path, rows=True, part=name), sample,
-                              header=columns[name])):
-            known.append(name)
+        read = _rows_table(Source(path, rows=True, part=name), sample, header=columns[name])
+        if _known(read):
+            known[name] = read
+    if len(known) > 1:
+        best, why = _by_content(known)
+        if best is not None:
+            return best, why
     if len(known) != 1:
         listed = listing([f"{n} ({', '.join(columns[n])})" for n in names], sep="; ") \
             or "none"
         what = "several tables have" if known else "no table has"
         raise ImportDataError(f"{path}: {what} known columns; choose one with "
                               f"--table NAME (tables: {listed})")
-    return known[0]
+    return next(iter(known)), ""
 
 
 def sqlite_blocks(path: Path, table: str | None = None,
@@ -286,7 +297,7 @@ def sqlite_blocks(path: Path, table: str | None = None,
     rows = rows or BLOCK_ROWS
     connection = _open_sqlite(path)
     try:
-        table = _sqlite_table(path, connection, table)
+        table, why = _sqlite_table(path, connection, table)
         source = Source(path, rows=True, part=table)
         try:
             cursor = connection.execute(f"SELECT * FROM {_quoted(table)} ORDER BY rowid")
@@ -304,15 +315,12 @@ def sqlite_blocks(path: Path, table: str | None = None,
                                       f"{exc}") from None
             if not batch and produced:
                 return
-            yield _rows_table(source, batch, header=header, first=first)
+            block = _rows_table(source, batch, header=header, first=first)
+            block.why = {"table": why} if why and not produced else {}
+            yield block
             produced = True
             first += len(batch)
             if not batch:
                 return
     finally:
         connection.close()
-
-
-def read_sqlite(path: Path, table: str | None = None) -> RawTable:
-    """One table of a SQLite database, whole (see ``sqlite_blocks``)."""
-    return concat_tables(list(sqlite_blocks(path, table)))

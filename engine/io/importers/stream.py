@@ -13,48 +13,33 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from .guess.plan import Plan
 from .layout import _mapped, assign_roles, coup_numbers, row_keys
-from .lines import numbered_lines
-from .plan import Plan
+from .lines import iter_line_blocks
 from .records import ImportDataError, Source
 from .tables import (
     RawTable,
-    _arrow_csv,
     _column_text,
     _no_duplicate_names,
+    concat_tables,
+    is_markdown_table,
+    markdown_rows,
     sniff_delimiter,
-    table_lines,
 )
 
 #: Rows per block read (and the least a chunk holds before it is handed on).
 CHUNK_ROWS = 50_000
 #: A shoe of more rows than this is not a shoe (a card per row takes at most 416 rows).
 LONGEST_SHOE_ROWS = 20_000
-
-
-def _concat(a: RawTable | None, b: RawTable) -> RawTable:
-    if a is None or not len(a):
-        return b
-    columns = {}
-    for name in dict.fromkeys([*a.columns, *b.columns]):
-        left = a.columns.get(name, np.full(len(a), None, dtype=object))
-        right = b.columns.get(name, np.full(len(b), None, dtype=object))
-        columns[name] = np.concatenate([left, right])
-    group = None
-    if a.group is not None or b.group is not None:  # shoe objects, numbered file-wide
-        group = np.concatenate([a.group if a.group is not None else np.full(len(a), -1),
-                                b.group if b.group is not None else np.full(len(b), -1)])
-    return RawTable(source=b.source, columns=columns, lines=np.concatenate([a.lines, b.lines]),
-                    group=group, group_labels=b.group_labels or a.group_labels,
-                    group_lines=b.group_lines or a.group_lines)
 
 
 def _take(table: RawTable, rows: np.ndarray | slice) -> RawTable:
@@ -78,7 +63,8 @@ class ShoeHolder:
 
     def push(self, table: RawTable, final: bool = False) -> RawTable | None:
         """Take the next block; returns the rows of the shoes now complete (or None)."""
-        combined = _concat(self.carry, table)
+        combined = table if self.carry is None or not len(self.carry) else \
+            concat_tables([self.carry, table])
         if final:
             self.carry = None
             return combined if len(combined) else None
@@ -133,97 +119,178 @@ class ShoeHolder:
         return held[code]
 
 
-def _header(path: Path, lines: Iterator[tuple[int, str]]) -> tuple[list[str], str, int]:
-    """The header of a CSV (quoted names may hold line breaks), its delimiter and its
-    last line number."""
-    pending: list[str] = []
-    for number, text in lines:
-        if not pending and (not text.strip() or text.lstrip().startswith("#")):
-            continue
-        pending.append(text)
-        delimiter = sniff_delimiter(pending[0])
-        joined = "\n".join(pending)
-        if joined.count('"') % 2:  # a quoted name goes on on the next line
-            continue
-        header = [cell.strip() for cell in next(csv.reader(io.StringIO(joined),
-                                                           delimiter=delimiter))]
-        _no_duplicate_names(Source(path), header)
-        return header, delimiter, number
-    raise ImportDataError(f"{path}: empty file (a header line was expected)")
+def _physical_lines(path: Path) -> Iterator[list[str]]:
+    """Every line of ``path`` without its line break, a block of lines at a time
+    (``lines.iter_line_blocks``: bounded lines, UTF-8, BOM dropped); in a Markdown table,
+    its rows without their outer pipes, every other line empty, so lines keep their
+    numbers."""
+    markdown = None
+    for first, lines in iter_line_blocks(path):
+        if markdown is None:  # told by the head of the file
+            markdown = is_markdown_table(lines)
+        if markdown:
+            rows = dict(markdown_rows(enumerate(lines, first)))
+            lines = [rows.get(n, "") for n in range(first, first + len(lines))]
+        yield lines
 
 
-def _block(source: Source, header: list[str], delimiter: str,
-           block: list[tuple[int, str]], notes: list[str] | None = None) -> RawTable:
-    """A block of CSV lines as a table (Arrow's reader; Python's csv module names a line
-    Arrow cannot read row for line)."""
-    body = "\n".join(text for _, text in block)
-    numbers = np.asarray([number for number, _ in block], dtype=np.int64)
-    table = _arrow_csv(body, header, delimiter)
-    if table is not None and table.num_rows == len(block):
-        array = np.empty((table.num_rows, len(header)), dtype=object)
-        for j in range(len(header)):
-            array[:, j] = table.column(j).to_numpy(zero_copy_only=False)
-    else:
-        rows = []
-        kept = []
-        reader = csv.reader(io.StringIO(body), delimiter=delimiter)
-        for row in reader:
-            line = int(numbers[min(reader.line_num, len(block)) - 1])
-            if len(row) != len(header):
-                if len(row) < len(header) or any(cell.strip() for cell in row[len(header):]):
-                    raise ImportDataError(
-                        f"{source.at(line)}: {len(row)} fields, but the header has "
-                        f"{len(header)} ({', '.join(header)})")
-                row = row[:len(header)]
+def _broken(lines: Iterable[str]) -> Iterator[str]:
+    """Lines with their line break back, as the csv module reads them (a quoted line break
+    is kept as \\n)."""
+    return (line + "\n" for line in lines)
+
+
+def _arrow_rows(body: str, width: int, delimiter: str) -> np.ndarray | None:
+    """Lines of text without quotes, one record each, as an (n, width) array of text by
+    Arrow's CSV reader (the fast way); None when a line has another number of fields."""
+    names = [f"c{j}" for j in range(width)]
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(body.encode("utf-8")),
+            read_options=pacsv.ReadOptions(column_names=names),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False))
+    except pa.ArrowInvalid:
+        return None
+    array = np.empty((table.num_rows, width), dtype=object)
+    for j in range(width):
+        array[:, j] = table.column(j).to_numpy(zero_copy_only=False)
+    return array
+
+
+def _skipped(text: str) -> bool:
+    """Whether a line holds no record: blank, or a '#' comment."""
+    stripped = text.strip()
+    return not stripped or stripped[0] == "#"
+
+
+def _records(source: Source, first: int, lines: list[str], delimiter: str, last: bool
+             ) -> tuple[list[int], list[list[str]], int]:
+    """The records of ``lines`` (line ``first`` on) by the csv module (RFC 4180: quoted
+    delimiters, quoted line breaks, doubled quotes): their first lines, their fields,
+    and how many of ``lines`` they took (a record still open at the end of lines that
+    are not the ``last`` is left for the next lines)."""
+    reader = csv.reader(_broken(lines), delimiter=delimiter, strict=True)
+    numbers: list[int] = []
+    rows: list[list[str]] = []
+    used = 0
+    while True:
+        try:
+            row = next(reader, None)
+        except csv.Error as exc:
+            if "end of data" in str(exc) and not last:
+                return numbers, rows, used
+            hint = ("a quoted field opened in this record is never closed"
+                    if "end of data" in str(exc) else
+                    f"{exc} (a quote inside a field is written doubled, \"\")")
+            raise ImportDataError(f"{source.at(first + used)}: not CSV: {hint}") from None
+        if row is None:
+            return numbers, rows, used
+        if len(row) > 1 or row and not _skipped(row[0]):
+            numbers.append(first + used)
             rows.append(row)
-            kept.append(line)
-        array = np.empty((len(rows), len(header)), dtype=object)
+        used = reader.line_num
+
+
+def _block(source: Source, header: list[str], numbers: list[int] | np.ndarray,
+           rows: list[list[str]] | np.ndarray, notes: list[str] | None = None) -> RawTable:
+    """Records as a table of the header's columns: a record of fewer fields than the
+    header, or of more that are not empty, is an error naming its line; records of empty
+    fields are left out (spreadsheets export those)."""
+    width = len(header)
+    if isinstance(rows, list):
+        for i, row in enumerate(rows):
+            if len(row) != width:
+                if len(row) < width or any(cell.strip() for cell in row[width:]):
+                    raise ImportDataError(
+                        f"{source.at(int(numbers[i]))}: {len(row)} fields, but the header "
+                        f"has {width} ({', '.join(header)})")
+                rows[i] = row[:width]
+        array = np.empty((len(rows), width), dtype=object)
         if rows:
             array[:] = rows
-        numbers = np.asarray(kept, dtype=np.int64)
+    else:
+        array = rows
+    lines = np.asarray(numbers, dtype=np.int64)
     if array.size:
         filled = (array != "").any(axis=1)
-        array, numbers = array[filled], numbers[filled]
+        array, lines = array[filled], lines[filled]
     return RawTable(source=source, columns={n: array[:, j] for j, n in enumerate(header)},
-                    lines=numbers, notes=list(notes or []))
+                    lines=lines, notes=list(notes or []))
 
 
 def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
-    """A CSV file as tables of at most ``rows`` rows each (blank and '#' lines skipped,
-    and a title above the header, said in the first table's notes)."""
+    """A delimited file (CSV, TSV, a Markdown table) as tables of at most ``rows`` rows.
+
+    The header is the first record (its names may be quoted over several lines), below a
+    title left out and said in the first table's notes (``_past_titles``); the delimiter
+    is the header line's most frequent of , ; tab |. The records are read by the csv
+    module (RFC 4180), a block of ``rows`` lines at a time, a record open at the end of a
+    block going on in the next; a block without a quote character, where every line is a
+    record, goes through Arrow's reader instead (the same fields, faster).
+    """
     rows = rows or CHUNK_ROWS
     source = Source(path)
-    lines, titles = _past_titles(table_lines(numbered_lines(path)))
-    header, delimiter, _ = _header(path, lines)
-    notes = [f"{source.at(number)}: {text.strip()!r} above the header taken as a title and "
-             f"left out" for number, text in titles]
-    block: list[tuple[int, str]] = []
+    lines = itertools.chain.from_iterable(_physical_lines(path))
+    header_at, titles, rest = _past_titles(lines)
+    if header_at is None:
+        raise ImportDataError(f"{path}: empty file (a header line was expected)")
+    number, text = header_at
+    delimiter = sniff_delimiter(text)
+    reader = csv.reader(_broken(itertools.chain([text], rest)), delimiter=delimiter,
+                        strict=True)
+    try:
+        header = [name.strip() for name in next(reader)]
+    except csv.Error as exc:
+        raise ImportDataError(f"{source.at(number)}: not CSV: the header: {exc}") from None
+    _no_duplicate_names(source, header)
+    notes = [f"{source.at(n)}: {t.strip()!r} above the header taken as a title and left out"
+             for n, t in titles]
+    first = number + reader.line_num
+    carry: list[str] = []
     produced = False
-    for number, text in lines:
-        if not text or text.isspace() or text.lstrip()[:1] == "#":
-            continue
-        block.append((number, text))
-        if len(block) >= rows:
-            yield _block(source, header, delimiter, block, notes)
+    while True:
+        block = carry + list(itertools.islice(rest, rows))
+        last = len(block) == len(carry)
+        table = None
+        if not carry and not any('"' in line for line in block):
+            kept = [i for i, line in enumerate(block) if not _skipped(line)]
+            cells = _arrow_rows("\n".join(block[i] for i in kept), len(header), delimiter) \
+                if kept else np.empty((0, len(header)), dtype=object)
+            if cells is not None and len(cells) == len(kept):
+                table = _block(source, header, [first + i for i in kept], cells, notes)
+                carry = []
+        if table is None:
+            numbers, found, used = _records(source, first, block, delimiter, last)
+            table = _block(source, header, numbers, found, notes)
+            carry = block[used:]
+        first += len(block) - len(carry)
+        if len(table) or (last and not produced):
+            yield table
             produced, notes = True, []
-            block = []
-    if block or not produced:
-        yield _block(source, header, delimiter, block, notes)
+        if last:
+            return
 
 
-def _past_titles(lines: Iterator[tuple[int, str]]
-                 ) -> tuple[Iterator[tuple[int, str]], list[tuple[int, str]]]:
-    """The lines from the header on, and the title lines above it (``header_line``)."""
+def _past_titles(lines: Iterator[str]) -> tuple[tuple[int, str] | None,
+                                                list[tuple[int, str]], Iterator[str]]:
+    """(number, text) of the header's line (None: no line but blank ones and '#' ones),
+    those of the title lines above it (``header_line``), and the lines after it."""
     from .detect import TITLE_LINES, header_line
 
     ahead: list[tuple[int, str]] = []
-    for number, text in lines:
+    seen: list[str] = []
+    for number, text in enumerate(lines, 1):
+        seen.append(text)
         if text.strip() and not text.lstrip().startswith("#"):
             ahead.append((number, text))
             if len(ahead) > TITLE_LINES:
                 break
+    if not ahead:
+        return None, [], lines
     at = max(header_line([text for _, text in ahead], known=False), 0)
-    return itertools.chain(ahead[at:], lines), ahead[:at]
+    return ahead[at], ahead[:at], itertools.chain(seen[ahead[at][0]:], lines)
 
 
 #: Parquet column types read as text; anything else (binary, structs, maps) is refused.

@@ -6,8 +6,6 @@ container, so a column layout that works in CSV works in JSON and Parquet too.
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -16,8 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from .records import ImportDataError, Source
 
@@ -39,6 +35,8 @@ class RawTable:
     group_labels: list[str | None] = field(default_factory=list)
     group_lines: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what reading it left out, and why
+    #: which table, sheet or list of the file it is, and why (shown by --dry-run)
+    why: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.lines.shape[0])
@@ -67,14 +65,6 @@ def markdown_rows(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]
             yield number, line.strip()[1:-1]
 
 
-def table_lines(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-    """The numbered lines of a delimited file as its rows: a Markdown table's rows
-    (``markdown_rows``) when it is one, else every line as it is."""
-    head = list(itertools.islice(lines, MARKDOWN_SNIFF_LINES))
-    everything = itertools.chain(head, lines)
-    return markdown_rows(everything) if is_markdown_table(t for _, t in head) else everything
-
-
 def sniff_delimiter(header: str) -> str:
     """The delimiter of a header line: the most frequent of , ; tab |."""
     counts = [(header.count(d), -i, d) for i, d in enumerate(_DELIMITERS)]
@@ -82,91 +72,25 @@ def sniff_delimiter(header: str) -> str:
     return best[2] if best[0] else ","
 
 
-def read_csv(source: Source, text: str) -> RawTable:
-    """A delimited text file with a header line; blank lines, '#' lines and rows of empty
-    fields are skipped.
-
-    Arrow's CSV reader does the work; a file it cannot read row for line (quoted line
-    breaks, rows of the wrong width) goes through Python's csv module, which names the line.
-    """
-    physical = text.splitlines()
-    if is_markdown_table(physical):
-        rows = dict(markdown_rows(enumerate(physical)))
-        physical = [rows.get(i, "") for i in range(len(physical))]  # lines keep their numbers
-    delimiter = _first_delimiter(physical)
-    kept = [i for i, line in enumerate(physical)
-            if line.strip() and not line.lstrip().startswith("#")]
-    if not kept:
-        raise ImportDataError(f"{source.path}: empty file (a header line was expected)")
-    header = next(csv.reader([physical[kept[0]]], delimiter=delimiter))
-    header = [cell.strip() for cell in header]
-    _no_duplicate_names(source, header)
-    table = _arrow_csv("\n".join(physical[i] for i in kept[1:]), header, delimiter)
-    if table is None or table.num_rows != len(kept) - 1:
-        return _python_csv(source, text, delimiter)
-    array = np.empty((table.num_rows, len(header)), dtype=object)
-    for j in range(len(header)):
-        array[:, j] = table.column(j).to_numpy(zero_copy_only=False)
-    return _table(source, header, array, np.asarray(kept[1:], dtype=np.int64) + 1)
-
-
-def _arrow_csv(body: str, header: list[str], delimiter: str) -> pa.Table | None:
-    if not body:
-        return pa.table({name: pa.array([], pa.string()) for name in header})
-    names = [f"c{j}" for j in range(len(header))]
-    try:
-        return pacsv.read_csv(
-            io.BytesIO(body.encode("utf-8")),
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False),
-        )
-    except pa.ArrowInvalid:
-        return None
-
-
-def _python_csv(source: Source, text: str, delimiter: str) -> RawTable:
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    header: list[str] | None = None
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    for row in reader:
-        if not any(row) or row[0].lstrip()[:1] == "#":
-            continue
-        if header is None:
-            header = [cell.strip() for cell in row]
-            continue
-        if len(row) != len(header):
-            if len(row) < len(header) or any(cell.strip() for cell in row[len(header):]):
-                raise ImportDataError(
-                    f"{source.at(reader.line_num)}: {len(row)} fields, but the header has "
-                    f"{len(header)} ({', '.join(header)})"
-                )
-            row = row[: len(header)]
-        rows.append(row)
-        lines.append(reader.line_num)
-    assert header is not None  # read_csv found a header line
-    array = np.empty((len(rows), len(header)), dtype=object)
-    if rows:
-        array[:] = rows
-    return _table(source, header, array, np.asarray(lines, dtype=np.int64))
-
-
-def _table(source: Source, header: list[str], array: np.ndarray, lines: np.ndarray) -> RawTable:
-    """The table without its rows of empty fields (spreadsheets export those)."""
-    if array.size:
-        filled = (array != "").any(axis=1)
-        array, lines = array[filled], lines[filled]
-    return RawTable(source=source, columns={name: array[:, j] for j, name in enumerate(header)},
-                    lines=lines)
-
-
-def _first_delimiter(lines: list[str]) -> str:
-    for line in lines:
-        if line.strip() and not line.lstrip().startswith("#"):
-            return sniff_delimiter(line)
-    return ","
+def concat_tables(tables: list[RawTable]) -> RawTable:
+    """Tables of one file read a block at a time, as one (a column missing from a block
+    is None there; JSON's shoe objects are numbered file-wide)."""
+    first = tables[0]
+    if len(tables) == 1:
+        return first
+    names = dict.fromkeys(n for t in tables for n in t.columns)
+    grouped = any(t.group is not None for t in tables)
+    return RawTable(
+        source=tables[-1].source,
+        columns={n: np.concatenate([t.columns.get(n, np.full(len(t), None, dtype=object))
+                                    for t in tables]) for n in names},
+        lines=np.concatenate([t.lines for t in tables]),
+        group=np.concatenate([t.group if t.group is not None else np.full(len(t), -1)
+                              for t in tables]) if grouped else None,
+        group_labels=next((t.group_labels for t in reversed(tables) if t.group_labels), []),
+        group_lines=next((t.group_lines for t in reversed(tables) if t.group_lines), []),
+        notes=[note for t in tables for note in t.notes],
+        why={k: v for t in reversed(tables) for k, v in t.why.items()})
 
 
 def _no_duplicate_names(source: Source, names: list[str]) -> None:
@@ -178,17 +102,6 @@ def _no_duplicate_names(source: Source, names: list[str]) -> None:
 
 
 # ---------------------------------------------------------------- Parquet
-
-def read_parquet(source: Source) -> RawTable:
-    """A Parquet file: every column as text (lists of cards joined by spaces)."""
-    try:
-        table = pq.read_table(source.path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise ImportDataError(f"{source.path}: cannot read as Parquet: {exc}") from None
-    columns = {name: _column_text(table.column(name)) for name in table.column_names}
-    return RawTable(source=source, columns=columns,
-                    lines=np.arange(1, table.num_rows + 1, dtype=np.int64))
-
 
 def _column_text(column: pa.ChunkedArray) -> np.ndarray:
     array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)

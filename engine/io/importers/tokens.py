@@ -53,7 +53,13 @@ OUTCOME_WORDS = {
     "뱅커": BANKER, "플레이어": PLAYER, "타이": TIE,
     "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE,
     **{symbol: "BPT".index(letter) for symbol, letter in _SYMBOL_LETTERS.items()},
+    **{colour: code for code, colours in enumerate((("RED", "紅", "红"), ("BLUE", "藍", "蓝"),
+                                                     ("GREEN", "綠", "绿")))
+       for colour in colours},
 }
+#: Road colours, read by the scoreboard's convention (red Banker, blue Player, green Tie)
+#: unless ``--words`` says otherwise (``--words player=red banker=blue``).
+COLOUR_WORDS = frozenset({"RED", "紅", "红", "BLUE", "藍", "蓝", "GREEN", "綠", "绿"})
 OUTCOME_NAMES = ("Banker", "Player", "Tie")
 _SPACES = re.compile(r"\s+")
 _JOINERS = re.compile(r"[_\-]+")
@@ -61,13 +67,26 @@ _WIN_SUFFIX = re.compile(r"(?<=\S) (?:WINS?|WON)$")
 _EMOJI_STYLE = "\uFE0F"  # the variation selector some keyboards put after a symbol
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z0-9])")
+_SIDE_PAIR = re.compile(r" (?:BANKER|PLAYER|BOTH) PAIRS?\b")
+#: Flags a compound result word writes after the winner (``bankerSuper6``,
+#: ``playerNatural``, ``tiePair``, ``TIE_BANKER_PAIR``): the winner is the outcome.
+_FLAG_WORDS = frozenset({"NATURAL", "PAIR", "PAIRS", "SUPER", "6", "SUPER6"})
+
+
 def outcome_key(text: str) -> str:
-    """An outcome spelling as compared: NFC form, upper case, underscores and hyphens as
-    spaces, one space inside, and a trailing "win", "wins" or "won" dropped (bot exports
-    write ``BANKER_WIN``, sheets "Player wins")."""
-    key = _JOINERS.sub(" ", unicodedata.normalize("NFC", text).upper().replace(_EMOJI_STYLE, ""))
-    key = _SPACES.sub(" ", key).strip()
-    return _WIN_SUFFIX.sub("", key)
+    """An outcome spelling as compared: NFC form, upper case, underscores, hyphens and
+    camel case as spaces, one space inside, a trailing "win", "wins" or "won" dropped (bot
+    exports write ``BANKER_WIN``, sheets "Player wins"), and the flags of a compound
+    result word after the winner (``bankerSuper6``, ``tiePair``: ``_FLAG_WORDS``)."""
+    key = _CAMEL.sub(" ", unicodedata.normalize("NFC", text).replace(_EMOJI_STYLE, ""))
+    key = _SPACES.sub(" ", _JOINERS.sub(" ", key.upper())).strip()
+    key = _WIN_SUFFIX.sub("", key)
+    if " " in key and key.split(" ", 1)[0] in ("BANKER", "PLAYER", "TIE"):
+        first, *flags = _SIDE_PAIR.sub(" PAIR", key).split(" ")
+        if all(flag in _FLAG_WORDS for flag in flags):
+            return first
+    return key
 
 
 #: A platform's own outcome words in force while reading (``--words``): key -> code.
@@ -87,27 +106,48 @@ def using_words(words: Mapping[str, int] | None) -> Iterator[None]:
         _EXTRA_WORDS.reset(token)
 
 
+_SIDES = {"banker": BANKER, "b": BANKER, "player": PLAYER, "p": PLAYER, "tie": TIE,
+          "t": TIE}
+
+
+def _coded(spec: str) -> list[tuple[str, int]] | None:
+    """``1=P,2=B,3=T`` (the codes of a result column, each = a side) as (code, side);
+    None when ``spec`` is not written so."""
+    pairs = [part.partition("=") for part in spec.split(",")]
+    if not all(sep and word.strip() and side.strip().lower() in _SIDES
+               for word, sep, side in pairs):
+        return None
+    return [(word.strip(), _SIDES[side.strip().lower()]) for word, _, side in pairs]
+
+
 def parse_words(specs: list[str] | None) -> dict[str, int]:
-    """``--words`` options (``banker=装,状``, ``player=现``, ``tie=合``; several in one
-    option separated by spaces) as outcome key -> code."""
+    """``--words`` options (``banker=装,状``, ``player=现``, ``tie=合``, several in one
+    option separated by spaces; or the codes of a result column, ``1=P,2=B,3=T``) as
+    outcome key -> code. A road colour may be given another side than its default."""
     words: dict[str, int] = {}
-    sides = {"banker": BANKER, "b": BANKER, "player": PLAYER, "p": PLAYER, "tie": TIE,
-             "t": TIE}
     for spec in (part for option in specs or [] for part in option.split()):
         side, sep, spellings = spec.partition("=")
-        code = sides.get(side.strip().lower())
-        names = [w.strip() for w in spellings.split(",") if w.strip()]
-        if not sep or code is None or not names:
+        code = _SIDES.get(side.strip().lower())
+        pairs = [(w.strip(), code) for w in spellings.split(",") if w.strip()] \
+            if code is not None else _coded(spec)
+        if not sep or not pairs:
             raise ImportDataError(f"--words {spec!r}: expected banker=WORD[,WORD...], "
-                                  f"player=WORD[,...] or tie=WORD[,...] (e.g. banker=装,状)")
-        for name in names:
+                                  f"player=WORD[,...] or tie=WORD[,...] (e.g. banker=装,状), "
+                                  f"or a result column's codes CODE=SIDE,... (e.g. "
+                                  f"1=P,2=B,3=T)")
+        for name, side_code in pairs:
             key = outcome_key(name)
-            known = OUTCOME_WORDS.get(key, words.get(key))
-            if known is not None and known != code:
+            known = words.get(key, None if key in COLOUR_WORDS else OUTCOME_WORDS.get(key))
+            if known is not None and known != side_code:
                 raise ImportDataError(f"--words {spec!r}: {name!r} already means "
                                       f"{OUTCOME_NAMES[known]}")
-            words[key] = code
+            words[key] = side_code
     return words
+
+
+def user_words() -> Mapping[str, int]:
+    """The outcome spellings the user gave (``--words``) in force: key -> code."""
+    return _EXTRA_WORDS.get()
 
 
 def outcome_words() -> Mapping[str, int]:
@@ -119,11 +159,12 @@ def outcome_words() -> Mapping[str, int]:
 def outcome_code(text: str) -> int | None:
     """The outcome code of one recorded spelling (None: not an outcome)."""
     key = outcome_key(text)
-    code = OUTCOME_WORDS.get(key)
-    return code if code is not None else _EXTRA_WORDS.get().get(key)
+    code = _EXTRA_WORDS.get().get(key)
+    return code if code is not None else OUTCOME_WORDS.get(key)
 
-#: What separates cards in a hand string ("A-5", "K 4 9", "AS,5H") or a shoe sequence.
-CARD_SEPARATORS = re.compile(r"[\s,;|/+\-]+")
+#: What separates cards in a hand string ("A-5", "K 4 9", "AS,5H") or a shoe sequence,
+#: and a JSON list of cards kept as text in a database column (``["5S", "JC"]``).
+CARD_SEPARATORS = re.compile(r"[\s,;|/+\-\[\]\"']+")
 _OUTCOME_RUN = re.compile(r"[BPT]+")
 
 
@@ -179,7 +220,7 @@ def parse_cards(values: np.ndarray | list[str | None], lines: np.ndarray,
 #: The outcome spellings an unknown-outcome error recalls.
 KNOWN_OUTCOMES = ("B, P or T, Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
                   "Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, Banquier/Joueur/Égalité, "
-                  "or the scoreboard's 🔴/🔵/🟢")
+                  "the scoreboard's 🔴/🔵/🟢 or a road's red/blue/green (紅/藍/綠)")
 #: Distinct values an error lists (the rest are counted).
 SHOWN_VALUES = 10
 

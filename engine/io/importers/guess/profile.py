@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .tokens import CARD_SEPARATORS, MISSING, clip, is_card, outcome_code, outcome_letters
+from ..tokens import CARD_SEPARATORS, MISSING, clip, is_card, outcome_code, outcome_letters
 
 #: Rows of a column a profile looks at.
 SAMPLE_ROWS = 2000

@@ -27,12 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...cards import NO_CARD, CardError, parse_card
-from .checks import OK, check_coups
+from ....cards import NO_CARD, CardError, parse_card
+from ..checks import OK, check_coups
+from ..records import ImportDataError
+from ..tables import RawTable
+from ..tokens import CARD_SEPARATORS, MISSING, clip, listing, outcome_code
+from .evidence import coded_outcomes
 from .profile import SAMPLE_ROWS, Profile, profile_column
-from .records import ImportDataError
-from .tables import RawTable
-from .tokens import CARD_SEPARATORS, MISSING, clip, listing, outcome_code
 
 CARD_ROLES = ("player_card1", "player_card2", "player_card3",
               "banker_card1", "banker_card2", "banker_card3")
@@ -132,7 +133,7 @@ def name_accepted(p: Profile, role: str) -> bool:
 
 def side(column: str) -> str | None:
     """'player' or 'banker' when a column's name says which hand it is about."""
-    from .layout import role_of
+    from ..layout import role_of
 
     role = role_of(column)
     if role is not None and role.startswith(("player", "banker")):
@@ -278,7 +279,7 @@ class _Planner:
     """Builds the plan of one table (see the module docstring)."""
 
     def __init__(self, table: RawTable, fixed: dict[str, str], taken: set[str]) -> None:
-        from .layout import role_of
+        from ..layout import role_of
 
         self.table = table
         self.fixed = fixed
@@ -294,6 +295,13 @@ class _Planner:
             if role is not None and not name_accepted(self.sample.profiles[c], role):
                 role = None
             self.names[c] = role
+        #: columns whose every value is a code the user mapped (--words 1=P,2=B): the outcome
+        self.coded: set[str] = set()
+        for c in free:
+            values = [v for v in self.sample.values(c) if v is not None and str(v).strip()]
+            if values and len(coded_outcomes(values)) == len(set(map(str, values))):
+                self.names[c] = "outcome"
+                self.coded.add(c)
         self.why: dict[str, str] = {}
         self.same: list[tuple[str, str, str]] = []
 
@@ -416,7 +424,7 @@ class _Planner:
                    else np.full(n, -1, np.int8))
         unsplit = np.zeros(n, dtype=bool)
         if "coup_cards" in roles:
-            from .coupcards import split_coup_cards
+            from ..coupcards import split_coup_cards
 
             lists, counts = self.sample.parsed(roles["coup_cards"], "coup_cards")
             split = split_coup_cards(lists, counts, pt, bt, outcome)
@@ -498,6 +506,14 @@ class _Planner:
                                                  and kept in roles.values())]
         for role, column in roles.items():
             self.why.setdefault(role, self._reason(role, column))
+        if "outcome" in roles:
+            from .evidence import colour_convention
+
+            columns = [roles["outcome"], *(dup for r, _, dup in self.same if r == "outcome")]
+            colours = colour_convention(np.concatenate([self.sample.values(c)
+                                                        for c in columns]))
+            if colours is not None:
+                self.why["outcome"] += f"; {colours}"
         return Plan(roles=roles, why=self.why, same=self.same)
 
     def _choose(self, groups: list[list[dict[str, str]]]) -> dict[str, str]:
@@ -596,7 +612,7 @@ class _Planner:
     def _shoes_with_slips(self, roles: dict[str, str]) -> None:
         """Nothing fits whole: a column of shoes with a typo in one (``BPXB``, a card
         misspelt) is still that column, so that reading it names the bad word."""
-        from .layout import role_of
+        from ..layout import role_of
 
         free = [c for c in self.free if c not in roles.values()]
         for column in free:
@@ -677,7 +693,9 @@ class _Planner:
         elif p is not None and role == "coup":
             parts.append("content: whole numbers" if p.all("number") else
                          f"content: {p.kind_words()}")
-        if self.names.get(column) == role:
+        if column in self.coded:
+            parts.append("--words")
+        elif self.names.get(column) == role:
             parts.append("name")
         if extra:
             parts.append(extra)
@@ -685,7 +703,7 @@ class _Planner:
 
 
 def _field_of(role: str) -> str:
-    from .layout import FIELDS
+    from ..layout import FIELDS
 
     return next((f for f, r in FIELDS.items() if r == role), role)
 
