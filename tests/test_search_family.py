@@ -54,6 +54,25 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "run"
 
 
+def test_the_family_verdict_is_stored_in_summary_parquet(runs: Path) -> None:
+    stored = pd.read_parquet(runs / "summary.parquet")
+    p = stored["edge_p"].to_numpy()
+    # Holm by hand: the i-th smallest of k p-values times (k - i), a running maximum
+    order = np.argsort(p)
+    k = p.size
+    adjusted = np.empty(k)
+    running = 0.0
+    for i, j in enumerate(order):
+        running = max(running, min(1.0, (k - i) * p[j]))
+        adjusted[j] = running
+    assert stored["edge_p_holm"].to_numpy() == pytest.approx(adjusted)
+    assert stored["edge_verdict_family"].tolist() == [
+        "outside" if a < 0.05 else "inside" for a in adjusted]
+    assert "edge_p_holm" not in pd.read_parquet(
+        backtest(None, ["flat"], shoes=3, seed=5, ledger=False,
+                 out=runs.parent / "one").path / "summary.parquet").columns
+
+
 def test_the_edge_p_value_is_the_verdict_s_test(runs: Path) -> None:
     from baccarat.backtest import BacktestResult
 
