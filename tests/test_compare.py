@@ -263,9 +263,9 @@ def test_command_prints_the_table_and_writes_the_comparison(runs: dict[str, Path
                                                             tmp_path: Path) -> None:
     out = tmp_path / "cmp"
     result = runner.invoke(app, ["compare", str(runs["three"]), str(runs["other_seed"]),
-                                 "--out", str(out)])
+                                 "--out", str(out), "--all"])
     assert result.exit_code == 0, result.output
-    text = result.output
+    text = result.output[result.output.index("Comparison ("):]  # after the bottom line
     assert "Comparison (4 configurations tried) (1/" in text
     blocks = text.count("Comparison (")
     for label in ("three/flat:side=tie", "three/martingale", "other_seed/flat"):
@@ -299,6 +299,24 @@ def test_command_prints_only_the_metrics_asked_for(runs: dict[str, Path],
     bad = runner.invoke(app, ["compare", str(runs["three"]), "--out", str(tmp_path / "x"),
                               "--metrics", "mean_net,sharp"])
     assert bad.exit_code == 2 and "did you mean 'sharpe'" in flat(bad.output)
+
+
+def test_command_prints_the_verdict_s_metrics_unless_all(runs: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    result = runner.invoke(app, ["compare", str(runs["three"]), "--out", str(tmp_path)],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Mean net" in result.output and "Median" not in result.output
+    assert "SQN" not in result.output and "Significant" in result.output
+    frame = pd.read_parquet(tmp_path / "comparison.parquet")
+    assert "sqn" in frame  # the file keeps every metric
+    from baccarat.answer import bottom_line
+
+    first = result.output.splitlines()[0]
+    assert flat(bottom_line(frame, frame["label"].tolist())).startswith(first.strip())
+    both = runner.invoke(app, ["compare", str(runs["three"]), "--out", str(tmp_path / "x"),
+                               "--all", "--metrics", "sqn"])
+    assert both.exit_code == 2 and "give --all or --metrics, not both" in flat(both.output)
 
 
 def test_a_mapping_names_the_runs(runs: dict[str, Path]) -> None:
