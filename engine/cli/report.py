@@ -35,19 +35,22 @@ COMPARE_METRICS = ("sessions", "mean_net", "expected_net", "prob_profit", "bust_
 
 def _diff_cells(row: pd.Series, family: bool) -> list[str]:
     if row["pairing"] == "baseline":
-        return ["(baseline)", "", "", *([""] if family else []), ""]
+        return ["(baseline)", "", "", "", "", *([""] if family else []), ""]
     low, high = float(row["diff_low"]), float(row["diff_high"])
     interval = "-" if math.isnan(low) else f"[{low:+,.2f}, {high:+,.2f}]"
-    holm = (["yes" if row["significant_family"] else "no"] if family else [])
-    return [f"{row['diff_mean_net']:+,.2f}", interval, "yes" if row["significant"] else "no",
-            *holm, str(row["pairing"])]
+    edge = float(row["diff_edge"])
+    holm = (["yes" if row["edge_differs_family"] else "no"] if family else [])
+    return [f"{row['diff_mean_net']:+,.2f}", interval, str(row["diff_reason"]) or "-",
+            "-" if math.isnan(edge) else f"{edge:+.3%}",
+            "yes" if row["edge_differs"] else "no", *holm, str(row["pairing"])]
 
 
 def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison",
                       metrics: Sequence[str] | None = None) -> list[Table]:
     """The comparison as rich tables: one row per configuration, the summary metrics in
     table order (all, or those named in ``metrics``), then the difference from the
-    baseline; split into blocks of columns that fit ``width``. With several
+    baseline (the mean net's with its reason, the edge's with its test); split into
+    blocks of columns that fit ``width``. With several
     configurations each verdict has its family-wise (Holm) twin beside it, and the title
     says how many configurations were tried.
     """
@@ -61,8 +64,9 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
         title = f"{title} ({tried_phrase(len(frame))})"
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
     diffs = [_diff_cells(row, family) for _, row in frame.iterrows()]
-    diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Significant",
-                   *(["Significant, Holm"] if family else []), "Pairing"]
+    diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Why",
+                   f"Edge - {baseline}", "Edge differs",
+                   *(["Edge differs, Holm"] if family else []), "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
     return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
