@@ -63,7 +63,10 @@ def edge_words(frame: pd.DataFrame) -> list[str]:
 
 
 def _first_up(sentence: str) -> str:
-    return sentence[:1].upper() + sentence[1:]
+    """The sentence with a capital, unless it opens with a spec (``after_ties | flat``),
+    which is written as the user types it."""
+    first = sentence.split(" ", 1)[0]
+    return sentence[:1].upper() + sentence[1:] if first.isalpha() else sentence
 
 
 def _percent(value: float) -> str:
