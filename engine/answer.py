@@ -143,7 +143,7 @@ def answer_table(frame: pd.DataFrame, labels: Sequence[str], title: str) -> Tabl
     the realized edge's verdict (Holm when several). Fits 80 columns."""
     several = len(frame) > 1
     table = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left",
-                  padding=(0, 1), pad_edge=False)
+                  padding=(0, 1), pad_edge=False, collapse_padding=True)
     table.add_column("system", overflow="fold", ratio=1, min_width=12)
     for head in ("mean net", "expected", "P(ahead)", "bust", "ruin"):
         table.add_column(head, justify="right", no_wrap=True)
