@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baccarat.backtest import backtest  # noqa: E402
+from baccarat import Run, backtest  # noqa: E402
 from baccarat.parallel import generate_dataset  # noqa: E402
 from baccarat.rules import TableRules  # noqa: E402
 
@@ -62,7 +62,7 @@ def time_run(coups: Path, specs: list[str], ledger: bool, out: Path, repeat: int
     seconds = []
     for i in range(repeat):
         started = time.perf_counter()
-        backtest(coups, specs, ledger=ledger, out=out / f"run-{ledger}-{i}", force=True)
+        backtest(coups, specs, run=Run(ledger=ledger, out=out / f"run-{ledger}-{i}", force=True))
         seconds.append(time.perf_counter() - started)
     return seconds
 
@@ -87,7 +87,7 @@ def main() -> None:
         shoes = 100 if args.simple_only else args.shoes
         coups = generate_dataset(coups_path, shoes=shoes, seed=2026, rules=rules)["coups"]
         print(f"dataset: {shoes:,} shoes, {coups:,} coups")
-        backtest(coups_path, args.strategies, ledger=False)  # warm up the compiled kernels
+        backtest(coups_path, args.strategies, run=Run(ledger=False))  # warm up the compiled kernels
         for spec in [] if args.simple_only else args.strategies:
             for ledger in (False, True):
                 seconds = time_run(coups_path, [spec], ledger, work, args.repeat)
@@ -104,7 +104,7 @@ def main() -> None:
             seconds = []
             for _ in range(args.repeat):
                 started = time.perf_counter()
-                backtest(small, [spec], ledger=False)  # type: ignore[list-item]
+                backtest(small, [spec], run=Run(ledger=False))  # type: ignore[list-item]
                 seconds.append(time.perf_counter() - started)
             median = statistics.median(seconds)
             print(f"SimpleStrategy {label:<8} ledger=none median {median:6.2f}s  "

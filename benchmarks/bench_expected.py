@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baccarat.backtest import backtest  # noqa: E402
+from baccarat import Run, backtest  # noqa: E402
 from baccarat.deal import generate_coups  # noqa: E402
 from baccarat.rules import TableRules  # noqa: E402
 
@@ -29,7 +29,7 @@ def timed(coups, specs: list[str], expected: str, repeat: int) -> tuple[float, f
     wall, cpu = [], []
     for _ in range(repeat):
         w0, c0 = time.perf_counter(), time.process_time()
-        backtest(coups, specs, expected=expected, ledger=False)
+        backtest(coups, specs, run=Run(expected=expected, ledger=False))
         wall.append(time.perf_counter() - w0)
         cpu.append(time.process_time() - c0)
     return statistics.median(wall), statistics.median(cpu)
@@ -43,7 +43,8 @@ def main() -> None:
     args = parser.parse_args()
     rules = TableRules()
     coups = generate_coups(rules, 2026, list(range(args.shoes)))
-    backtest(coups.take(slice(0, 500)), args.strategies, expected="exact", ledger=False)  # warm
+    backtest(coups.take(slice(0, 500)), args.strategies,
+             run=Run(expected="exact", ledger=False))  # warm
     print(f"dataset: {args.shoes:,} shoes, {len(coups):,} coups; {' '.join(args.strategies)}")
     results = {mode: timed(coups, args.strategies, mode, args.repeat)
                for mode in ("auto", "exact")}

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import baccarat.backtest as backtest_module  # noqa: E402
 import baccarat.io.owner as owner  # noqa: E402
 import baccarat.io.parquet as parquet  # noqa: E402
-from baccarat.backtest import backtest  # noqa: E402
+from baccarat import Run, backtest  # noqa: E402
 from baccarat.parallel import generate_dataset  # noqa: E402
 
 
@@ -78,8 +78,8 @@ def stood_down() -> Iterator[None]:
 def once(coups: Path, out: Path, ledger: bool, chunk: int) -> tuple[float, float]:
     """CPU and wall seconds of one backtest."""
     cpu, wall = time.process_time(), time.perf_counter()
-    backtest(coups, ["flat", "martingale"], ledger=ledger, chunk_shoes=chunk, workers=1,
-             out=out, force=True)
+    backtest(coups, ["flat", "martingale"],
+             run=Run(ledger=ledger, chunk_shoes=chunk, workers=1, out=out, force=True))
     return time.process_time() - cpu, time.perf_counter() - wall
 
 

@@ -60,6 +60,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from baccarat import Run  # noqa: E402
 from baccarat.cards import VALUE_OF_CODE, full_deck_codes  # noqa: E402
 from baccarat.coups import BANKER, PLAYER, TIE  # noqa: E402
 from baccarat.deal import banker_draws  # noqa: E402
@@ -311,13 +312,13 @@ def loop_process(loop: str, shoes: int, seed: int, cwd: Path) -> tuple[float, fl
 def run_in_process(args: list[str], out: Path) -> tuple[float, float, int]:
     """(wall s, CPU s, coups x configurations) of ``backtest()`` called in this process,
     with the arguments of ``baccarat backtest ARGS`` that this script passes."""
-    from baccarat.backtest import backtest
+    from baccarat import backtest
 
     options = dict(zip(args[1::2], args[2::2], strict=False))
     wall, cpu = time.perf_counter(), time.process_time()
-    result = backtest(strategies=[options["-s"]], shoes=int(options["--shoes"]),
-                      seed=int(options["--seed"]), ledger=options.get("--ledger") != "none",
-                      out=out, workers=1)
+    result = backtest(None, [options["-s"]], shoes=int(options["--shoes"]),
+                      seed=int(options["--seed"]),
+                      run=Run(ledger=options.get("--ledger") != "none", out=out, workers=1))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     counts = result.info["counts"]
     return wall, cpu, counts["coups"] * counts["configs"]

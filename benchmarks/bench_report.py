@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from baccarat import Run
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SETTINGS = {"in the process (BACCARAT_REPORT_WORKERS=0)": "0", "default (workers)": None}
@@ -52,13 +54,13 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true", help="time `baccarat demo` too")
     args = parser.parse_args()
 
-    from baccarat.backtest import backtest
+    from baccarat import backtest
     from baccarat.report.demo import DEMO_SEED, DEMO_STRATEGIES
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        backtest(strategies=list(DEMO_STRATEGIES), shoes=args.shoes, seed=DEMO_SEED,
-                 out=folder / "run")
+        backtest(None, list(DEMO_STRATEGIES), shoes=args.shoes, seed=DEMO_SEED,
+                 run=Run(out=folder / "run"))
         jobs = {"report": ["report", "run", "--out", "r.html", "--force", "-q"]}
         if args.demo:
             jobs["demo"] = ["demo", "--out", "demo", "--force", "-q"]

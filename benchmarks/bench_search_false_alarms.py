@@ -42,8 +42,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from baccarat import Run, backtest  # noqa: E402
 from baccarat.analysis.significance import holm  # noqa: E402
-from baccarat.backtest import backtest  # noqa: E402
 from baccarat.coups import coups_from_outcomes  # noqa: E402
 from baccarat.metrics import edge_p_value, edge_sums, wilson_interval  # noqa: E402
 from baccarat.search.adjust import family_tests, studentized  # noqa: E402
@@ -67,11 +67,11 @@ GRID_34 = ["streak:n=[1,2,3,4,5,6,7,8,9]", "streak:n=[6,7,8,9] | martingale",
 def play(coups: Any, configs: list[Any], shoes: int, seed: int, folder: Path,
          workers: int | None) -> SessionMatrix:
     """Every configuration over the datasets end to end, one session per shoe."""
+    how = Run(ledger=False, out=folder, workers=workers)
     if coups is None:
-        backtest(None, configs, shoes=shoes, seed=seed, ledger=False, out=folder,
-                 workers=workers)
+        backtest(None, configs, shoes=shoes, seed=seed, run=how)
     else:
-        backtest(coups, configs, ledger=False, out=folder, workers=workers)
+        backtest(coups, configs, run=how)
     return read_sessions(folder, len(configs), BASE_COLUMNS)
 
 

@@ -1,18 +1,17 @@
-"""baccarat-backtest: the game engine and the backtesting machinery.
+"""baccarat-backtest: backtest baccarat betting systems exactly, and honestly.
 
-The Python face, for scripts and notebooks (each name is imported on first use, so
-``import engine`` stays light)::
+The face, for scripts and notebooks (each name is imported on first use, so
+``import baccarat`` stays light)::
 
-    from . import backtest, search, generate, import_files, compare, report, odds
-    from . import Session, Run, TableRules
+    from baccarat import backtest, search, risk, generate, Session, Run
 
-``backtest(dataset, strategies, session=Session(...), rules=TableRules(...),
-run=Run(...))`` returns a result that shows itself in a notebook (the verdict table and
-a bankroll figure), ``.plot()`` draws its bankroll fan and its ruin and bust curves, and
-``.bankroll_curve()`` gives the bankroll by coup. ``search(dataset, specs, null=200)``
-plays many configurations over the same shoes and says what the best of them is worth
-once every try is counted and what the best of as many gives on fair shoes. See
-``baccarat.api``.
+    result = backtest(generate(2000, seed=7), ["flat", "martingale"],
+                      session=Session(bankroll=500), run=Run(workers=2))
+
+Every job has one signature: what it plays, ``session=`` (:class:`Session`), ``rules=``
+(:class:`TableRules`) and ``run=`` (:class:`Run`). A system is written with the plugin
+kit, ``baccarat.strategies`` (also exported here). Everything not in ``__all__`` is
+private: it may change without notice.
 """
 
 from typing import TYPE_CHECKING
@@ -22,17 +21,51 @@ from .lazy import lazy_exports
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from . import odds
-    from .api import Run, Session, backtest, compare, generate, import_files, report, search
+    from .analysis.analyze import Analysis
+    from .api import (
+        Session,
+        analyze,
+        backtest,
+        compare,
+        generate,
+        import_files,
+        odds,
+        report,
+        risk,
+        roads,
+        search,
+    )
     from .backtest import BacktestResult
+    from .comparison_view import Comparison
     from .coups import Coups
+    from .errors import BaccaratError
+    from .job import Run
+    from .roads import Roads
     from .rules import TableRules
+    from .search.result import SearchResult
+    from .strategies import (
+        Selection,
+        SessionView,
+        SimpleSelection,
+        SimpleStaking,
+        SimpleStrategy,
+        Staking,
+        Strategy,
+    )
 
-__all__ = ["BacktestResult", "Coups", "Run", "Session", "TableRules", "backtest", "compare",
-           "generate", "import_files", "odds", "report", "search"]
+__all__ = ["Analysis", "BacktestResult", "BaccaratError", "Comparison", "Coups", "Roads",
+           "Run", "SearchResult", "Selection", "Session", "SessionView", "SimpleSelection",
+           "SimpleStaking", "SimpleStrategy", "Staking", "Strategy", "TableRules", "analyze",
+           "backtest", "compare", "generate", "import_files", "odds", "report", "risk",
+           "roads", "search"]
 
 __getattr__ = lazy_exports(__name__, {
-    "backtest": ".api", "generate": ".api", "import_files": ".api", "compare": ".api",
-    "report": ".api", "search": ".api", "Session": ".api", "Run": ".api",
-    "BacktestResult": ".backtest", "Coups": ".coups", "TableRules": ".rules",
-}, keep=("backtest", "report", "search"), also=("odds",))
+    **dict.fromkeys(("analyze", "backtest", "compare", "generate", "import_files", "odds",
+                     "report", "risk", "roads", "search", "Session"), ".api"),
+    **dict.fromkeys(("Selection", "SessionView", "SimpleSelection", "SimpleStaking",
+                     "SimpleStrategy", "Staking", "Strategy"), ".strategies"),
+    "Analysis": ".analysis.analyze", "BacktestResult": ".backtest",
+    "BaccaratError": ".errors", "Comparison": ".comparison_view", "Coups": ".coups",
+    "Roads": ".roads", "Run": ".job", "SearchResult": ".search.result",
+    "TableRules": ".rules",
+}, keep=("analyze", "backtest", "odds", "report", "risk", "roads", "search"))

@@ -78,6 +78,7 @@ from .io.parquet import (
     write_part,
     write_table_atomic,
 )
+from .job import BacktestJob
 from .ledger import ledger_table, sessions_table
 from .metrics import SUMMARY_METRICS, summarize_stats, weighted_house_edge
 from .notebook import ResultViews
@@ -171,7 +172,8 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
     chunks check before they read it.
     """
     if coups is not None and shoes is not None:
-        raise BaccaratError("give either a coups dataset or --shoes/--seed, not both")
+        raise BaccaratError("give either a coups dataset or shoes/seed, not both",
+                            params=("shoes", "seed"))
     if isinstance(coups, Coups):
         return Dataset(coups=coups, fingerprint=_fingerprint_coups(coups),
                        description="in-memory coups")
@@ -194,9 +196,10 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
         return Dataset(path=path, fingerprint=fingerprint, description=description,
                        groups=row_groups(path), prints=prints, origin=origin)
     if shoes is None:
-        raise BaccaratError("no dataset: give --coups FILE, or --shoes N (and --seed S)")
+        raise BaccaratError("nothing to play: give dataset, or shoes N (and seed S)",
+                            params=("dataset", "shoes", "seed"))
     if shoes < 1:
-        raise BaccaratError(f"--shoes must be at least 1, got {shoes}")
+        raise BaccaratError(f"shoes must be at least 1, got {shoes}", params=("shoes",))
     seed = 0 if seed is None else seed
     key = json.dumps({"seed": seed, "shoes": shoes, "rules": rules.model_dump()},
                      sort_keys=True)
@@ -239,7 +242,8 @@ def resolve_strategies(specs: Sequence[str | Strategy]) -> list[Strategy]:
     for spec in specs:
         configs.extend([spec] if isinstance(spec, Strategy) else expand_spec(spec))
     if not configs:
-        raise BaccaratError("no strategy given: pass at least one --strategy SPEC")
+        raise BaccaratError("no strategy given: strategies needs at least one SPEC",
+                            params=("strategies",))
     return configs
 
 
@@ -320,7 +324,7 @@ class BacktestResult(ResultViews):
             if read_plan(folder) is not None:
                 raise IncompleteOutputError(
                     f"{folder} is an unfinished run (no {RUN_FILE}); finish it with the same "
-                    f"command and --resume")
+                    f"command and resume=True", params=("resume",))
             raise BaccaratError(f"{folder} is not a run folder (no {RUN_FILE})")
         info = json.loads((folder / RUN_FILE).read_text())
         check_run_parts(folder, info)
@@ -669,74 +673,42 @@ def chunk_size(chunk_shoes: int | None, configs: int, session_shoes: int) -> int
     if chunk_shoes is None:
         chunk_shoes = max(1, min(DEFAULT_CHUNK_SHOES, CHUNK_CONFIG_SHOES // max(configs, 1)))
     if chunk_shoes < 1:
-        raise BaccaratError(f"--chunk must be at least 1, got {chunk_shoes}")
+        raise BaccaratError(f"chunk_shoes must be at least 1, got {chunk_shoes}",
+                            params=("chunk_shoes",))
     return max(session_shoes, chunk_shoes // session_shoes * session_shoes)
 
 
-def backtest(
-    coups: Coups | str | Path | None = None,
-    strategies: Sequence[str | Strategy] = ("flat",),
-    *,
-    shoes: int | None = None,
-    seed: int | None = None,
-    rules: TableRules | None = None,
-    bankroll: float = 1000.0,
-    session_shoes: int = 1,
-    when_short: str = "stop",
-    stop_loss: float | None = None,
-    win_goal: float | None = None,
-    max_coups: int | None = None,
-    ledger: bool = True,
-    out: str | Path | None = None,
-    force: bool = False,
-    chunk_shoes: int | None = None,
-    command: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    resume: bool = False,
-    on_start: Callable[[int], None] | None = None,
-    rule_sets: Sequence[TableRules] | None = None,
-    expected: str = "auto",
-    backend_options: dict[str, Any] | None = None,
-    session: SessionPolicy | None = None,
-    unchecked: bool = False,
-) -> BacktestResult:
-    """Play ``strategies`` (SPEC strings or instances) over a dataset; see the README.
+def play(job: BacktestJob) -> BacktestResult:
+    """Play ``job`` (see :class:`~baccarat.job.BacktestJob`) and return its result.
 
-    The dataset is ``coups`` (a table, or a coups Parquet file or folder), or ``shoes``
-    generated from ``seed`` under ``rules``. The run is cut into chunks of ``chunk_shoes``
-    shoes (default: 20,000, fewer for many configurations), run in this process
-    (``workers=1``), on a process pool of ``workers`` processes (None: all cores for a big
-    run), or on the Dask cluster at ``scheduler``; the results are the same. With ``out``
-    the run folder is written there (an existing one only with ``force``; ``resume``
-    finishes an interrupted run of the same command), else in a temporary folder
-    (``BacktestResult.save`` keeps it).
-    ``on_start(shoes)`` is called once the number of shoes is known, ``progress(coups,
-    sessions)`` as chunks finish. ``rule_sets`` plays every strategy under each rule set
-    (payout variants side by side over the same shoes: one configuration per pair).
-    ``expected`` prices each coup's stakes for ``expected_net``: ``"auto"`` from the cards
-    left in the shoe for strategies that see the cards and from the full shoe for the
-    others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
-    coup bet on is then enumerated, which is slower).
+    The run is cut into chunks of ``run.chunk_shoes`` shoes (default: 20,000, fewer for
+    many configurations), run in this process (``workers=1``), on a process pool of
+    ``workers`` processes (None: all cores for a big run), or on the Dask cluster at
+    ``scheduler``; the results are the same. With ``run.out`` the run folder is written
+    there (an existing one only with ``force``; ``resume`` finishes an interrupted run of
+    the same command), else in a temporary folder (``BacktestResult.save`` keeps it).
+    ``run.progress(coups, sessions)`` is called as chunks finish. ``expected`` prices each
+    coup's stakes for ``expected_net``: ``"auto"`` from the cards left in the shoe for
+    strategies that see the cards and from the full shoe for the others, ``"exact"`` from
+    the cards left for every strategy (card-level datasets; each coup bet on is then
+    enumerated, which is slower).
 
-    ``backend_options`` go to the ``Backend`` (the Dask timeouts). ``policy`` gives the
-    session rules as one ``SessionPolicy`` (``engine.Session``) instead of
-    ``bankroll``, ``when_short``, ``stop_loss``, ``win_goal``, ``max_coups`` and
-    ``session_shoes``.
-
-    ``session`` gives every session rule at once (an ``baccarat.replay.SessionPolicy``: the
-    stops per session and per shoe, the trailing stop, losses in a row, chips, stakes
-    below the minimum, the short last session); then ``bankroll``, ``session_shoes``,
-    ``when_short``, ``stop_loss``, ``win_goal`` and ``max_coups`` stay at their defaults.
     A plugin strategy (or part) not seen checked before is first played twice over a few
     shoes, in one chunk and in chunks of one session, and refused if the two ledgers
     differ (``unchecked=True`` skips it; see ``baccarat.strategy_check.quick_check``).
 
-    The run folder belongs to this run while it runs (an OS lock: another run, --force or
-    --resume on it is refused); workers die with the run, and an interrupted run (Ctrl-C,
+    The run folder belongs to this run while it runs (an OS lock: another run, force or
+    resume on it is refused); workers die with the run, and an interrupted run (Ctrl-C,
     SIGTERM) stops them and says it is resumable.
     """
+    how = job.run
+    coups, strategies, shoes, seed, rules = (job.dataset, job.strategies, job.shoes,
+                                             job.seed, job.rules)
+    rule_sets, policy, command = job.rule_sets, job.session, job.command
+    ledger, out, force, resume = how.ledger, how.out, how.force, how.resume
+    chunk_shoes, workers, scheduler, expected = (how.chunk_shoes, how.workers,
+                                                 how.scheduler, how.expected)
+    progress = how.progress if callable(how.progress) else None
     configs = resolve_strategies(strategies)
     config_rules: tuple[TableRules, ...] | None = None
     if rule_sets:
@@ -752,20 +724,12 @@ def backtest(
             if config_rules is not None:
                 config_rules = tuple(_dataset_rules(stored, r, dataset.description)
                                      for r in config_rules)
-        flat = SessionPolicy(
-            bankroll=bankroll, when_short=when_short,  # type: ignore[arg-type]
-            stop_loss=stop_loss, win_goal=win_goal, max_coups=max_coups,
-            session_shoes=session_shoes)
-        if session is not None and flat != SessionPolicy():
-            raise BaccaratError("give the session rules either as session=SessionPolicy(...) "
-                                "or as keywords (bankroll=..., stop_loss=...), not both")
-        policy = session if session is not None else flat
         session_shoes = policy.session_shoes
-        _check_policy(policy, config_rules or (rules,))
+        check_policy(policy, config_rules or (rules,))
         for config in configs:  # each configuration's own session rules, on the run's
-            _check_policy(config_policy(config, policy), config_rules or (rules,))
+            check_policy(config_policy(config, policy), config_rules or (rules,))
         if workers is not None and workers < 1:
-            raise BaccaratError(f"--workers must be at least 1, got {workers}")
+            raise BaccaratError(f"workers must be at least 1, got {workers}", params=("workers",))
         if resume and out is None:
             raise BaccaratError("resume needs the run folder (out=...) of the run to finish")
         if chunk_shoes is None and resume and out is not None:
@@ -776,20 +740,21 @@ def backtest(
         if not chunks:
             raise BaccaratError(f"{dataset.description}: the dataset holds no coups")
         if session_shoes > dataset.n_shoes:
-            raise BaccaratError(f"--session-shoes {session_shoes}: the dataset holds "
+            raise BaccaratError(f"session_shoes {session_shoes}: the dataset holds "
                                 f"{dataset.n_shoes:,} shoes; expected 1 to "
-                                f"{dataset.n_shoes:,}")
+                                f"{dataset.n_shoes:,}", params=("session_shoes",))
         short = dataset.n_shoes % session_shoes
         if short and policy.last_session == "drop":  # the short last session is left out
             chunks = plan_chunks(dataset.n_shoes - short, per_chunk)
             rows = rows[:len(chunks)]
-        if not unchecked:
+        if not job.unchecked:
             from .strategy_check import check_plugins
 
             check_plugins(configs, rules)
         workers = resolve_workers(workers, dataset.n_shoes, scheduler)
         if expected not in EXPECTED_MODES:
-            raise BaccaratError(f"--expected must be auto or exact, got {expected!r}")
+            raise BaccaratError(f"expected must be auto or exact, got {expected!r}",
+                                params=("expected",))
         info = _run_info(configs, rules, dataset, policy, command, config_rules)
         info["expected"] = expected
         info["short_last_session"] = {"shoes": short, "of": session_shoes,
@@ -804,7 +769,7 @@ def backtest(
             else Path(out)  # type: ignore[arg-type]
         # Without the ledger the built-in configurations play native kernels only.
         with Backend(workers, scheduler, numba=bool(ledger),
-                     **(backend_options or {})) as backend:
+                     **(job.backend_options or {})) as backend:
             backend.connect()  # a scheduler out of reach stops it before anything is made
             # The workers stop (on Ctrl-C: are killed) before the folder's claim ends, so
             # none stages a part after its temporaries are cleared and its lock released.
@@ -813,7 +778,7 @@ def backtest(
                 if output.state == "complete":
                     return BacktestResult.load(folder)
                 summary = _play(output, backend, info, dataset, configs, rules, policy,
-                                chunks, rows, per_chunk, progress, on_start,
+                                chunks, rows, per_chunk, progress, job.on_start,
                                 fault=fault_spec(), config_rules=config_rules,
                                 ledger=bool(ledger), expected=expected,
                                 saved=out is not None)
@@ -1040,68 +1005,62 @@ def _stored_rules(dataset: Dataset) -> dict[str, Any]:
     return {}
 
 
-def _check_number(value: float | None, flag: str, what: str) -> None:
+def _check_number(value: float | None, name: str, what: str) -> None:
     """A stop amount: None (no such stop) or a positive finite number."""
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float) \
             or not math.isfinite(value) or value <= 0:
-        raise BaccaratError(f"{flag} {value!r}: {what}; expected a positive amount "
-                            f"(greater than 0)")
+        raise BaccaratError(f"{name} {value!r}: {what}; expected a positive amount "
+                            f"(greater than 0)", params=(name,))
 
 
-def _check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> None:
+def check_policy(policy: SessionPolicy, rule_sets: Sequence[TableRules]) -> None:
     """Every session parameter, before anything runs: one line naming value and range."""
     bankroll = policy.bankroll
     if isinstance(bankroll, bool) or not isinstance(bankroll, int | float) \
             or not math.isfinite(bankroll) or bankroll <= 0:
-        raise BaccaratError(f"--bankroll {bankroll!r}: expected a positive amount")
+        raise BaccaratError(f"bankroll {bankroll!r}: expected a positive amount",
+                            params=("bankroll",))
     minimum = max(r.table_min for r in rule_sets)
     if bankroll < minimum:
-        raise BaccaratError(f"--bankroll {bankroll:g} is below the table minimum "
-                            f"{minimum:g}: no bet could be placed; expected at least "
-                            f"{minimum:g}")
+        raise BaccaratError(f"bankroll must be at least the table minimum {minimum:g}, got "
+                            f"{bankroll:g}: no bet could be placed", params=("bankroll",))
     if policy.when_short not in ("stop", "reduce"):
-        raise BaccaratError(f"--when-short {policy.when_short!r}: expected stop or reduce")
-    _check_number(policy.stop_loss, "--stop-loss", "the loss at which a session stops")
-    _check_number(policy.win_goal, "--win-goal", "the gain at which a session stops")
+        raise BaccaratError(f"when_short {policy.when_short!r}: expected stop or reduce",
+                            params=("when_short",))
+    _check_number(policy.stop_loss, "stop_loss", "the loss at which a session stops")
+    _check_number(policy.win_goal, "win_goal", "the gain at which a session stops")
     max_coups = policy.max_coups
     if max_coups is not None and (isinstance(max_coups, bool) or not isinstance(
             max_coups, int | np.integer) or max_coups < 1):
-        raise BaccaratError(f"--max-coups {max_coups!r}: expected a whole number of coups, "
-                            f"at least 1")
+        raise BaccaratError(f"max_coups {max_coups!r}: expected a whole number of coups, "
+                            f"at least 1", params=("max_coups",))
     shoes = policy.session_shoes
     if isinstance(shoes, bool) or not isinstance(shoes, int | np.integer) or shoes < 1:
-        raise BaccaratError(f"--session-shoes {shoes!r}: expected a whole number of shoes, "
-                            f"at least 1")
+        raise BaccaratError(f"session_shoes {shoes!r}: expected a whole number of shoes, "
+                            f"at least 1", params=("session_shoes",))
     for name, what in (("trailing_stop", "the fall from the session's highest bankroll at "
                         "which it stops"), ("shoe_stop_loss", "the loss in a shoe at which "
                         "play in it stops"), ("shoe_win_goal", "the gain in a shoe at which "
                         "play in it stops"), ("shoe_trailing_stop", "the fall from the shoe's "
                         "highest bankroll at which play in it stops"),
                        ("chip", "the chip size stakes are rounded to")):
-        _check_number(getattr(policy, name), _flag(name), what)
+        _check_number(getattr(policy, name), name, what)
     for name in ("losses_in_row", "shoe_losses_in_row", "shoe_max_coups"):
         count = getattr(policy, name)
         if count is not None and (isinstance(count, bool) or not isinstance(
                 count, int | np.integer) or count < 1):
-            raise BaccaratError(f"{_flag(name)} {count!r}: expected a whole number, at "
-                                f"least 1")
+            raise BaccaratError(f"{name} {count!r}: expected a whole number, at least 1",
+                                params=(name,))
     for name, choices in (("below_min", ("raise", "skip", "stop")),
                           ("last_session", ("keep", "drop"))):
         if getattr(policy, name) not in choices:
             given = getattr(policy, name)
             close = difflib.get_close_matches(str(given).lower(), choices, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise BaccaratError(f"{_flag(name)} {given!r}: expected "
-                                f"{' or '.join(choices)}{hint}")
-
-
-def _flag(field: str) -> str:
-    """The option that sets a ``SessionPolicy`` field, for messages."""
-    if field.startswith("shoe_"):
-        return f"--{field[5:].replace('_', '-')} (with --stops-per shoe)"
-    return "--" + field.replace("_", "-")
+            raise BaccaratError(f"{name} {given!r}: expected {' or '.join(choices)}{hint}",
+                                params=(name,))
 
 
 # --- The summary, from the session parts ------------------------------------------------------
@@ -1296,5 +1255,5 @@ def _run_info(configs: list[Strategy], rules: TableRules, dataset: Dataset,
 
 
 __all__ = ["BacktestResult", "Dataset", "LEDGER_FILE", "RUN_FILE", "SESSIONS_FILE",
-           "SUMMARY_FILE", "backtest", "check_run_parts", "chunk_size", "dataset_from",
+           "SUMMARY_FILE", "check_policy", "check_run_parts", "chunk_size", "dataset_from", "play",
            "read_run_table", "resolve_strategies", "summarize_run"]

@@ -64,6 +64,10 @@ class Comparison(pd.DataFrame):
                 f"<tbody>{''.join(rows)}</tbody></table>")
 
     def _small_figure(self) -> str:
+        from .notebook import _NO_FIGURES, has_figures
+
+        if not has_figures():
+            return _NO_FIGURES
         from matplotlib.figure import Figure
 
         from .report.compare import configurations

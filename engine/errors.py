@@ -10,7 +10,29 @@ from types import TracebackType
 
 
 class BaccaratError(ValueError):
-    """Bad input: the message names where (file, row, shoe, coup) and what was expected."""
+    """Bad input: the message names where (file, row, shoe, coup) and what was expected.
+
+    A message about a setting names it as the Python parameter (``bankroll``,
+    ``force=True``) and lists those names in ``params``; the command line shows the same
+    message with its flags (``baccarat.cli.common.FLAGS``), so each error is written once, in
+    the words of whoever called.
+    """
+
+    def __init__(self, *args: object, params: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.params = params
+
+    def __reduce__(self) -> tuple[object, ...]:  # raised in workers, re-raised here
+        return (_rebuilt, (type(self), self.args, self.params, self.__dict__))
+
+
+def _rebuilt(cls: type[BaccaratError], args: tuple[object, ...], params: tuple[str, ...],
+             state: dict[str, object]) -> BaccaratError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    error.params = params
+    return error
 
 
 #: The errnos of a write that found the disk (or the user's quota) full.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import BaccaratError
+from .extras import require
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,7 +86,8 @@ class ResultViews:
     def plot(self) -> Figure:
         """A matplotlib figure: each configuration's mean and median bankroll by coup with
         the middle 50% and 90% of sessions shaded (needs the ledger), and the share of
-        sessions ruined and busted by coup."""
+        sessions ruined and busted by coup. Needs the ``[report]`` extra."""
+        require("matplotlib", "plot()")
         has_ledger = self._has_ledger()
         figure = _figure_class()(figsize=(11, 3.6) if has_ledger else (7.5, 3.6),
                         layout="constrained")
@@ -138,6 +140,8 @@ class ResultViews:
         if not self._has_ledger():
             return ("<p><i>No ledger kept (ledger=False): the bankroll figure needs "
                     "Run(ledger=True).</i></p>")
+        if not has_figures():
+            return _NO_FIGURES
         from matplotlib.figure import Figure
 
         from .report.figures import to_svg
@@ -172,6 +176,18 @@ class ResultViews:
         info = getattr(self, "info", {}) or {}
         dataset = info.get("dataset") or {}
         return str(dataset.get("description") or dataset.get("path") or "")
+
+
+#: What a notebook shows where a figure would be, without the ``[report]`` extra.
+_NO_FIGURES = ("<p><i>No figure: figures need the [report] extra (pip install "
+               "'baccarat-backtest[report]').</i></p>")
+
+
+def has_figures() -> bool:
+    """Whether matplotlib is installed (the ``[report]`` extra) to draw figures."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def _figure_class() -> type[Figure]:

@@ -51,6 +51,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .children import describe, die_with, stray_threads
 from .errors import BaccaratError
+from .extras import require
 from .fork_server import SMALL_JOB_SHOES, default_workers, held_back, start_fork_server
 from .rules import TableRules
 from .task_progress import (
@@ -89,7 +90,8 @@ class Chunk:
 def plan_chunks(n_shoes: int, shoes_per_chunk: int) -> list[Chunk]:
     """Cut ``n_shoes`` shoes into chunks of ``shoes_per_chunk`` (the last one shorter)."""
     if shoes_per_chunk < 1:
-        raise BaccaratError(f"--chunk must be at least 1, got {shoes_per_chunk}")
+        raise BaccaratError(f"chunk_shoes must be at least 1, got {shoes_per_chunk}",
+                            params=("chunk_shoes",))
     return [Chunk(i, start, min(shoes_per_chunk, n_shoes - start))
             for i, start in enumerate(range(0, n_shoes, shoes_per_chunk))]
 
@@ -103,7 +105,7 @@ def resolve_workers(workers: int | None, shoes: int, scheduler: str | None = Non
     if workers is None:
         return default_workers() if shoes >= SMALL_JOB_SHOES else 1
     if workers < 1:
-        raise BaccaratError(f"--workers must be at least 1, got {workers}")
+        raise BaccaratError(f"workers must be at least 1, got {workers}", params=("workers",))
     return workers if scheduler else cap_workers(workers)[0]
 
 
@@ -250,11 +252,9 @@ class Backend:
         ``connect_timeout`` seconds with one clear line."""
         if not self.scheduler or self._client is not None:
             return
-        try:
-            from distributed import Client
-        except ImportError:  # pragma: no cover - dask is in the dev install
-            raise BaccaratError("--scheduler needs Dask: pip install "
-                                "'baccarat-backtest[dask]'") from None
+        require("distributed", "scheduler")
+        from distributed import Client
+
         problem = _probe_scheduler(self.scheduler, self.connect_timeout)
         if problem is None:
             try:
@@ -264,8 +264,8 @@ class Backend:
                 problem = str(exc) or type(exc).__name__
         if problem is not None:
             raise BaccaratError(f"cannot reach the Dask scheduler at {self.scheduler!r}: "
-                                f"{problem} (--scheduler-timeout sets how long to wait; "
-                                f"now {self.connect_timeout:g} s)")
+                                f"{problem} (scheduler_timeout sets how long to wait; "
+                                f"now {self.connect_timeout:g} s)", params=("scheduler_timeout",))
 
     def release(self) -> None:
         """Stop the local workers now (their memory with them); a later ``run`` starts new
@@ -479,7 +479,8 @@ class Backend:
             raise ChunkFailed(
                 f"the Dask cluster at {self.scheduler} has had no workers for "
                 f"{self.no_workers_timeout:g} s; the run stops (the parts already written "
-                f"are kept: --resume finishes the run once the cluster has workers)")
+                f"are kept: resume=True finishes the run once the cluster has workers)",
+                              params=("resume",))
         return alone_since
 
 
@@ -664,7 +665,7 @@ def generate_dataset(
 
     rules = rules or TableRules()
     if shoes < 1:
-        raise BaccaratError(f"--shoes must be at least 1, got {shoes}")
+        raise BaccaratError(f"shoes must be at least 1, got {shoes}", params=("shoes",))
     workers = resolve_workers(workers, shoes, scheduler)
     folder = Path(out)
     if chunk_shoes is None:

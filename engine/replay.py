@@ -390,9 +390,9 @@ def replay(
     if expected not in EXPECTED_MODES:
         raise BaccaratError(f"expected must be auto or exact, got {expected!r}")
     if expected == "exact" and len(coups) and not has_cards:
-        raise BaccaratError("--expected exact prices each coup from the cards left in the "
+        raise BaccaratError("expected='exact' prices each coup from the cards left in the "
                             "shoe, but the dataset records outcomes only; use a card-level "
-                            "dataset or --expected auto")
+                            "dataset or expected='auto'", params=("expected",))
     grid = session_grid(coups, policy.session_shoes, first_session)
     n, width = grid.shape
     classes = classify_coups(coups)

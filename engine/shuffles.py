@@ -80,29 +80,34 @@ def parse_shuffle(spec: str, table_shoes: int | None = None,
     elif parts[0] == "csm" and len(parts) == 1:
         coups = DEFAULT_CSM_COUPS if coups_per_shoe is None else coups_per_shoe
         if coups < 1:
-            raise ShuffleError(f"--coups-per-shoe must be at least 1, got {coups}")
+            raise ShuffleError(f"coups_per_shoe must be at least 1, got {coups}",
+                               params=("coups_per_shoe",))
         model = ShuffleModel(kind="csm", coups_per_shoe=coups)
     elif parts[0] == "riffle" and len(parts) >= 2 and parts[1].isdigit():
         extras = parts[2:]
         unknown = [p for p in extras if p not in ("strip", "cut")]
         if unknown or len(set(extras)) != len(extras):
-            raise ShuffleError(f"--shuffle {spec!r}: after riffle:K come only 'strip' and "
-                               "'cut', once each (riffle:3:strip:cut)")
+            raise ShuffleError(f"shuffle {spec!r}: after riffle:K come only 'strip' and "
+                               "'cut', once each (riffle:3:strip:cut)", params=("shuffle",))
         riffles = int(parts[1])
         if not 1 <= riffles <= 20:
-            raise ShuffleError(f"--shuffle {spec!r}: K riffles must be 1 to 20")
+            raise ShuffleError(f"shuffle {spec!r}: K riffles must be 1 to 20", params=("shuffle",))
         shoes = DEFAULT_TABLE_SHOES if table_shoes is None else table_shoes
         if shoes < 1:
-            raise ShuffleError(f"--table-shoes must be at least 1, got {shoes}")
+            raise ShuffleError(f"table_shoes must be at least 1, got {shoes}",
+                               params=("table_shoes",))
         model = ShuffleModel(kind="riffle", riffles=riffles, strip="strip" in extras,
                              cut="cut" in extras, table_shoes=shoes)
     else:
-        raise ShuffleError(f"--shuffle {spec!r} is not a shuffle model; use uniform, "
-                           "riffle:K (riffle:K:strip, riffle:K:cut, riffle:K:strip:cut) or csm")
+        raise ShuffleError(f"shuffle {spec!r} is not a shuffle model; use uniform, "
+                           "riffle:K (riffle:K:strip, riffle:K:cut, riffle:K:strip:cut) or csm",
+                           params=("shuffle",))
     if table_shoes is not None and model.kind != "riffle":
-        raise ShuffleError("--table-shoes chains shoes of a riffle model (--shuffle riffle:K)")
+        raise ShuffleError("table_shoes chains shoes of a riffle model (shuffle riffle:K)",
+                           params=("table_shoes", "shuffle"))
     if coups_per_shoe is not None and model.kind != "csm":
-        raise ShuffleError("--coups-per-shoe sets the coups of a csm shoe (--shuffle csm)")
+        raise ShuffleError("coups_per_shoe sets the coups of a csm shoe (shuffle csm)",
+                           params=("coups_per_shoe", "shuffle"))
     return model
 
 

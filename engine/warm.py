@@ -112,22 +112,24 @@ def _deal() -> None:
 
 def _replay() -> None:
     """``backtest`` over recorded outcomes: the replay's kernels, without a dealer."""
-    from .backtest import backtest
+    from .backtest import play
     from .coups import coups_from_outcomes
+    from .job import BacktestJob, Run
 
     with tempfile.TemporaryDirectory() as tmp:
-        backtest(coups_from_outcomes(_OUTCOME_SHOES), _builtin_strategies(outcomes_only=True),
-                 out=f"{tmp}/run")
+        play(BacktestJob(coups_from_outcomes(_OUTCOME_SHOES),
+                         _builtin_strategies(outcomes_only=True), run=Run(out=f"{tmp}/run")))
 
 
 def _cards() -> None:
     """``backtest`` over generated shoes by every built-in, each coup priced exactly from
     the cards left (the odds' enumeration, the counters, the side bets)."""
-    from .backtest import backtest
+    from .backtest import play
+    from .job import BacktestJob, Run
 
     with tempfile.TemporaryDirectory() as tmp:
-        backtest(strategies=_builtin_strategies(), shoes=2, seed=0, out=f"{tmp}/run",
-                 expected="exact")
+        play(BacktestJob(None, _builtin_strategies(), shoes=2, seed=0,
+                         run=Run(out=f"{tmp}/run", expected="exact")))
 
 
 def _models() -> None:
@@ -172,20 +174,22 @@ def _odds() -> None:
 def _no_ledger() -> None:
     """``backtest --ledger none`` over generated and recorded shoes (the fused path, for
     the strategies it plays)."""
-    from .backtest import backtest
+    from .backtest import play
     from .coups import coups_from_outcomes
+    from .job import BacktestJob, Run
     from .rules import TableRules
 
     recorded = coups_from_outcomes(_OUTCOME_SHOES)
     with tempfile.TemporaryDirectory() as tmp:
         # One strategy at a time: a run goes the fused way only if all its strategies can.
         for k, name in enumerate(_builtin_strategies(outcomes_only=True)):
-            backtest(strategies=[name], shoes=2, seed=0, out=f"{tmp}/g{k}", ledger=False)
-            backtest(recorded, [name], out=f"{tmp}/r{k}", ledger=False)
+            play(BacktestJob(None, [name], shoes=2, seed=0,
+                             run=Run(out=f"{tmp}/g{k}", ledger=False)))
+            play(BacktestJob(recorded, [name], run=Run(out=f"{tmp}/r{k}", ledger=False)))
         # The published counts read the cards seen (card-level shoes, an EZ table).
-        backtest(strategies=["count:method=dragon7 | flat", "count:method=panda8 | flat"],
-                 shoes=2, seed=0, out=f"{tmp}/counts", ledger=False,
-                 rules=TableRules(variant="ez"))
+        play(BacktestJob(None, ["count:method=dragon7 | flat", "count:method=panda8 | flat"],
+                         shoes=2, seed=0, rules=TableRules(variant="ez"),
+                         run=Run(out=f"{tmp}/counts", ledger=False)))
 
 
 def _risk() -> None:
@@ -395,11 +399,13 @@ def finish(helper: subprocess.Popen[bytes] | None, failed: bool = False) -> None
 
 
 def _compile(specs: Sequence[str]) -> None:
-    from .backtest import backtest
+    from .backtest import play
     from .coups import coups_from_outcomes
+    from .job import BacktestJob, Run
 
     with tempfile.TemporaryDirectory() as tmp:
-        backtest(coups_from_outcomes(_OUTCOME_SHOES), list(specs), out=f"{tmp}/run")
+        play(BacktestJob(coups_from_outcomes(_OUTCOME_SHOES), list(specs),
+                         run=Run(out=f"{tmp}/run")))
 
 
 def _main(argv: Sequence[str]) -> Any:

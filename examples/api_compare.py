@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.report import compare, write_report
 
 HERE = Path(__file__).resolve().parent
@@ -23,10 +23,10 @@ SHOES, SEED = 2000, 7
 
 def main(out: Path | None = None) -> None:
     """Backtest flat Banker and the plugin, print the comparison, optionally save it all."""
-    flat = backtest(strategies=["flat"], shoes=SHOES, seed=SEED,
-                    out=out / "flat" if out else None)
-    mine = backtest(strategies=[PLUGIN], shoes=SHOES, seed=SEED,
-                    out=out / "banker_after_players" if out else None)
+    flat = backtest(None, ["flat"], shoes=SHOES, seed=SEED,
+                    run=Run(out=out / "flat" if out else None))
+    mine = backtest(None, [PLUGIN], shoes=SHOES, seed=SEED,
+                    run=Run(out=out / "banker_after_players" if out else None))
     runs = {"flat": flat, "mine": mine}  # the keys label the rows: flat/flat, mine/...
     table = compare(runs, sort="mean_net")  # each row's mean net minus the first (flat)
     columns = ["label", "mean_net", "mean_wagered", "realized_edge", "expected_edge",

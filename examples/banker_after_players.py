@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 from baccarat.coups import BANKER, PLAYER
-from baccarat.strategies.base import Result, Strategy, Table, Wager
+from baccarat.strategies import Result, Strategy, Table, Wager
 from pydantic import Field
 
 

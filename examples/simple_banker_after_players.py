@@ -13,7 +13,7 @@ Run it from the repository root with:
 
 from __future__ import annotations
 
-from baccarat.strategies.base import SessionView, SimpleStrategy
+from baccarat.strategies import SessionView, SimpleStrategy
 
 
 class SimpleBankerAfterPlayers(SimpleStrategy):

@@ -5,7 +5,7 @@ Run it with:
     baccarat backtest --shoes 1000 --strategy examples/simple_martingale.py:SimpleMartingale
 """
 
-from baccarat.strategies.base import SessionView, SimpleStrategy
+from baccarat.strategies import SessionView, SimpleStrategy
 
 
 class SimpleMartingale(SimpleStrategy):

@@ -166,9 +166,9 @@ def mounted_tmpfs(mount: Path, options: str) -> Iterator[Path]:
 
 def run_inputs(folder: Path, shoes: int, seed: int) -> dict[str, Path]:
     """A generated coups dataset and a run of flat over it, in ``folder``."""
-    from baccarat.backtest import backtest
+    from baccarat import Run, backtest
     from baccarat.parallel import generate_dataset
 
     generate_dataset(folder / "coups", shoes=shoes, seed=seed)
-    backtest(folder / "coups", ["flat"], out=folder / "run", ledger=False)
+    backtest(folder / "coups", ["flat"], run=Run(out=folder / "run", ledger=False))
     return {"coups": folder / "coups", "run": folder / "run"}

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat import Run
 from baccarat.analysis import analyze_coups
 from baccarat.analysis.frame import frame_of_coups
 from baccarat.analysis.planted import clumped_shoes, streaky_outcomes
@@ -165,9 +166,9 @@ def test_cli_analyze_writes_the_table_and_json(tmp_path) -> None:
 
 
 def test_report_adds_the_analysis_section(tmp_path) -> None:
-    from baccarat.backtest import backtest
+    from baccarat import backtest
 
-    backtest(shoes=20, seed=1, strategies=["flat"], out=tmp_path / "run", ledger=False)
+    backtest(None, ["flat"], shoes=20, seed=1, run=Run(out=tmp_path / "run", ledger=False))
     coups = generate_coups(TableRules(), 1, np.arange(20))
     path = write_coups(coups, tmp_path / "coups.parquet", TableRules())
     assert run_cli("analyze", str(path), "--reference", "40", "--out",

@@ -10,17 +10,19 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from baccarat import Run, backtest
 from baccarat.backtest import (
     LEDGER_FILE,
     RUN_FILE,
     SESSIONS_FILE,
     SUMMARY_FILE,
     BacktestResult,
-    backtest,
+    play,
 )
 from baccarat.cli import app
 from baccarat.deal import generate_coups
 from baccarat.io.parquet import read_metadata
+from baccarat.job import BacktestJob
 from baccarat.rules import TableRules
 from typer.testing import CliRunner
 
@@ -109,9 +111,10 @@ def test_workers_flag_gives_the_same_files(tmp_path: Path):
 def test_progress_reports_every_chunk(tmp_path: Path):
     seen: list[tuple[int, int]] = []
     totals: list[int] = []
-    result = backtest(shoes=90, seed=1, strategies=["flat"], chunk_shoes=40,
-                      progress=lambda coups, sessions: seen.append((coups, sessions)),
-                      on_start=totals.append)
+    result = play(BacktestJob(None, ["flat"], shoes=90, seed=1,
+                              run=Run(chunk_shoes=40, progress=lambda coups, sessions:
+                                      seen.append((coups, sessions))),
+                              on_start=totals.append))
     assert totals == [90]
     # Every chunk's end is reported (chunks played here also report their sessions as
     # their steps go, so there may be more calls between).
@@ -122,10 +125,10 @@ def test_progress_reports_every_chunk(tmp_path: Path):
 
 def test_many_configurations_get_smaller_chunks():
     bases = ",".join(str(10 * i) for i in range(1, 25))  # 24 configurations
-    result = backtest(shoes=30, strategies=[f"flat:base=[{bases}]"], ledger=False)
+    result = backtest(None, [f"flat:base=[{bases}]"], shoes=30, run=Run(ledger=False))
     assert result.info["chunks"]["shoes_per_chunk"] == 6250  # 150,000 config-shoes / 24
     assert len(result.summary) == 24
-    assert backtest(shoes=30, strategies=["flat"]).info["chunks"]["shoes_per_chunk"] == 20_000
+    assert backtest(None, ["flat"], shoes=30).info["chunks"]["shoes_per_chunk"] == 20_000
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ def backtest(*args: str):
         (["--session-shoes", "20"], "--session-shoes 20: the dataset holds 3 shoes; "
                                     "expected 1 to 3"),
         (["--bankroll", "0"], "--bankroll 0.0: expected a positive amount"),
-        (["--bankroll", "5"], "--bankroll 5 is below the table minimum 10"),
+        (["--bankroll", "5"], "--bankroll must be at least the table minimum 10, got 5"),
         (["--bankroll", "inf"], "--bankroll inf"),
         (["--when-short", "borrow"], "--when-short 'borrow': expected stop or reduce"),
         (["--ledger", "some"], "--ledger some: expected full or none"),

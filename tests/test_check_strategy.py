@@ -284,8 +284,7 @@ def test_backtest_refuses_a_plugin_whose_ledger_depends_on_the_chunking(
 def test_a_plugin_that_passes_is_remembered_and_not_checked_again(plugins: Path,
                                                                  tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch):
-    from baccarat import strategy_check
-    from baccarat.backtest import backtest
+    from baccarat import backtest, strategy_check
 
     monkeypatch.setenv("BACCARAT_CACHE_DIR", str(tmp_path / "cache"))
     checked: list[str] = []
@@ -296,12 +295,12 @@ def test_a_plugin_that_passes_is_remembered_and_not_checked_again(plugins: Path,
         return quick(config, rules, *args)
 
     monkeypatch.setattr(strategy_check, "quick_check", counting)
-    backtest(strategies=[spec(plugins, "Good"), "martingale"], shoes=10, seed=1)
+    backtest(None, [spec(plugins, "Good"), "martingale"], shoes=10, seed=1)
     assert checked == ["good"]  # the plugin, not the built-in
-    backtest(strategies=[spec(plugins, "Good")], shoes=10, seed=2)
+    backtest(None, [spec(plugins, "Good")], shoes=10, seed=2)
     assert checked == ["good"]  # remembered by its source
     (tmp_path / "changed.py").write_text(HEADER + PLUGINS["Good"] + "\n# edited\n")
-    backtest(strategies=[f"{tmp_path / 'changed.py'}:Good"], shoes=10, seed=2)
+    backtest(None, [f"{tmp_path / 'changed.py'}:Good"], shoes=10, seed=2)
     assert len(checked) == 2  # another source: checked again
     assert (tmp_path / "cache" / "checked-plugins.json").is_file()
 

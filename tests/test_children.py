@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from holders import ROOT, finish, gone_within, session_members, spawn, wait_until
 
 LEAKY = '''
@@ -50,7 +50,7 @@ def five(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run of five configurations: some twenty figures to draw."""
     out = tmp_path_factory.mktemp("five") / "run"
     backtest(None, ["flat", "martingale", "fibonacci", "paroli", "follow"], shoes=300, seed=4,
-             out=out, ledger=False)
+             run=Run(out=out, ledger=False))
     return out
 
 

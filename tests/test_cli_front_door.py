@@ -27,7 +27,7 @@ runner = CliRunner()
         (["backtest", "--shoes", "0", "-s", "flat"], "'--shoes'"),
         (["backtest", "--shoes", "ten", "-s", "flat"], "(got 'ten')"),
         (["backtest", "--shoes", "3"], "Missing option '--strategy'"),
-        (["backtest", "--cut-card", "3", "-s", "flat"], "No such option: --cut-card"),
+        (["backtest", "--cut-cards", "3", "-s", "flat"], "No such option: --cut-cards"),
         (["--bogus"], "No such option: --bogus"),
         (["nosuch"], "No such command 'nosuch'"),
         (["odds", "--decks", "many"], "'--decks'"),
@@ -141,12 +141,12 @@ def test_every_option_the_readme_shows_exists_in_that_commands_help():
 
 
 def test_the_readme_check_would_catch_a_missing_option():
-    text = ("### `baccarat backtest`: x\n\nUse `--cut-card` here, and `generate --shuffle`.\n"
+    text = ("### `baccarat backtest`: x\n\nUse `--cut-cards` here, and `generate --shuffle`.\n"
             "\n$ baccarat odds --bogus \\\n    --more\n")
     shown = _options_shown(text)
-    assert shown["backtest"] == {"--cut-card"} and shown["odds"] == {"--bogus", "--more"}
+    assert shown["backtest"] == {"--cut-cards"} and shown["odds"] == {"--bogus", "--more"}
     assert shown["generate"] == {"--shuffle"}
-    assert "--cut-card" not in _help_options("backtest")
+    assert "--cut-cards" not in _help_options("backtest")
 
 
 def test_quiet_hides_only_the_progress_bar_and_no_table_the_table(tmp_path: Path):

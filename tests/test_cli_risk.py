@@ -106,10 +106,10 @@ def test_chips_with_reduced_stakes_are_simulated_and_said_so() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--coups", "5", "--shoes", "2"], "--coups sets the session's length"),
+    (["--coups", "5", "--session-shoes", "2"], "--coups sets the session's length"),
     (["--size", "bankroll=0.01"], "expected ruin=RISK"),
     (["--size", "ruin=2"], "between 0 and 1"),
-    (["--bankroll", "5"], "below the table minimum"),
+    (["--bankroll", "5"], "--bankroll must be at least the table minimum 10, got 5"),
     (["--when-short", "maybe"], "expected stop or reduce"),
     (["--stop-loss", "-3"], "expected a positive amount"),
 ])

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, Session, backtest
 from baccarat.cli import app
 from baccarat.cli.report import comparison_tables
 from baccarat.metrics import SUMMARY_METRICS
@@ -47,13 +47,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "other_seed": root / "other_seed",
         "two_shoe_sessions": root / "two_shoe_sessions",
     }
-    backtest(strategies=["flat", "flat:side=tie", "martingale"], shoes=600, seed=5,
-             out=folders["three"])
-    backtest(strategies=["flat"], shoes=600, seed=5, rules=TableRules(commission=0.04),
-             out=folders["again"])
-    backtest(strategies=["flat"], shoes=600, seed=6, out=folders["other_seed"])
-    backtest(strategies=["flat"], shoes=600, seed=5, session_shoes=2,
-             out=folders["two_shoe_sessions"])
+    backtest(None, ["flat", "flat:side=tie", "martingale"], shoes=600, seed=5,
+             run=Run(out=folders["three"]))
+    backtest(None, ["flat"], shoes=600, seed=5, rules=TableRules(commission=0.04),
+             run=Run(out=folders["again"]))
+    backtest(None, ["flat"], shoes=600, seed=6, run=Run(out=folders["other_seed"]))
+    backtest(None, ["flat"], shoes=600, seed=5, session=Session(session_shoes=2),
+             run=Run(out=folders["two_shoe_sessions"]))
     return folders
 
 
@@ -197,7 +197,7 @@ def test_differences_lists_every_pair(runs: dict[str, Path]) -> None:
 
 
 def test_results_in_memory_compare_like_folders(runs: dict[str, Path]) -> None:
-    mem = backtest(strategies=["flat", "flat:side=tie", "martingale"], shoes=600, seed=5)
+    mem = backtest(None, ["flat", "flat:side=tie", "martingale"], shoes=600, seed=5)
     a = compare(mem)
     b = compare(runs["three"])
     metrics = [m.name for m in SUMMARY_METRICS] + ["diff_mean_net", "diff_low", "diff_high"]

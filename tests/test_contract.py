@@ -10,11 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
+from baccarat.backtest import play
 from baccarat.cli import app
 from baccarat.coups import coups_from_outcomes
 from baccarat.deal import generate_coups
 from baccarat.errors import BaccaratError, StrategyFault
+from baccarat.job import BacktestJob
 from baccarat.parallel import ChunkFailed
 from baccarat.replay import SessionPolicy, replay
 from baccarat.rules import TableRules
@@ -388,14 +390,14 @@ def test_a_strategy_error_is_never_retried_and_leaves_no_folder(tmp_path: Path, 
     marker = tmp_path / "starts"
     out = tmp_path / "run"
     with pytest.raises(StrategyFault) as err:
-        backtest(strategies=[CountsStarts(marker=str(marker))], shoes=20, seed=1, out=out,
-                 chunk_shoes=10, workers=workers, unchecked=True)
+        play(BacktestJob(None, [CountsStarts(marker=str(marker))], shoes=20, seed=1,
+                         run=Run(out=out, chunk_shoes=10, workers=workers), unchecked=True))
     assert not isinstance(err.value, ChunkFailed)
     assert "counts_starts" in str(err.value) and "chunk" not in str(err.value)
     assert 1 <= len(marker.read_text()) <= workers  # each chunk started once at most
     assert not out.exists()
     # The same folder takes the next run.
-    backtest(strategies=["flat"], shoes=20, seed=1, out=out, chunk_shoes=10)
+    backtest(None, ["flat"], shoes=20, seed=1, run=Run(out=out, chunk_shoes=10))
     assert (out / "run.json").exists()
 
 
@@ -432,18 +434,18 @@ def test_a_strategy_error_in_a_resumed_run_keeps_it_resumable_and_says_so(
     spec = f"{path}:Flatish"
     monkeypatch.setenv(FAULT_ENV, "1:raise")  # the disk fills up at the second chunk
     with pytest.raises(ChunkFailed):
-        backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out)
+        backtest(None, [spec], shoes=30, seed=2, run=Run(chunk_shoes=10, out=out))
     monkeypatch.delenv(FAULT_ENV)
     path.write_text(RESUMABLE_PLUGIN.replace("{bug}", " / 0"))  # an edit goes wrong
     forget_plugins(monkeypatch)  # as a new process would, read the file again
     with pytest.raises(StrategyFault, match=r"raised ZeroDivisionError in wager\(\) at .*"
                        r"flatish.py:11: .*; .*run keeps its finished chunks: fix the strategy "
                        r"and finish the run with --resume$"):
-        backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out, resume=True)
+        backtest(None, [spec], shoes=30, seed=2, run=Run(chunk_shoes=10, out=out, resume=True))
     assert (out / "_plan.json").exists()
     path.write_text(RESUMABLE_PLUGIN.replace("{bug}", ""))
     forget_plugins(monkeypatch)
-    backtest(strategies=[spec], shoes=30, seed=2, chunk_shoes=10, out=out, resume=True)
+    backtest(None, [spec], shoes=30, seed=2, run=Run(chunk_shoes=10, out=out, resume=True))
     assert (out / "run.json").exists()
 
 

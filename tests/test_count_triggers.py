@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Session
+from baccarat.backtest import play
 from baccarat.cards import card_label
 from baccarat.deal import generate_coups
+from baccarat.job import BacktestJob
 from baccarat.odds import expected_values
 from baccarat.rules import TableRules
 
@@ -54,7 +56,7 @@ def coups():  # type: ignore[no-untyped-def]
     ("dragon7", DRAGON7, 4, "dragon7"), ("panda8", PANDA8, 11, "panda8")])
 def test_the_published_count_bets_where_its_true_count_reaches_the_trigger(
         coups, method: str, tags: dict[str, int], trigger: int, kind: str):  # type: ignore
-    ledger = backtest(coups, [f"count:method={method}"], rules=EZ, unchecked=True).ledger
+    ledger = play(BacktestJob(coups, [f"count:method={method}"], rules=EZ, unchecked=True)).ledger
     counts = walk(coups, tags)
     expected = np.array([tc >= trigger and left.sum() >= 6 for tc, left in counts])
     assert expected.sum() > 20  # the trigger is reached in these shoes
@@ -69,8 +71,8 @@ def test_the_published_count_bets_where_its_true_count_reaches_the_trigger(
 def test_kelly_stakes_the_kelly_fraction_of_the_exact_ev(coups):  # type: ignore
     # count:method=dragon7 picks the coups; Kelly stakes 0.5 x bankroll x EV / 40 from the
     # exact EV of the cards left (Dragon 7 pays 40:1), never below the base of 10.
-    ledger = backtest(coups, ["count:method=dragon7 | kelly"], rules=EZ, bankroll=1e5,
-                      unchecked=True).ledger
+    ledger = play(BacktestJob(coups, ["count:method=dragon7 | kelly"], rules=EZ,
+                              session=Session(bankroll=1e5), unchecked=True)).ledger
     counts = walk(coups, DRAGON7)
     before = ledger["bankroll"].to_numpy() - ledger["net"].to_numpy()
     bets = np.flatnonzero(ledger["dragon7"].to_numpy() > 0)

@@ -15,10 +15,12 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, Session, backtest
+from baccarat.backtest import play
 from baccarat.bets import BET_KINDS, KIND_INDEX
 from baccarat.coups import Coups, coups_from_outcomes
 from baccarat.deal import generate_coups
+from baccarat.job import BacktestJob
 from baccarat.odds import event_probabilities, expected_values, expected_values_batch
 from baccarat.odds.composition import pack_compositions
 from baccarat.replay import SessionPolicy, StrategyFault, replay
@@ -418,7 +420,7 @@ def bets_checked_against_exact_ev(rules: TableRules, shoes: int, seed: int,
     """Replay ``counter`` and check every ledger row against the exact EV worked out here."""
     coups = generate_coups(rules, seed, np.arange(shoes))
     coups.decks = rules.decks
-    ledger = backtest(coups, [counter], rules=rules, bankroll=bankroll).ledger
+    ledger = backtest(coups, [counter], rules=rules, session=Session(bankroll=bankroll)).ledger
     steps = [step for session in counted_sessions(coups, 1) for step in session]
     seen = np.array([s for s, _ in steps])
     rows = np.array([r for _, r in steps])
@@ -480,9 +482,9 @@ def test_counter_realizes_the_mean_exact_ev_of_its_bets() -> None:
     rules = TableRules(decks=1, variant="ez")
     RecordingCounter.log.clear()
     counter = RecordingCounter(bet="dragon7", method="true_count", kelly=0.0)
-    result = backtest(shoes=5000, seed=12, rules=rules, strategies=[counter], bankroll=1e6,
-                      unchecked=True,  # it logs every bet: no check before the run
-                      ledger=False)
+    result = play(BacktestJob(None, [counter], shoes=5000, seed=12, rules=rules,
+                              session=Session(bankroll=1e6), run=Run(ledger=False),
+                              unchecked=True))
     stakes = np.concatenate([s for s, _ in RecordingCounter.log])
     evs = np.concatenate([e for _, e in RecordingCounter.log])
     row = result.summary.iloc[0]
@@ -518,6 +520,6 @@ def test_counter_parameters_and_refusals() -> None:
                                             "outcomes only"):
         backtest(coups_from_outcomes(["BPBB"]), ["counter"])
     with pytest.raises(StrategyError, match="dragon7 bet is not offered"):
-        backtest(shoes=1, seed=1, strategies=["counter:bet=dragon7"])
+        backtest(None, ["counter:bet=dragon7"], shoes=1, seed=1)
     with pytest.raises(StrategyError, match="needs the cards seen in the shoe"):
         Counter().start(Table(2, TableRules(), np.full(2, 100.0), max_coups=1))

@@ -17,9 +17,11 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat import Run
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, play
 from baccarat.cli import app
 from baccarat.io.parquet import PLAN_FILE
+from baccarat.job import BacktestJob
 from baccarat.parallel import ChunkFailed
 from baccarat.strategies.base import Strategy, Table, Wager
 from typer.testing import CliRunner
@@ -161,9 +163,9 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(
         threading.Thread(target=lose_the_workers, daemon=True).start()
         started = time.monotonic()
         with pytest.raises(ChunkFailed, match=r"no workers for 1 s.*--resume"):
-            backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
-                     unchecked=True, scheduler=cluster.scheduler_address,
-                     backend_options={"no_workers_timeout": 1.0})
+            play(BacktestJob(None, [Slowish()], shoes=12,
+                             run=Run(chunk_shoes=1, out=out, scheduler=cluster.scheduler_address),
+                             unchecked=True, backend_options={"no_workers_timeout": 1.0}))
         assert time.monotonic() - started < 30
         assert (out / PLAN_FILE).exists() and not (out / RUN_FILE).exists()
         done = len(list((out / SESSIONS_FILE).glob("part-*.parquet")))
@@ -171,8 +173,10 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(
 
         cluster.scale(1)
         monkeypatch.setattr(Slowish, "delay", 0.0)  # the rest at full speed
-        result = backtest(strategies=[Slowish()], shoes=12, chunk_shoes=1, out=out,
-                          unchecked=True, scheduler=cluster.scheduler_address, resume=True)
+        result = play(BacktestJob(None, [Slowish()], shoes=12,
+                                  run=Run(chunk_shoes=1, out=out, resume=True,
+                                          scheduler=cluster.scheduler_address),
+                                  unchecked=True))
     assert result.info["chunks"]["resumed"] == done
     assert BacktestResult.load(out).info["counts"]["sessions"] == 12
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, Session, backtest
 
 # Published exact 8-deck house edges, as fractions of the stake per hand.
 PUBLISHED = {"banker": 0.0106, "player": 0.0124, "tie": 0.1436}
@@ -12,8 +12,8 @@ PUBLISHED = {"banker": 0.0106, "player": 0.0124, "tie": 0.1436}
 @pytest.fixture(scope="module")
 def flat_runs():
     specs = ["flat:side=banker", "flat:side=player", "flat:side=tie"]
-    return backtest(shoes=15_000, seed=2026, strategies=specs, ledger=False,
-                    bankroll=1e9).summary.set_index("spec")
+    return backtest(None, specs, shoes=15_000, seed=2026, session=Session(bankroll=1e9),
+                    run=Run(ledger=False)).summary.set_index("spec")
 
 
 @pytest.mark.parametrize("side", ["banker", "player", "tie"])

@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from baccarat.backtest import backtest
+from baccarat import backtest
 from baccarat.cards import NO_CARD
 from baccarat.cli import app
 from baccarat.coups import Coups
+from keywords import backtest_with
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,8 +59,8 @@ def test_the_system_by_hand(spec: str) -> None:
 def test_array_and_simple_forms_give_identical_ledgers() -> None:
     # sessions of two shoes: the run of Player wins carries across the shoe change in both
     kwargs = {"shoes": 300, "seed": 3, "session_shoes": 2}
-    array = backtest(strategies=[ARRAY, f"{ARRAY}:streak=3"], **kwargs)
-    simple = backtest(strategies=[SIMPLE, f"{SIMPLE}:streak=3"], **kwargs)
+    array = backtest_with(strategies=[ARRAY, f"{ARRAY}:streak=3"], **kwargs)
+    simple = backtest_with(strategies=[SIMPLE, f"{SIMPLE}:streak=3"], **kwargs)
     a = array.ledger.drop(columns="strategy")
     b = simple.ledger.drop(columns="strategy")
     assert len(a) > 10_000 and (a["banker"] > 0).sum() > 1_000
@@ -69,8 +70,8 @@ def test_array_and_simple_forms_give_identical_ledgers() -> None:
 
 
 def test_simple_martingale_matches_the_builtin() -> None:
-    builtin = backtest(strategies=["martingale"], shoes=300, seed=4)
-    simple = backtest(strategies=[SIMPLE_MARTINGALE], shoes=300, seed=4)
+    builtin = backtest(None, ["martingale"], shoes=300, seed=4)
+    simple = backtest(None, [SIMPLE_MARTINGALE], shoes=300, seed=4)
     assert builtin.summary["bust_rate"].iloc[0] > 0.1  # the progression does go bust
     pd.testing.assert_frame_equal(builtin.ledger.drop(columns="strategy"),
                                   simple.ledger.drop(columns="strategy"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.cards import VALUE_OF_CODE
 from baccarat.coups import coups_from_outcomes
 from baccarat.deal import generate_coups
@@ -21,7 +21,7 @@ BANKER_EDGE_8_DECKS = 0.010579  # published: Banker 1.0579% at 5% commission
 
 
 def test_flat_banker_is_priced_by_the_full_shoe():
-    result = backtest(shoes=300, seed=5, strategies=["flat"])
+    result = backtest(None, ["flat"], shoes=300, seed=5)
     ledger = result.ledger
     staked = ledger["banker"] > 0
     assert staked.all()
@@ -60,7 +60,7 @@ def _remaining_before_each_coup(coups, decks: int) -> np.ndarray:
 def test_expected_exact_prices_every_coup_from_the_cards_left():
     rules = TableRules(decks=1)
     coups = generate_coups(rules, 3, np.arange(4))
-    result = backtest(coups, ["flat", "flat:side=player"], rules=rules, expected="exact")
+    result = backtest(coups, ["flat", "flat:side=player"], rules=rules, run=Run(expected="exact"))
     remaining = _remaining_before_each_coup(coups, 1)
     ledger = result.ledger
     for config, kind in ((0, "banker"), (1, "player")):
@@ -78,6 +78,6 @@ def test_expected_exact_prices_every_coup_from_the_cards_left():
 
 def test_expected_exact_needs_the_cards():
     with pytest.raises(BaccaratError, match="--expected exact .* outcomes only"):
-        backtest(coups_from_outcomes(["BPBB"]), ["flat"], expected="exact")
+        backtest(coups_from_outcomes(["BPBB"]), ["flat"], run=Run(expected="exact"))
     with pytest.raises(BaccaratError, match="--expected must be auto or exact"):
-        backtest(coups_from_outcomes(["BPBB"]), ["flat"], expected="sometimes")
+        backtest(coups_from_outcomes(["BPBB"]), ["flat"], run=Run(expected="sometimes"))

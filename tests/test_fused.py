@@ -20,7 +20,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from baccarat.backtest import RUN_FILE, backtest, read_run_table
+from baccarat import Run, Session, backtest
+from baccarat.backtest import RUN_FILE, read_run_table
 from baccarat.bets import BET_KINDS, N_PAIR_STATES, NO_PAIR, classify_coups
 from baccarat.cli import app
 from baccarat.coups import Coups
@@ -35,6 +36,7 @@ from baccarat.strategies.presets import MartingalePreset as Martingale
 from baccarat.strategies.registry import expand_spec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from keywords import backtest_with
 from typer.testing import CliRunner
 
 backtest_module = importlib.import_module("baccarat.backtest")  # baccarat.backtest: the function
@@ -88,10 +90,10 @@ def counting_fused() -> Iterator[list[bool]]:
 def both_ways(**kwargs: Any) -> tuple[Any, Any]:
     """(fused result, generic result) of the same backtest; the fused one must be fused."""
     with counting_fused() as played:
-        fused = backtest(ledger=False, **kwargs)
+        fused = backtest_with(ledger=False, **kwargs)
     assert played and all(played), "the fused path did not play every chunk"
     with generic_only():
-        generic = backtest(ledger=False, **kwargs)
+        generic = backtest_with(ledger=False, **kwargs)
     return fused, generic
 
 
@@ -208,14 +210,14 @@ def test_an_outcomes_only_table_gives_the_replays_sessions():
 
 def test_a_stake_below_the_minimum_is_raised_as_the_replay_raises_it():
     with counting_fused() as played:
-        fused = backtest(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1,
-                         ledger=False)
+        fused = backtest(None, ["martingale", "flat:base=7.3"], shoes=5, seed=1,
+                         run=Run(ledger=False))
     assert played == [True]
     with generic_only():
-        generic = backtest(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1,
-                           ledger=False)
+        generic = backtest(None, ["martingale", "flat:base=7.3"], shoes=5, seed=1,
+                           run=Run(ledger=False))
     assert_same_run(fused, generic)
-    flat_at_ten = backtest(strategies=["martingale", "flat"], shoes=5, seed=1, ledger=False)
+    flat_at_ten = backtest(None, ["martingale", "flat"], shoes=5, seed=1, run=Run(ledger=False))
     assert fused.summary["mean_wagered"].tolist() == \
         flat_at_ten.summary["mean_wagered"].tolist()  # 7.3 raised to the minimum of 10
 
@@ -225,10 +227,10 @@ def test_a_bet_the_dataset_cannot_settle_is_refused_as_the_replay_refuses_it():
     coups.cards[:] = -1  # totals only: under EZ a Banker 7 may or may not be a push
     rules = TableRules(variant="ez")
     with counting_fused() as played, pytest.raises(StrategyFault) as fused:
-        backtest(coups, ["martingale"], rules=rules, ledger=False)
+        backtest(coups, ["martingale"], rules=rules, run=Run(ledger=False))
     assert played == [False]
     with generic_only(), pytest.raises(StrategyFault) as generic:
-        backtest(coups, ["martingale"], rules=rules, ledger=False)
+        backtest(coups, ["martingale"], rules=rules, run=Run(ledger=False))
     assert str(fused.value) == str(generic.value)
     assert "cannot be settled" in str(fused.value)
 
@@ -268,14 +270,14 @@ def test_compiled_configurations_play_fused_beside_the_ones_the_replay_plays():
 
     backtest_module._run_fused = spy  # type: ignore[assignment]
     try:
-        fused = backtest(strategies=specs, shoes=23, seed=6, chunk_shoes=10, ledger=False,
-                         rules=TableRules(table_min=5), stop_loss=120.0)
+        fused = backtest(None, specs, shoes=23, seed=6, rules=TableRules(table_min=5),
+                         session=Session(stop_loss=120.0), run=Run(chunk_shoes=10, ledger=False))
     finally:
         backtest_module._run_fused = kept
     assert chunks == [(0, 2, 3, 5)] * 3
     with generic_only():
-        generic = backtest(strategies=specs, shoes=23, seed=6, chunk_shoes=10, ledger=False,
-                           rules=TableRules(table_min=5), stop_loss=120.0)
+        generic = backtest(None, specs, shoes=23, seed=6, rules=TableRules(table_min=5),
+                           session=Session(stop_loss=120.0), run=Run(chunk_shoes=10, ledger=False))
     assert_same_run(fused, generic)
 
 
@@ -336,8 +338,8 @@ def test_the_summary_from_memory_is_the_summary_of_the_parts(fused: bool, batch:
     specs = ["martingale", "paroli:side=player,base=7.3", "flat:side=tie,base=5"]
     rules = TableRules(table_min=5)
     with (counting_fused() if fused else generic_only()):
-        result = backtest(strategies=specs, shoes=25, seed=8, rules=rules, chunk_shoes=10,
-                          ledger=False, stop_loss=200.0)
+        result = backtest(None, specs, shoes=25, seed=8, rules=rules,
+                          session=Session(stop_loss=200.0), run=Run(chunk_shoes=10, ledger=False))
     assert reads == []
     configs = [config for spec in specs for config in expand_spec(spec)]
     from_parts = backtest_module.summarize_run(result.folder, configs, rules)
@@ -597,12 +599,12 @@ def test_the_full_ledger_played_fused_is_the_replays_row_for_row():
 
     backtest_module._run_fused = spy  # type: ignore[assignment]
     try:
-        fused = backtest(ledger=True, **kwargs)
+        fused = backtest_with(ledger=True, **kwargs)
     finally:
         backtest_module._run_fused = kept
     assert chunks and set(chunks) == {(0, 1, 2, 3, 4)}  # the EV count, the plugin replayed
     with generic_only():
-        generic = backtest(ledger=True, **kwargs)
+        generic = backtest_with(ledger=True, **kwargs)
     assert_same_run(fused, generic)
     a = read_run_table(fused.folder, "ledger")
     b = read_run_table(generic.folder, "ledger")

@@ -19,16 +19,17 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from baccarat import native
-from baccarat.backtest import backtest, read_run_table
+from baccarat import Run, backtest, native
+from baccarat.backtest import read_run_table
 from baccarat.fused import _deal_classes
 from baccarat.fused_play import play_systems
+from keywords import backtest_with
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def sessions_of(**kwargs: object) -> dict[str, list[object]]:
-    result = backtest(ledger=False, **kwargs)  # type: ignore[arg-type]
+    result = backtest_with(ledger=False, **kwargs)  # type: ignore[arg-type]
     return read_run_table(result.folder, "sessions").to_pydict()
 
 
@@ -38,7 +39,8 @@ def test_a_fresh_process_plays_the_fused_path_without_numba(tmp_path: Path):
     assert native.refused == {}  # built (or loaded) here: the fused kernels are native
     script = textwrap.dedent(f"""
         import json, sys
-        from baccarat.backtest import backtest, read_run_table
+        from baccarat.backtest import read_run_table
+        from baccarat import backtest
         result = backtest(strategies={specs!r}, shoes=60, seed=4, ledger=False,
                           out={str(tmp_path / "there")!r})
         rows = read_run_table(result.folder, "sessions").to_pydict()
@@ -65,7 +67,8 @@ def test_a_stored_dataset_plays_without_numba_too(tmp_path: Path):
     assert native.refused == {}
     script = textwrap.dedent(f"""
         import json, sys
-        from baccarat.backtest import backtest, read_run_table
+        from baccarat.backtest import read_run_table
+        from baccarat import backtest
         result = backtest({str(tmp_path / "coups")!r}, {specs!r}, session_shoes=2,
                           ledger=False, out={str(tmp_path / "there")!r})
         rows = read_run_table(result.folder, "sessions").to_pydict()
@@ -185,7 +188,7 @@ def test_what_cannot_take_the_native_path_runs_through_numba(tmp_path):
 def test_the_fused_kernels_allocate_nothing():
     """They take the native path (a new allocation in them would silently cost a fresh
     process numba's start-up again)."""
-    backtest(strategies=["martingale"], shoes=6, seed=1, ledger=False)
+    backtest(None, ["martingale"], shoes=6, seed=1, run=Run(ledger=False))
     for kernel in (_deal_classes, play_systems):
         assert f"{kernel.__module__}.{kernel.__qualname__}" not in native.refused
         assert kernel._native

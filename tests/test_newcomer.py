@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 from baccarat import backtest
+from baccarat.backtest import play as play_job
 from baccarat.coups import coups_from_outcomes
 from baccarat.errors import BaccaratError
+from baccarat.job import BacktestJob
 from baccarat.strategies.registry import expand_spec
 from baccarat.testing import play
 
@@ -186,8 +188,8 @@ def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_plugin_part_with_a_mistake_is_one_line_naming_its_method(plugins: Path, part: str,
                                                                     line: str):
     with pytest.raises(BaccaratError) as err:
-        backtest(coups_from_outcomes(["BPPB", "PBBP"]), [f"{plugins}:{part} | martingale"],
-                 unchecked=True)
+        play_job(BacktestJob(coups_from_outcomes(["BPPB", "PBBP"]),
+                         [f"{plugins}:{part} | martingale"], unchecked=True))
     message = str(err.value)
     assert "\n" not in message
     assert re.fullmatch(line, message), message

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import typer.main
+from baccarat import Run
 from baccarat.cli import COMMANDS, app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,10 +132,10 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> list[Job]:
     for sample in ("coups-cards.csv", "scorecard.txt"):
         shutil.copy(ROOT / "data" / sample, inputs / sample)
     shutil.copy(ROOT / "data" / "generated-8deck-200.parquet", inputs / "sample.parquet")
-    from baccarat.backtest import backtest
+    from baccarat import backtest
 
-    backtest(shoes=40, seed=1, strategies=["flat", "martingale"], out=inputs / "run",
-             ledger=False)
+    backtest(None, ["flat", "martingale"], shoes=40, seed=1,
+             run=Run(out=inputs / "run", ledger=False))
     jobs = jobs_for(base)
     spec = [{"args": job.args, "cwd": str(job.cwd), "log": str(job.log),
              "interrupt": job.interrupt, "env": {"COLUMNS": "80"}} for job in jobs]

@@ -5,15 +5,23 @@ with stopped sessions kept, figures, and errors in Python's words."""
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 
 import baccarat
 import numpy as np
 import pandas as pd
 import pytest
-from baccarat import Run, Session, backtest, compare, generate, import_files, odds, report
-from baccarat.api import in_python_words
+from baccarat import (
+    Run,
+    Session,
+    TableRules,
+    backtest,
+    compare,
+    generate,
+    odds,
+    risk,
+    roads,
+)
 from baccarat.io.parquet import read_coups
 from baccarat.replay import SessionPolicy
 
@@ -27,27 +35,43 @@ def result():  # noqa: ANN201 - a BacktestResult
                     run=Run(workers=1))
 
 
-def test_one_import_gives_the_notebook_names_and_tab_completion_lists_them() -> None:
-    assert callable(backtest) and callable(generate) and callable(import_files)
-    assert callable(compare) and callable(report) and hasattr(odds, "house_edges")
-    for name in ("backtest", "generate", "import_files", "compare", "report", "odds",
-                 "Session", "Run", "TableRules"):
-        assert name in dir(baccarat), name
-    package = sys.modules["baccarat.report"] if "baccarat.report" in sys.modules else \
-        importlib.import_module("baccarat.report")
-    assert {"compare", "write_report", "load_run"} <= set(dir(package))
+def test_one_import_gives_the_face_each_a_function_or_a_class() -> None:
+    import inspect
+
+    assert set(baccarat.__all__) <= set(dir(baccarat))
+    for name in baccarat.__all__:
+        value = getattr(baccarat, name)
+        assert inspect.isfunction(value) or inspect.isclass(value), name
+    assert {"backtest", "search", "risk", "generate", "import_files", "compare", "report",
+            "odds", "roads", "analyze", "Session", "Run", "TableRules", "SimpleStrategy",
+            "Selection", "Staking", "BacktestResult"} <= set(baccarat.__all__)
+    # a submodule imported under the same name does not replace the function
+    importlib.import_module("baccarat.odds.enumeration")
+    importlib.import_module("baccarat.backtest")
+    assert callable(baccarat.odds) and inspect.isfunction(baccarat.backtest)
 
 
-def test_session_is_the_replays_policy_and_old_keywords_give_the_same_run() -> None:
+def test_session_is_the_replays_policy_and_settings_go_in_their_group() -> None:
     assert Session is SessionPolicy
-    grouped = backtest(shoes=120, seed=3, strategies=["martingale"],
+    grouped = backtest(None, ["martingale"], shoes=120, seed=3,
                        session=Session(bankroll=400, stop_loss=150), run=Run(workers=1))
-    flat = backtest(shoes=120, seed=3, strategies=["martingale"], bankroll=400,
-                    stop_loss=150, workers=1)
-    pd.testing.assert_frame_equal(grouped.summary, flat.summary)
     assert grouped.sessions["start_bankroll"].eq(400).all()
-    with pytest.raises(TypeError, match=r"Session\(.*Run\("):
-        backtest(shoes=10, strategies=["flat"], bankrol=400)
+    with pytest.raises(TypeError, match="bankroll"):
+        backtest(None, ["flat"], shoes=10, bankroll=400)  # type: ignore[call-arg]
+
+
+def test_odds_risk_and_roads_answer_in_python() -> None:
+    # the 8-deck house edges every published table gives: Banker 1.058%, Player 1.235%
+    edges = odds().set_index("bet")["house_edge"]
+    assert round(edges["banker"] * 100, 3) == 1.058 and round(edges["player"] * 100, 3) == 1.235
+    # one coup of flat 10 on Player from 100: +10 or -10, or 0 on a tie
+    frame = risk("flat:side=player", session=Session(bankroll=100), coups=1)
+    p = frame.set_index("net")["probability"]
+    assert p[10.0] == pytest.approx(0.446246, abs=1e-6)
+    assert p[-10.0] == pytest.approx(0.458597, abs=1e-6)
+    # B P P T B: the big road's columns B, P P (tie on the second P), B
+    road = roads("BPPTB")
+    assert [len(column) for column in road.big_road.columns] == [1, 2, 1]
 
 
 def test_the_bankroll_curve_keeps_stopped_sessions_at_their_final_bankroll(result) -> None:
@@ -100,24 +124,35 @@ def test_read_coups_returns_the_coups_and_the_metadata_by_name() -> None:
 
 
 def test_errors_raised_to_python_name_the_python_argument(tmp_path: Path) -> None:
-    assert in_python_words("pass --force to overwrite it") == "pass force=True to overwrite it"
-    assert in_python_words("--stop-loss -100.0: expected a positive amount") == \
-        "stop_loss=-100.0: expected a positive amount"
-    # a word after the flag is its value only when it is not the sentence going on
-    assert in_python_words("--when-short reduce needs a table minimum") == \
-        "when_short=reduce needs a table minimum"
     with pytest.raises(Exception, match=r"^workers must be at least 1, got 0$"):
-        backtest(shoes=10, strategies=["flat"], run=Run(workers=0))
+        backtest(None, ["flat"], shoes=10, run=Run(workers=0))
     with pytest.raises(Exception, match=r"^chunk_shoes must be at least 1, got 0$"):
-        backtest(shoes=10, strategies=["flat"], run=Run(chunk_shoes=0))
+        backtest(None, ["flat"], shoes=10, run=Run(chunk_shoes=0))
+    with pytest.raises(Exception, match=r"^bankroll must be at least the table minimum 10, "
+                                        r"got 5"):
+        backtest(None, ["flat"], shoes=10, rules=TableRules(table_min=10),
+                 session=Session(bankroll=5))
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "notes.txt").write_text("mine")
     with pytest.raises(Exception, match="force=True") as caught:
-        backtest(shoes=10, strategies=["flat"], run=Run(out=tmp_path / "run"))
+        backtest(None, ["flat"], shoes=10, run=Run(out=tmp_path / "run"))
     assert "--force" not in str(caught.value)
-    with pytest.raises(Exception, match=r"stop_loss=-100") as caught:
-        backtest(shoes=10, strategies=["flat"], session=Session(stop_loss=-100))
+    with pytest.raises(Exception, match=r"^stop_loss -100") as caught:
+        backtest(None, ["flat"], shoes=10, session=Session(stop_loss=-100))
     assert "--stop-loss" not in str(caught.value)
+
+
+def test_the_command_line_says_the_same_errors_with_its_flags(tmp_path: Path) -> None:
+    from baccarat.cli import app
+    from typer.testing import CliRunner
+
+    said = CliRunner().invoke(app, ["backtest", "-s", "flat", "--shoes", "10", "--bankroll", "5",
+                                    "--table-min", "10", "--out", str(tmp_path / "r")])
+    assert said.exit_code == 2
+    assert "--bankroll must be at least the table minimum 10, got 5" in said.output
+    said = CliRunner().invoke(app, ["backtest", "-s", "flat", "--shoes", "10",
+                                    "--stop-loss", "-100", "--out", str(tmp_path / "r")])
+    assert "--stop-loss -100" in said.output and "stop_loss" not in said.output
 
 
 def test_the_bankroll_curve_by_hand() -> None:
@@ -163,7 +198,7 @@ def test_the_text_form_names_each_configuration_by_its_spec() -> None:
     """A grid's configurations share their strategy's name, and a composed system's name
     is its parts run together: printed, each row says its spec as the command takes it."""
     result = backtest(None, ["martingale:max_doublings=[3,4]", "streak:n=4 | martingale"],
-                      shoes=20, seed=1, ledger=False)
+                      shoes=20, seed=1, run=Run(ledger=False))
     text = repr(result)
     assert text.startswith("BacktestResult(3 configurations)")
     for spec in ("martingale:max_doublings=3", "martingale:max_doublings=4",

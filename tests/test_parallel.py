@@ -18,21 +18,24 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from baccarat import Run, Session, backtest
 from baccarat.backtest import (
     LEDGER_FILE,
     RUN_FILE,
     SESSIONS_FILE,
     SUMMARY_FILE,
     BacktestResult,
-    backtest,
+    play,
     read_run_table,
 )
 from baccarat.deal import generate_coups
 from baccarat.errors import BaccaratError, StrategyFault
 from baccarat.io.parquet import read_coups, read_metadata
+from baccarat.job import BacktestJob
 from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from baccarat.rules import TableRules
 from baccarat.strategies.base import Strategy, Table, Wager
+from keywords import backtest_with
 from same_files import assert_same_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +49,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def run(out: Path, **kwargs: object) -> BacktestResult:
     options: dict[str, object] = {"shoes": 1200, "seed": 7, "chunk_shoes": 300, "out": out}
     options.update(kwargs)
-    return backtest(strategies=SPECS, **options)  # type: ignore[arg-type]
+    return backtest_with(strategies=SPECS, **options)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +148,10 @@ def test_chunk_sizes_give_the_same_rows_and_summary(reference: Path, tmp_path: P
 
 def test_sessions_of_several_shoes_do_not_depend_on_the_chunking(tmp_path: Path):
     # 3 shoes per session: a chunk of 7 shoes is rounded down to 6 (two whole sessions).
-    one = backtest(shoes=100, seed=3, strategies=SPECS, session_shoes=3, chunk_shoes=100)
-    many = backtest(shoes=100, seed=3, strategies=SPECS, session_shoes=3, chunk_shoes=7)
+    one = backtest(None, SPECS, shoes=100, seed=3, session=Session(session_shoes=3),
+                   run=Run(chunk_shoes=100))
+    many = backtest(None, SPECS, shoes=100, seed=3, session=Session(session_shoes=3),
+                    run=Run(chunk_shoes=7))
     assert many.info["chunks"]["shoes_per_chunk"] == 6
     assert one.sessions["session"].max() == 33  # shoes 99 // 3
     assert one.sessions["first_shoe"].tolist()[:3] == [0, 3, 6]
@@ -158,9 +163,9 @@ def test_a_stored_dataset_is_read_chunk_by_chunk_across_its_parts(tmp_path: Path
     # Parts of 7 shoes, backtest chunks of 5: chunks start in the middle of parts.
     coups_dir = tmp_path / "coups.parquet"
     generate_dataset(coups_dir, shoes=60, seed=11, chunk_shoes=7)
-    stored = backtest(coups_dir, SPECS, chunk_shoes=5)
-    generated = backtest(shoes=60, seed=11, strategies=SPECS, chunk_shoes=60)
-    in_memory = backtest(read_coups(coups_dir)[0], SPECS, chunk_shoes=9)
+    stored = backtest(coups_dir, SPECS, run=Run(chunk_shoes=5))
+    generated = backtest(None, SPECS, shoes=60, seed=11, run=Run(chunk_shoes=60))
+    in_memory = backtest(read_coups(coups_dir)[0], SPECS, run=Run(chunk_shoes=9))
     pd.testing.assert_frame_equal(stored.ledger, generated.ledger, check_exact=True)
     pd.testing.assert_frame_equal(stored.sessions, generated.sessions)
     pd.testing.assert_frame_equal(in_memory.sessions, generated.sessions)
@@ -240,20 +245,20 @@ class Local(Strategy):
 def test_plugins_and_instances_run_on_a_pool(tmp_path: Path):
     plugin = f"{EXAMPLES / 'simple_martingale.py'}:SimpleMartingale"
     specs = [plugin, Local()]
-    here = backtest(shoes=240, seed=1, strategies=specs, chunk_shoes=60, ledger=False)
-    pool = backtest(shoes=240, seed=1, strategies=specs, chunk_shoes=60, ledger=False,
-                    workers=2)
+    here = backtest(None, specs, shoes=240, seed=1, run=Run(chunk_shoes=60, ledger=False))
+    pool = backtest(None, specs, shoes=240, seed=1,
+                    run=Run(chunk_shoes=60, ledger=False, workers=2))
     pd.testing.assert_frame_equal(here.sessions, pool.sessions)
 
     class Unpicklable(Local):
         name = "unpicklable"
 
     with pytest.raises(BaccaratError, match="cannot be sent to worker processes"):
-        backtest(shoes=240, strategies=[Unpicklable()], chunk_shoes=60, workers=2)
+        backtest(None, [Unpicklable()], shoes=240, run=Run(chunk_shoes=60, workers=2))
 
 
 def test_a_result_without_a_folder_can_be_saved(tmp_path: Path):
-    result = backtest(shoes=50, seed=4, strategies=["flat"], chunk_shoes=20)
+    result = backtest(None, ["flat"], shoes=50, seed=4, run=Run(chunk_shoes=20))
     assert result.path is None and result.folder is not None
     temp = result.folder
     saved = result.save(tmp_path / "kept")
@@ -262,7 +267,7 @@ def test_a_result_without_a_folder_can_be_saved(tmp_path: Path):
     loaded = BacktestResult.load(saved)
     pd.testing.assert_frame_equal(loaded.ledger, result.ledger, check_exact=True)
     with pytest.raises(BaccaratError, match="already exists"):
-        backtest(shoes=50, strategies=["flat"]).save(saved)
+        backtest(None, ["flat"], shoes=50).save(saved)
     assert os.listdir(saved)  # untouched
 
 
@@ -300,9 +305,9 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
     out = tmp_path / "run"
     with pytest.raises(StrategyFault, match=r"^strategy 'wrong_shape:marker=.*coup 1.*"
                        r"wager\(\) returned an array of shape \(11,\)") as error:
-        backtest(shoes=20, seed=1, strategies=[f"{path}:WrongShape:marker={marker}"],
-                 chunk_shoes=10, out=out, scheduler=cluster.scheduler_address,
-                 unchecked=True)  # it counts its starts: no check before the run
+        play(BacktestJob(None, [f"{path}:WrongShape:marker={marker}"], shoes=20, seed=1,
+                         run=Run(chunk_shoes=10, out=out, scheduler=cluster.scheduler_address),
+                         unchecked=True))  # it counts its starts: no check before the run
     assert not isinstance(error.value, ChunkFailed)
     assert 1 <= len(marker.read_text()) <= 2  # two chunks, each started once at most
     assert not out.exists()
@@ -407,7 +412,7 @@ def _progress_of_a_run(tmp_path: Path, **backend: object) -> tuple[list[tuple[in
     """The progress calls of a 4-chunk run replayed step by step (exact pricing: the
     compiled path plays a chunk in one call), and the coups it played."""
     calls: list[tuple[int, int]] = []
-    result = backtest(strategies=SPECS, shoes=40, seed=3, chunk_shoes=10, expected="exact",
+    result = backtest_with(strategies=SPECS, shoes=40, seed=3, chunk_shoes=10, expected="exact",
                       out=tmp_path / "run", progress=lambda c, s: calls.append((c, s)),
                       **backend)  # type: ignore[arg-type]
     return calls, result.info["counts"]["coups"]

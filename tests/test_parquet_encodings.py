@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.io.parquet import column_encodings, dictionary_columns, write_part
 
 
@@ -71,8 +71,8 @@ def test_a_ledgers_counters_and_unstaked_kinds_are_plain_the_rest_dictionary(
 
 
 def test_a_backtests_ledger_reads_back_as_the_rows_it_wrote(tmp_path: Path):
-    result = backtest(strategies=["martingale", "flat:side=player"], shoes=40, seed=9,
-                      out=tmp_path / "run", workers=1)
+    result = backtest(None, ["martingale", "flat:side=player"], shoes=40, seed=9,
+                      run=Run(out=tmp_path / "run", workers=1))
     stored = pq.read_table(tmp_path / "run" / "ledger.parquet")
     used = encodings(next((tmp_path / "run" / "ledger.parquet").glob("part-*.parquet")))
     assert "RLE_DICTIONARY" not in used["dragon7"]  # no configuration bet Dragon 7
@@ -83,8 +83,8 @@ def test_a_backtests_ledger_reads_back_as_the_rows_it_wrote(tmp_path: Path):
 
 
 def test_a_sessions_parts_ids_are_deltas_and_read_back_as_the_sessions(tmp_path: Path):
-    backtest(strategies=["martingale", "flat:side=player"], shoes=300, seed=4,
-             out=tmp_path / "run", workers=1, ledger=False, chunk_shoes=120)
+    backtest(None, ["martingale", "flat:side=player"], shoes=300, seed=4,
+             run=Run(out=tmp_path / "run", workers=1, ledger=False, chunk_shoes=120))
     parts = sorted((tmp_path / "run" / "sessions.parquet").glob("part-*.parquet"))
     assert len(parts) == 3
     used = encodings(parts[0])

@@ -13,15 +13,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
+from baccarat.backtest import play as play_job
 from baccarat.coups import coups_from_outcomes
 from baccarat.deal import generate_coups
+from baccarat.job import BacktestJob
 from baccarat.replay import SessionPolicy
 from baccarat.rules import TableRules
 from baccarat.strategies.base import Strategy, Table, Wager
 from baccarat.strategies.registry import StrategyError, expand_spec, spec_space
 from baccarat.strategies.system import System
 from baccarat.testing import play
+from keywords import backtest_with
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ledger_fingerprints import fingerprints  # noqa: E402
@@ -180,7 +183,7 @@ def ends(spec: str, shoes: list[str], **policy: object) -> list[tuple[int, str, 
     """(coups played, stop reason, net) of each session of ``spec`` over ``shoes``."""
     from baccarat.coups import coups_from_outcomes
 
-    result = backtest(coups_from_outcomes(shoes), [spec], **policy)  # type: ignore[arg-type]
+    result = backtest_with(coups_from_outcomes(shoes), [spec], **policy)  # type: ignore[arg-type]
     sessions = result.sessions
     return list(zip(sessions["coups"].tolist(), sessions["stop_reason"].tolist(),
                     sessions["net"].tolist(), strict=True))
@@ -257,9 +260,9 @@ def test_progress_moves_with_the_sessions_of_a_chunk_played_here():
     # the parts add up to the whole.
     calls: list[tuple[float, int, int]] = []
     started = time.perf_counter()
-    result = backtest(strategies=[Sleepy()], shoes=12, seed=3, workers=1, unchecked=True,
-                      progress=lambda coups, sessions: calls.append(
-                          (time.perf_counter() - started, coups, sessions)))
+    result = play_job(BacktestJob(None, [Sleepy()], shoes=12, seed=3, unchecked=True, run=Run(
+        workers=1, progress=lambda coups, sessions: calls.append(
+            (time.perf_counter() - started, coups, sessions)))))
     assert len(calls) >= 3
     assert sum(c[2] for c in calls) == 12
     assert sum(c[1] for c in calls) == result.info["counts"]["coups"]

@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run
+from baccarat.backtest import play
 from baccarat.coups import OUTCOME_LABELS
 from baccarat.deal import generate_coups
+from baccarat.job import BacktestJob
 from baccarat.replay import SessionPolicy
 from baccarat.rules import TableRules
 
@@ -96,7 +98,7 @@ def shoes_of(coups: Any) -> list[list[str]]:
 def compare(coups: Any, combos: list[tuple[str, str, str]], table: ref.Table,
             policy: SessionPolicy, rules: TableRules) -> None:
     specs = [spec_of(*combo) for combo in combos]
-    result = backtest(coups, specs, rules=rules, session=policy, unchecked=True)
+    result = play(BacktestJob(coups, specs, rules=rules, session=policy, unchecked=True))
     ledger, sessions = result.ledger, result.sessions
     shoes = shoes_of(coups)
     sessions_of = [shoes[i:i + SESSION_SHOES] for i in range(0, len(shoes), SESSION_SHOES)]
@@ -156,8 +158,8 @@ def test_without_the_ledger_the_sessions_match_the_reference(coups):  # type: ig
     # reference's either way.
     combos = combinations()
     specs = [spec_of(*combo) for combo in combos]
-    result = backtest(coups, specs, session=SessionPolicy(session_shoes=SESSION_SHOES),
-                      ledger=False, unchecked=True)
+    result = play(BacktestJob(coups, specs, session=SessionPolicy(session_shoes=SESSION_SHOES),
+                              run=Run(ledger=False), unchecked=True))
     sessions = result.sessions
     shoes = shoes_of(coups)
     for config, (selection, staking, rule) in enumerate(combos):

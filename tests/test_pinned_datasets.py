@@ -19,12 +19,14 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from baccarat.backtest import LEDGER_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat import Run, backtest
+from baccarat.backtest import LEDGER_FILE, SESSIONS_FILE, BacktestResult
 from baccarat.cli import app
 from baccarat.io.datasets import DatasetChanged
 from baccarat.io.parquet import PART_LOG, PLAN_FILE, accept_part, part_record
 from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from holders import finish, lock_holders, one_line, spawn, wait_until
+from keywords import backtest_with
 from same_files import assert_same_files
 from typer.testing import CliRunner
 
@@ -164,8 +166,8 @@ def test_a_dataset_rewritten_by_cp_mid_run_stops_it_resumable_never_mixed(
 
 def test_a_run_being_reported_is_not_replaced_under_the_report(datasets, tmp_path: Path):
     run = tmp_path / "run"
-    backtest(datasets["a"], ["flat", "martingale", "fibonacci", "paroli"], out=run,
-             ledger=False)
+    backtest(datasets["a"], ["flat", "martingale", "fibonacci", "paroli"],
+             run=Run(out=run, ledger=False))
     child = spawn("report", str(run), "--out", str(tmp_path / "r.html"), "-q",
                   env={"BACCARAT_REPORT_WORKERS": "0"})
     wait_until(lambda: child.pid in lock_holders(run), "the run pinned", child=child)
@@ -221,8 +223,8 @@ def test_a_dask_worker_reading_a_changed_part_fails_the_run_cleanly(datasets, tm
                                   dashboard_address=None) as cluster:
         threading.Thread(target=rewrite_when_a_chunk_is_done, daemon=True).start()
         with pytest.raises(DatasetChanged, match=r"part-00002.parquet changed.*--resume"):
-            backtest(coups, [f"{datasets['plugin']}:Slow"], chunk_shoes=2, out=out,
-                     scheduler=cluster.scheduler_address)
+            backtest(coups, [f"{datasets['plugin']}:Slow"],
+                     run=Run(chunk_shoes=2, out=out, scheduler=cluster.scheduler_address))
     assert (out / PLAN_FILE).exists() and not list((out / SESSIONS_FILE).glob(
         "part-0000[45].parquet"))
 
@@ -231,10 +233,10 @@ def test_resume_replays_a_truncated_part_and_gives_the_uninterrupted_files(tmp_p
                                                                            monkeypatch):
     whole, out = tmp_path / "whole", tmp_path / "run"
     args = dict(strategies=["flat", "martingale"], shoes=60, seed=3, chunk_shoes=10)
-    backtest(out=whole, **args)
+    backtest_with(out=whole, **args)
     monkeypatch.setenv(FAULT_ENV, "4:raise")
     with pytest.raises(ChunkFailed):
-        backtest(out=out, **args)
+        backtest_with(out=out, **args)
     monkeypatch.delenv(FAULT_ENV)
     for part in (out / SESSIONS_FILE / "part-00001.parquet",
                  out / LEDGER_FILE / "part-00002.parquet"):  # half of each, as a crash leaves

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.coups import coups_from_outcomes
 from baccarat.strategies.registry import StrategyError, expand_spec, load_class, register
 
@@ -170,8 +170,8 @@ def test_a_path_plugin_under_a_builtin_name_is_labelled_with_its_file(tmp_path: 
                                                                       workers: int):
     path = tmp_path / "my_flat.py"
     path.write_text(FLAT_IMPOSTOR)
-    res = backtest(strategies=[f"{path}:MyFlat", "flat"], shoes=20, seed=4, chunk_shoes=10,
-                   workers=workers)
+    res = backtest(None, [f"{path}:MyFlat", "flat"], shoes=20, seed=4,
+                   run=Run(chunk_shoes=10, workers=workers))
     assert res.summary["strategy"].tolist() == ["flat@my_flat.py", "flat"]
     ledger = res.ledger
     assert set(ledger[ledger["config"] == 0]["strategy"]) == {"flat@my_flat.py"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.strategies.randomness import TableRandom
 from baccarat.strategy_check import check_strategy
 from baccarat.testing import make_one_strategy
@@ -53,11 +53,11 @@ def test_a_random_system_passes_every_chunking_check(plugin: Path, name: str):
 
 def test_the_same_seed_gives_the_same_ledger_whatever_the_chunks_and_workers(plugin: Path):
     spec = f"{plugin}:CoinFlip"
-    one = backtest(strategies=[spec], shoes=24, seed=5, chunk_shoes=24, workers=1).ledger
-    many = backtest(strategies=[spec], shoes=24, seed=5, chunk_shoes=5, workers=2).ledger
+    one = backtest(None, [spec], shoes=24, seed=5, run=Run(chunk_shoes=24, workers=1)).ledger
+    many = backtest(None, [spec], shoes=24, seed=5, run=Run(chunk_shoes=5, workers=2)).ledger
     cols = ["session", "shoe", "coup", "banker", "player", "net"]
     assert one[cols].equals(many[cols])
-    other = backtest(strategies=[spec], shoes=24, seed=6, workers=1).ledger
+    other = backtest(None, [spec], shoes=24, seed=6, run=Run(workers=1)).ledger
     assert not one[["banker", "player"]].equals(other[["banker", "player"]])
 
 

@@ -6,13 +6,14 @@ import inspect
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import backtest
 from baccarat.coups import coups_from_outcomes
 from baccarat.replay import SessionPolicy, StrategyFault
 from baccarat.rules import TableRules
 from baccarat.strategies.base import Strategy, Table, Wager
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from keywords import backtest_with
 
 
 class Scripted(Strategy):
@@ -29,7 +30,7 @@ class Scripted(Strategy):
 
 
 def run(outcomes: list[str], stakes: list[float], kind: str = "banker", **kwargs):
-    return backtest(coups_from_outcomes(outcomes), [Scripted(stakes=stakes, kind=kind)],
+    return backtest_with(coups_from_outcomes(outcomes), [Scripted(stakes=stakes, kind=kind)],
                     **kwargs)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.deal import generate_coups
 from baccarat.io.parquet import write_coups
 from baccarat.report import figures
@@ -50,7 +50,7 @@ def _fresh(code: str, *args: object) -> dict:
 @pytest.fixture(scope="module")
 def run2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("drawing") / "run2"
-    backtest(strategies=["flat", "martingale"], shoes=60, seed=5, out=folder)
+    backtest(None, ["flat", "martingale"], shoes=60, seed=5, run=Run(out=folder))
     return folder
 
 
@@ -138,7 +138,7 @@ def _broken_figure(values: object, prefix: str, *args: object, **kwargs: object)
 def run1(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One configuration without a ledger: its first figure is the histogram of net."""
     folder = tmp_path_factory.mktemp("drawing") / "run1"
-    backtest(strategies=["flat"], shoes=20, seed=5, ledger=False, out=folder)
+    backtest(None, ["flat"], shoes=20, seed=5, run=Run(ledger=False, out=folder))
     return folder
 
 

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat import Run, backtest
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, play
 from baccarat.cli import app
 from baccarat.errors import BaccaratError
 from baccarat.io.parquet import (
@@ -25,6 +26,7 @@ from baccarat.io.parquet import (
     OutputExistsError,
     read_coups,
 )
+from baccarat.job import BacktestJob
 from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
 from baccarat.strategies.base import Strategy, Table, Wager
 from same_files import assert_same_files, output_files
@@ -110,8 +112,8 @@ def test_a_run_that_dies_at_a_chunk_keeps_the_chunks_before_it(uninterrupted: Pa
     assert sorted(p.name for p in (out / SESSIONS_FILE).iterdir()) == [
         f"part-{i:05d}.parquet" for i in range(7)]
     check_interrupted(out)
-    result = backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, out=out,
-                      resume=True)
+    result = backtest(None, ["flat", "martingale"], shoes=SHOES, seed=9,
+                      run=Run(out=out, resume=True))
     assert result.info["chunks"]["resumed"] == 7
     assert_same_files(uninterrupted, out)
 
@@ -121,14 +123,14 @@ def test_a_full_disk_stops_the_run_and_resume_finishes_it(uninterrupted: Path,
     out = tmp_path / "run"
     monkeypatch.setenv(FAULT_ENV, "12:raise")
     with pytest.raises(ChunkFailed, match=r"chunk 12 \(shoes 600-649\).*No space left"):
-        backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, chunk_shoes=CHUNK,
-                 out=out)
+        backtest(None, ["flat", "martingale"], shoes=SHOES, seed=9,
+                 run=Run(chunk_shoes=CHUNK, out=out))
     monkeypatch.delenv(FAULT_ENV)
     # A writer killed mid-file leaves a temporary: readers skip it, resume removes it.
     stray = out / SESSIONS_FILE / ".part-00012.parquet.0123abcd.tmp"
     stray.write_bytes(b"half a part")
     assert len(pd.read_parquet(out / SESSIONS_FILE)) == 2 * 600
-    backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, out=out, resume=True)
+    backtest(None, ["flat", "martingale"], shoes=SHOES, seed=9, run=Run(out=out, resume=True))
     assert not stray.exists()
     assert_same_files(uninterrupted, out)
 
@@ -177,7 +179,7 @@ def test_force_replaces_outputs_but_not_other_folders(tmp_path: Path):
     home.mkdir()
     (home / "thesis.tex").write_text("years of work")
     with pytest.raises(OutputExistsError, match="did not write"):
-        backtest(strategies=["flat"], shoes=10, out=home, force=True)
+        backtest(None, ["flat"], shoes=10, run=Run(out=home, force=True))
     with pytest.raises(OutputExistsError, match="did not write"):
         generate_dataset(home, shoes=10, force=True)
     assert (home / "thesis.tex").read_text() == "years of work"
@@ -186,29 +188,28 @@ def test_force_replaces_outputs_but_not_other_folders(tmp_path: Path):
 def test_resume_of_a_finished_run_changes_nothing_and_mismatches_are_refused(
         uninterrupted: Path):
     stamps = {p: p.stat().st_mtime_ns for p in uninterrupted.rglob("*")}
-    again = backtest(strategies=["flat", "martingale"], shoes=SHOES, seed=9, chunk_shoes=CHUNK,
-                     out=uninterrupted, resume=True)
+    again = backtest(None, ["flat", "martingale"], shoes=SHOES, seed=9,
+                     run=Run(chunk_shoes=CHUNK, out=uninterrupted, resume=True))
     assert again.path == uninterrupted and len(again.sessions) == 2 * SHOES
     assert {p: p.stat().st_mtime_ns for p in uninterrupted.rglob("*")} == stamps
     with pytest.raises(BaccaratError, match="contradict"):
-        backtest(strategies=["flat"], shoes=SHOES, out=uninterrupted, resume=True, force=True)
+        backtest(None, ["flat"], shoes=SHOES, run=Run(out=uninterrupted, resume=True, force=True))
 
 
 def test_resume_refuses_a_different_run(tmp_path: Path, monkeypatch):
     out = tmp_path / "run"
     monkeypatch.setenv(FAULT_ENV, "1:raise")
     with pytest.raises(ChunkFailed):
-        backtest(strategies=["flat"], shoes=300, seed=1, chunk_shoes=100, out=out)
+        backtest(None, ["flat"], shoes=300, seed=1, run=Run(chunk_shoes=100, out=out))
     monkeypatch.delenv(FAULT_ENV)
     with pytest.raises(BaccaratError, match="different dataset"):
-        backtest(strategies=["flat"], shoes=300, seed=2, out=out, resume=True)
+        backtest(None, ["flat"], shoes=300, seed=2, run=Run(out=out, resume=True))
     with pytest.raises(BaccaratError, match="different chunk_shoes"):
-        backtest(strategies=["flat"], shoes=300, seed=1, chunk_shoes=150, out=out,
-                 resume=True)
+        backtest(None, ["flat"], shoes=300, seed=1, run=Run(chunk_shoes=150, out=out, resume=True))
     with pytest.raises(BaccaratError, match="different configs"):
-        backtest(strategies=["martingale"], shoes=300, seed=1, out=out, resume=True)
+        backtest(None, ["martingale"], shoes=300, seed=1, run=Run(out=out, resume=True))
     assert (out / PLAN_FILE).exists()  # still resumable
-    backtest(strategies=["flat"], shoes=300, seed=1, out=out, resume=True)
+    backtest(None, ["flat"], shoes=300, seed=1, run=Run(out=out, resume=True))
     assert (out / RUN_FILE).exists()
 
 
@@ -230,7 +231,7 @@ def test_bad_input_found_mid_run_leaves_no_output(tmp_path: Path):
     out = tmp_path / "run"
     with pytest.raises(BaccaratError,
                        match="fails_later.*staked nan on banker; expected a finite number"):
-        backtest(strategies=[FailsLater()], shoes=300, chunk_shoes=100, out=out,
-                 unchecked=True)  # it counts the chunks started
+        play(BacktestJob(None, [FailsLater()], shoes=300, run=Run(chunk_shoes=100, out=out),
+                         unchecked=True))  # it counts the chunks started
     assert len(FailsLater.chunks_started) == 2  # one chunk was written before the fault
     assert not out.exists()

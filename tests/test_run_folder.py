@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
+from baccarat import Run, backtest
+from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
 from baccarat.cli import app
 from baccarat.errors import BaccaratError
 from baccarat.io.parquet import (
@@ -46,7 +47,7 @@ def interrupted_run(out: Path, shoes: int, failing_chunk: int) -> None:
     os.environ[FAULT_ENV] = f"{failing_chunk}:raise"
     try:
         with pytest.raises(ChunkFailed):
-            backtest(strategies=["flat"], shoes=shoes, seed=1, chunk_shoes=10, out=out)
+            backtest(None, ["flat"], shoes=shoes, seed=1, run=Run(chunk_shoes=10, out=out))
     finally:
         del os.environ[FAULT_ENV]
 
@@ -87,8 +88,8 @@ def test_the_lock_is_released_when_its_holder_dies(holder):
     out, pid = holder
     os.kill(pid, 9)
     time.sleep(0.2)
-    result = backtest(strategies=["flat"], shoes=30, seed=1, chunk_shoes=10, out=out,
-                      resume=True)
+    result = backtest(None, ["flat"], shoes=30, seed=1,
+                      run=Run(chunk_shoes=10, out=out, resume=True))
     assert result.info["chunks"]["resumed"] == 1
     assert not (out / LOCK_FILE).exists()  # a finished run leaves no lock file
 
@@ -109,12 +110,12 @@ def test_a_part_staged_by_another_run_is_never_accepted_and_is_removed(tmp_path:
     interrupted_run(out, shoes=40, failing_chunk=2)
     # A worker of another run (martingale, killed meanwhile) finishes chunk 2 here.
     other = tmp_path / "other"
-    backtest(strategies=["martingale"], shoes=40, seed=1, chunk_shoes=10, out=other)
+    backtest(None, ["martingale"], shoes=40, seed=1, run=Run(chunk_shoes=10, out=other))
     foreign = out / SESSIONS_FILE / ".part-00002.parquet.0123456789ab-deadbeef.tmp"
     foreign.write_bytes((other / SESSIONS_FILE / "part-00002.parquet").read_bytes())
     with pytest.raises(BaccaratError, match="not a part of this run"):
         accept_part(foreign, "feedfacecafe")
-    result = backtest(strategies=["flat"], shoes=40, seed=1, out=out, resume=True)
+    result = backtest(None, ["flat"], shoes=40, seed=1, run=Run(out=out, resume=True))
     assert not foreign.exists()
     assert set(result.sessions["strategy"] if "strategy" in result.sessions else ["flat"]) \
         == {"flat"}
@@ -125,8 +126,8 @@ def test_a_part_staged_by_another_run_is_never_accepted_and_is_removed(tmp_path:
 
 def test_compare_and_report_refuse_a_folder_holding_another_runs_parts(tmp_path: Path):
     flat_run, other = tmp_path / "flat", tmp_path / "other"
-    backtest(strategies=["flat"], shoes=40, seed=1, chunk_shoes=10, out=flat_run)
-    backtest(strategies=["martingale"], shoes=40, seed=1, chunk_shoes=10, out=other)
+    backtest(None, ["flat"], shoes=40, seed=1, run=Run(chunk_shoes=10, out=flat_run))
+    backtest(None, ["martingale"], shoes=40, seed=1, run=Run(chunk_shoes=10, out=other))
     part = flat_run / SESSIONS_FILE / "part-00001.parquet"
     part.write_bytes((other / SESSIONS_FILE / "part-00001.parquet").read_bytes())
     with pytest.raises(BaccaratError, match=r"part-00001.parquet.*another run"):
@@ -156,26 +157,26 @@ def test_force_refuses_a_plain_file_and_a_folder_of_anything_else(tmp_path: Path
     (lookalike / "summary.parquet").write_bytes(b"mine too")
     for folder in (lookalike,):
         with pytest.raises(OutputExistsError, match="did not write"):
-            backtest(strategies=["flat"], shoes=5, out=folder, force=True)
+            backtest(None, ["flat"], shoes=5, run=Run(out=folder, force=True))
     assert (lookalike / SESSIONS_FILE / "notes.txt").read_text() == "mine"
     # A run folder with a user's file added to it is not replaced either.
     run = tmp_path / "run"
-    backtest(strategies=["flat"], shoes=5, out=run)
+    backtest(None, ["flat"], shoes=5, run=Run(out=run))
     (run / "my-analysis.ipynb").write_text("{}")
     with pytest.raises(OutputExistsError, match="did not write"):
-        backtest(strategies=["flat"], shoes=5, out=run, force=True)
+        backtest(None, ["flat"], shoes=5, run=Run(out=run, force=True))
     assert (run / "my-analysis.ipynb").exists() and (run / RUN_FILE).exists()
     # An empty folder holds nothing to lose: it is used as it is.
     empty = tmp_path / "empty"
     empty.mkdir()
-    backtest(strategies=["flat"], shoes=5, out=empty)
+    backtest(None, ["flat"], shoes=5, run=Run(out=empty))
     assert (empty / RUN_FILE).exists() and not (empty / PLAN_FILE).exists()
 
 
 def test_force_replaces_a_run_folder_of_ours(tmp_path: Path):
     run = tmp_path / "run"
-    backtest(strategies=["flat"], shoes=20, out=run)
-    result = backtest(strategies=["martingale"], shoes=20, out=run, force=True)
+    backtest(None, ["flat"], shoes=20, run=Run(out=run))
+    result = backtest(None, ["martingale"], shoes=20, run=Run(out=run, force=True))
     assert result.summary["spec"].tolist() == ["martingale"]
     assert BacktestResult.load(run).summary["spec"].tolist() == ["martingale"]
 
@@ -201,7 +202,7 @@ def test_a_finished_run_removes_what_killed_writers_left(tmp_path: Path):
               out / ".summary.parquet.99887766.tmp"]
     for stray in strays:
         stray.write_bytes(b"half written")
-    backtest(strategies=["flat"], shoes=30, seed=1, out=out, resume=True)
+    backtest(None, ["flat"], shoes=30, seed=1, run=Run(out=out, resume=True))
     assert not any(p.exists() for p in strays) and not list(out.rglob(".*"))
 
 
@@ -209,7 +210,7 @@ def test_force_on_single_file_outputs_replaces_only_files_of_ours(tmp_path: Path
     """import, compare and report write single files: --force replaces one of ours (Parquet
     with our metadata, a report with our generator mark) and never a user's document."""
     run = tmp_path / "run"  # small: what is checked is which file is replaced, not its content
-    backtest(strategies=["flat"], shoes=20, out=run, ledger=False)
+    backtest(None, ["flat"], shoes=20, run=Run(out=run, ledger=False))
     sample = str(ROOT / "data" / "outcomes.csv")
     for command, name in ((["import", sample], "coups.parquet"),
                           (["compare", str(run)], "comparison.parquet"),
@@ -233,7 +234,7 @@ def test_force_on_single_file_outputs_replaces_only_files_of_ours(tmp_path: Path
 
 def test_compare_out_that_is_a_file_is_one_line(tmp_path: Path):
     run = tmp_path / "run"
-    backtest(strategies=["flat"], shoes=5, out=run)
+    backtest(None, ["flat"], shoes=5, run=Run(out=run))
     document = tmp_path / "notes.txt"
     document.write_text("mine")
     result = cli("compare", str(run), "--out", str(document), "-q")

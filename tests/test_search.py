@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from baccarat import Run, Session, backtest
 from baccarat.analysis.reference import reference_coups
-from baccarat.backtest import backtest
 from baccarat.cli import app
 from baccarat.coups import Coups, coups_from_outcomes
 from baccarat.deal import generate_coups
@@ -157,7 +157,7 @@ def test_the_null_plays_analyze_s_fair_datasets(tmp_path: Path) -> None:
     for b in range(3):  # each fair dataset alone, from the reference generator
         fair, _, complete = reference_coups(rules, lengths, b, 1, 8)
         assert complete.all()
-        z = studentized_by_hand(backtest(fair, specs, ledger=False).sessions)
+        z = studentized_by_hand(backtest(fair, specs, run=Run(ledger=False)).sessions)
         assert result.null["best_z"][b] == pytest.approx(z.max(), rel=1e-9)
         assert result.null["best_config"][b] == int(np.argmax(z))
 
@@ -174,7 +174,8 @@ def test_the_null_of_shoes_stopped_early_is_cut_to_their_lengths(tmp_path: Path)
     for b in range(2):
         fair, _, complete = reference_coups(rules, lengths, b, 1, 4)
         assert not complete.any() and len(fair) == 120
-        z = studentized_by_hand(backtest(fair, ["follow", "chop"], ledger=False).sessions)
+        z = studentized_by_hand(backtest(fair, ["follow", "chop"],
+                                         run=Run(ledger=False)).sessions)
         assert result.null["best_z"][b] == pytest.approx(z.max(), rel=1e-9)
 
 
@@ -183,12 +184,12 @@ def test_the_null_of_uneven_sessions_plays_each_dataset_alone(tmp_path: Path) ->
     observed = generate_coups(rules, 3, np.arange(9, dtype=np.int64))  # 4 sessions of 2, 1
     specs = ["flat:side=[banker,player]", "follow"]
     result = search(observed, specs, null=2, null_seed=8, out=tmp_path / "s", reps=100,
-                    holdout=0.0, session_shoes=2)
+                    holdout=0.0, session=Session(session_shoes=2))
     assert result.null is not None
     lengths = np.bincount(observed.shoe)
     for b in range(2):
         fair, _, _ = reference_coups(rules, lengths, b, 1, 8)
-        run = backtest(fair, specs, ledger=False, session_shoes=2)
+        run = backtest(fair, specs, session=Session(session_shoes=2), run=Run(ledger=False))
         assert run.summary["sessions"].tolist() == [5, 5, 5]
         z = studentized_by_hand(run.sessions)
         assert result.null["best_z"][b] == pytest.approx(z.max(), rel=1e-9)
@@ -288,7 +289,7 @@ def test_a_sample_draws_from_the_space(shoes: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--metric", "profit"], "--metric 'profit': 'profit' is no metric"),
+    (["--metric", "profit"], "--metric 'profit': 'profit' is not known"),
     (["--holdout", "1.5"], "--holdout 1.5: the fraction of the shoes held back"),
     (["--holdout", "0.3", "--folds", "3"], "give --holdout or --folds, not both"),
     (["--walk-forward"], "--walk-forward needs --folds K"),
@@ -331,7 +332,7 @@ def test_a_failed_search_leaves_nothing(shoes: Path, tmp_path: Path) -> None:
     result = cli("search", str(shoes), "-s", "flat", "--reps", "100", "--out",
                  str(tmp_path / "s"), "--bankroll", "1")
     assert result.exit_code == 2, result.output
-    assert "--bankroll 1 is below the table minimum" in flat(result.output)
+    assert "--bankroll must be at least the table minimum 10, got 1" in flat(result.output)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -418,7 +419,8 @@ def test_any_file_import_reads_is_searched(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "importing it in memory" in flat(result.output)
     table = SearchResult.load(tmp_path / "s").table
-    summary = backtest(coups_from_outcomes(letters), ["flat", "follow"], ledger=False).summary
+    summary = backtest(coups_from_outcomes(letters), ["flat", "follow"],
+                       run=Run(ledger=False)).summary
     np.testing.assert_allclose(table["metric_all"].to_numpy(),
                                (summary.realized_edge - summary.expected_edge).to_numpy())
 
@@ -435,13 +437,14 @@ def test_the_python_face_takes_session_and_run(shoes: Path, tmp_path: Path) -> N
     assert repr(result).startswith("SearchResult(3 configurations")
     assert result.sentence in result._repr_html_()
     # the session rules are the backtest's: its figures, session by session
-    summary = backtest(shoes, ["flat", "streak:n=1", "streak:n=2"], ledger=False,
-                       bankroll=300, stop_loss=50, session_shoes=2).summary
+    summary = backtest(shoes, ["flat", "streak:n=1", "streak:n=2"],
+                       session=Session(bankroll=300, stop_loss=50, session_shoes=2),
+                       run=Run(ledger=False)).summary
     np.testing.assert_allclose(result.table["realized_edge"], summary["realized_edge"])
     assert result.document["dataset"]["sessions"] == 40
     with pytest.raises(BaccaratError, match=r"Run\(resume=True\) is not for it"):
         face(shoes, ["flat"], run=Run(resume=True))
-    with pytest.raises(BaccaratError, match="holdout=2"):
+    with pytest.raises(BaccaratError, match="^holdout 2: "):
         face(shoes, ["flat"], holdout=2.0)
     with pytest.raises(TypeError, match="bogus"):
         face(shoes, ["flat"], bogus=1)
@@ -514,7 +517,7 @@ def test_the_null_counts_fair_bests_at_least_as_far_out() -> None:
 def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> None:
     coups = streaky_fair_sides(40, 60, 0.5, seed=3)
     result = search(coups, ["flat", "martingale:max_doublings=[6,9]"], metric="bust_rate",
-                    bankroll=200, out=tmp_path / "s", reps=100)
+                    session=Session(bankroll=200), out=tmp_path / "s", reps=100)
     table = result.table.set_index("spec")
     assert table.loc["flat", "metric_in"] == 0.0  # a flat 10 never busts 200
     assert table.loc["flat", "rank"] == 1 and table.loc["flat", "chosen"] == "hold-out"

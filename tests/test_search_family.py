@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.cli import app
 from baccarat.metrics import Z95
 from baccarat.report.compare import compare
@@ -49,8 +49,8 @@ def test_holm_verdict_by_hand() -> None:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("family")
-    backtest(None, ["streak:n=[1,2,3,4,5,6,7,8]", "flat:side=[banker,player]", "chop"],
-             shoes=300, seed=5, ledger=False, out=folder / "run")
+    backtest(None, ["streak:n=[1,2,3,4,5,6,7,8]", "flat:side=[banker,player]", "chop"], shoes=300,
+             seed=5, run=Run(ledger=False, out=folder / "run"))
     return folder / "run"
 
 
@@ -69,8 +69,9 @@ def test_the_family_verdict_is_stored_in_summary_parquet(runs: Path) -> None:
     assert stored["edge_verdict_family"].tolist() == [
         "outside" if a < 0.05 else "inside" for a in adjusted]
     assert "edge_p_holm" not in pd.read_parquet(
-        backtest(None, ["flat"], shoes=3, seed=5, ledger=False,
-                 out=runs.parent / "one").path / "summary.parquet").columns
+        backtest(None, ["flat"], shoes=3, seed=5,
+                 run=Run(ledger=False, out=runs.parent / "one")).path
+        / "summary.parquet").columns
 
 
 def test_the_edge_p_value_is_the_verdict_s_test(runs: Path) -> None:
@@ -139,7 +140,8 @@ def test_the_html_verdict_table_has_the_holm_twin_and_the_count(tmp_path: Path) 
     # streak n=6,7,8 over 60 shoes of seed 23: the edge p-values are about 0.70, 0.049
     # and 1e-8, so n=7 and n=8 are outside alone; Holm (x1, x2, x3 after sorting) keeps
     # n=8 outside (3e-8) and takes n=7 back (0.097 > 5%)
-    backtest(None, ["streak:n=[6,7,8]"], shoes=60, seed=23, ledger=False, out=tmp_path / "r")
+    backtest(None, ["streak:n=[6,7,8]"], shoes=60, seed=23,
+             run=Run(ledger=False, out=tmp_path / "r"))
     raw = compare([tmp_path / "r"])["edge_p"].to_numpy()
     order = np.argsort(raw)
     holm = np.maximum.accumulate(np.minimum(1, (3 - np.arange(3)) * raw[order]))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from baccarat import Run, Session
 from baccarat.cards import full_deck_codes
 from baccarat.cli import app
 from baccarat.deal import generate_coups
@@ -152,8 +153,8 @@ def test_generate_shuffle_cli_metadata_and_uniform_unchanged(tmp_path: Path) -> 
     expected = generate_model_coups(TableRules(), 2, np.arange(12),
                                     parse_shuffle("riffle:3:cut", table_shoes=4))
     assert np.array_equal(coups.cards, expected.cards)  # chunks of 5 cut tables of 4
-    from baccarat.backtest import backtest
-    backtest(riffled, ["flat"], out=tmp_path / "run", ledger=False)
+    from baccarat import backtest
+    backtest(riffled, ["flat"], run=Run(out=tmp_path / "run", ledger=False))
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert info["dataset"]["shuffle"]["model"] == "riffle:3:cut"
 
@@ -173,7 +174,7 @@ def test_counting_under_a_csm_finds_no_edge() -> None:
     # counter wins (tests/test_counting.py: mean EV of its bets above +5%); from a CSM every
     # coup comes from a full deck, whatever was dealt before, so its bets carry the full
     # deck's house edge and the count is noise.
-    from baccarat.backtest import backtest
+    from baccarat import backtest
     from baccarat.strategies.presets import CounterPreset as Counter
     from test_side_bets import assert_within
 
@@ -182,7 +183,8 @@ def test_counting_under_a_csm_finds_no_edge() -> None:
                                  parse_shuffle("csm", coups_per_shoe=9))
     coups.decks = 1
     counter = Counter(bet="dragon7", method="true_count", kelly=0.0)
-    row = backtest(coups, [counter], rules=rules, bankroll=1e6, ledger=False).summary.iloc[0]
+    row = backtest(coups, [counter], rules=rules, session=Session(bankroll=1e6),
+                   run=Run(ledger=False)).summary.iloc[0]
     assert row.mean_wagered > 10  # it does bet: about 1.5 bets of 10 a shoe
     full_deck_edge = -row.house_edge
     assert full_deck_edge == pytest.approx(-0.0758, abs=1e-3)

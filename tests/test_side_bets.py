@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, Session, backtest
 from baccarat.cards import NO_CARD, parse_card
 from baccarat.coups import BANKER, PLAYER, TIE, Coups, coups_from_outcomes
 from baccarat.deal import deal_one
@@ -145,8 +145,7 @@ def test_every_bet_settles_from_the_cards_as_worked_out_by_hand(variant: str) ->
 def test_tie_nine_to_one_and_pair_payout_follow_the_rules() -> None:
     coups = hand_coups([COUPS])
     rules = TableRules(tie_pays=9, pair_pays=5)
-    ledger = backtest(coups, [StakeOn(kind="tie"), StakeOn(kind="player_pair")],
-                      rules=rules).ledger
+    ledger = backtest(coups, [StakeOn(kind="tie"), StakeOn(kind="player_pair")], rules=rules).ledger
     tie = ledger[ledger["config"] == 0].sort_values("coup")["net"].tolist()
     pair = ledger[ledger["config"] == 1].sort_values("coup")["net"].tolist()
     assert tie == [-10, -10, -10, -10, 90, -10]
@@ -190,8 +189,8 @@ def test_totals_without_cards_settle_only_what_the_totals_decide() -> None:
     assert s6[s6["config"] == 0]["net"].tolist() == [120, -10, -10]
     assert s6[s6["config"] == 1]["net"].tolist() == [5, 10, 10]  # the Banker 6 pays 1:2
     ez = TableRules(variant="ez")
-    assert backtest(coups.take(np.array([0, 2])), [StakeOn(kind="banker")],
-                    rules=ez).ledger["net"].tolist() == [10, 10]
+    both = backtest(coups.take(np.array([0, 2])), [StakeOn(kind="banker")], rules=ez)
+    assert both.ledger["net"].tolist() == [10, 10]
     with pytest.raises(StrategyFault, match="coup 2: a stake on banker cannot be settled"):
         backtest(coups, [StakeOn(kind="banker")], rules=ez)
     with pytest.raises(StrategyFault, match="coup 1: a stake on banker_pair cannot be settled"):
@@ -199,14 +198,13 @@ def test_totals_without_cards_settle_only_what_the_totals_decide() -> None:
     with pytest.raises(StrategyFault, match="coup 2: a stake on dragon7 cannot be settled"):
         backtest(coups, [StakeOn(kind="dragon7")], rules=TableRules(variant="ez"))
     only_five = coups.take(np.array([2]))
-    assert backtest(only_five, [StakeOn(kind="dragon7")],
-                    rules=TableRules(variant="ez")).ledger["net"].tolist() == [-10]
+    five = backtest(only_five, [StakeOn(kind="dragon7")], rules=TableRules(variant="ez"))
+    assert five.ledger["net"].tolist() == [-10]
 
 
 def test_side_bet_strategy_stakes_every_coup_and_refuses_bets_not_offered() -> None:
     coups = hand_coups([COUPS])
-    ledger = backtest(coups, ["side_bet:bet=panda8,base=20"],
-                      rules=TableRules(variant="ez")).ledger
+    ledger = backtest(coups, ["side_bet:bet=panda8,base=20"], rules=TableRules(variant="ez")).ledger
     assert ledger["panda8"].tolist() == [20.0] * len(COUPS)
     assert ledger["net"].tolist() == [-20, 500, -20, -20, -20, -20]
     with pytest.raises(StrategyError, match=r"dragon7 bet is not offered at a table with "
@@ -248,10 +246,10 @@ PUBLISHED = {"player_pair": 0.1036, "banker_pair": 0.1036, "ez banker": 0.010183
 
 @pytest.fixture(scope="module")
 def ez_run():
-    return backtest(shoes=20_000, seed=606, rules=TableRules(variant="ez"), bankroll=1e9,
-                    ledger=False, strategies=["side_bet:bet=dragon7", "side_bet:bet=panda8",
-                                              "side_bet:bet=player_pair", "flat",
-                                              TwoSideBets()]).summary
+    return backtest(None, ["side_bet:bet=dragon7", "side_bet:bet=panda8",
+                           "side_bet:bet=player_pair", "flat", TwoSideBets()], shoes=20_000,
+                    seed=606, rules=TableRules(variant="ez"), session=Session(bankroll=1e9),
+                    run=Run(ledger=False)).summary
 
 
 @pytest.mark.parametrize("config, key, width", [
@@ -273,9 +271,9 @@ def test_house_edge_of_mixed_side_bets_is_weighted_by_the_amounts(ez_run):
 
 
 def test_super6_side_bet_and_banker_realize_their_exact_edges():
-    summary = backtest(shoes=20_000, seed=66, rules=TableRules(variant="super6"), bankroll=1e9,
-                       ledger=False, strategies=["side_bet:bet=super6", "flat",
-                                                 "side_bet:bet=banker_pair"]).summary
+    summary = backtest(None, ["side_bet:bet=super6", "flat", "side_bet:bet=banker_pair"],
+                       shoes=20_000, seed=66, rules=TableRules(variant="super6"),
+                       session=Session(bankroll=1e9), run=Run(ledger=False)).summary
     super6, banker, pair = (summary.iloc[i] for i in range(3))
     assert round(banker.house_edge, 6) == PUBLISHED["super6 banker"]
     assert round(pair.house_edge, 4) == PUBLISHED["banker_pair"]

@@ -10,9 +10,11 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Session, backtest
+from baccarat.backtest import play
 from baccarat.bets import KIND_INDEX
 from baccarat.coups import coups_from_outcomes
+from baccarat.job import BacktestJob
 from baccarat.odds import expected_values, expected_values_batch, outcome_probabilities
 from baccarat.roads import all_roads, outcomes_from_labels
 from baccarat.rules import TableRules
@@ -23,14 +25,15 @@ from baccarat.strategies.base import (
     Table,
     Wager,
 )
+from keywords import backtest_with
 
 COLUMNS = ["session", "coup", "banker", "player", "net", "bankroll"]
 
 
 def same_ledgers(array: Strategy, simple: SimpleStrategy, **run: object) -> int:
     """Both forms over the same shoes: the ledgers must match; returns the bets made."""
-    a = backtest(strategies=[array], **run).ledger  # type: ignore[arg-type]
-    b = backtest(strategies=[simple], **run).ledger  # type: ignore[arg-type]
+    a = backtest_with(strategies=[array], **run).ledger  # type: ignore[arg-type]
+    b = backtest_with(strategies=[simple], **run).ledger  # type: ignore[arg-type]
     np.testing.assert_array_equal(a[COLUMNS].to_numpy(), b[COLUMNS].to_numpy())
     return int(((a["banker"] > 0) | (a["player"] > 0)).sum())
 
@@ -134,8 +137,9 @@ def test_the_history_spans_the_session_and_the_bead_plate_the_shoe():
     ties included, the bead plate only the current shoe's."""
     HistoryProbe.seen.clear()
     first, second = "BPTTBBPBT", "PPTBPBBBTP"
-    backtest(coups_from_outcomes([first, second]), [HistoryProbe()], session_shoes=2,
-             unchecked=True)  # the probe logs every call: no check before the run
+    play(BacktestJob(coups_from_outcomes([first, second]), [HistoryProbe()],
+                     # the probe logs every call: no check before the run
+                     session=Session(session_shoes=2), unchecked=True))
     session = first + second
     assert [coup for coup, _, _ in HistoryProbe.seen] == list(range(len(session)))
     for t, (_, history, bead) in enumerate(HistoryProbe.seen):
@@ -146,7 +150,7 @@ def test_the_history_spans_the_session_and_the_bead_plate_the_shoe():
 def test_the_simple_views_roads_are_the_roads_of_the_shoe_so_far():
     RoadProbe.seen.clear()
     shoe = "TBBPPPTBPBBTBPPBPTBB"
-    backtest(coups_from_outcomes([shoe]), [RoadProbe()], unchecked=True)  # a logging probe
+    play(BacktestJob(coups_from_outcomes([shoe]), [RoadProbe()], unchecked=True))  # a logging probe
     assert len(RoadProbe.seen) == len(shoe)
     colour = {1: "red", -1: "blue"}
     for t, (history, bead, big, side, streak, columns, ties, leading, last, marks, *named) \
@@ -270,7 +274,7 @@ class OddsProbe(SimpleStrategy):
 
 def test_the_odds_are_those_of_the_cards_remaining():
     OddsProbe.log.clear()
-    backtest(strategies=[OddsProbe()], shoes=1, seed=11, rules=ONE_DECK)
+    backtest(None, [OddsProbe()], shoes=1, seed=11, rules=ONE_DECK)
     first_seen, first_left, first_odds = OddsProbe.log[0]
     assert first_seen.sum() + first_left.sum() == 52
     # Before the first coup, at most the shown burn card is out of the full single deck.
@@ -300,7 +304,7 @@ def assert_write_refused(strategy: SimpleStrategy, target: str, shoes: int) -> N
     """The run stops with the engine's one-line refusal of a write into ``target``."""
     with pytest.raises(Exception, match=rf"wrote into its table in bet\(\) at .*: "
                                         rf"{target} is read-only"):
-        backtest(strategies=[strategy], shoes=shoes, seed=1)
+        backtest(None, [strategy], shoes=shoes, seed=1)
 
 
 def test_published_exact_figures_for_a_full_eight_deck_shoe():
@@ -315,7 +319,7 @@ def test_published_exact_figures_for_a_full_eight_deck_shoe():
             return {}
 
     rules = TableRules(burn="none")
-    backtest(strategies=[FirstOdds()], shoes=1, seed=1, rules=rules)
+    backtest(None, [FirstOdds()], shoes=1, seed=1, rules=rules)
     odds = FirstOdds.got[0]
     assert round(odds.banker, 6) == 0.458597 and round(odds.player, 6) == 0.446247
     assert round(odds.tie, 6) == 0.095156
@@ -335,7 +339,7 @@ def test_result_of_the_simple_form_is_the_array_forms_result():
             self.got.append((outcome, net))
 
     Learns.got.clear()
-    backtest(coups_from_outcomes(["BPT"]), [Learns()], unchecked=True)  # it logs its calls
+    play(BacktestJob(coups_from_outcomes(["BPT"]), [Learns()], unchecked=True))  # it logs its calls
     assert Learns.got == [("B", -10.0), ("P", 10.0), ("T", 0.0)]
 
 

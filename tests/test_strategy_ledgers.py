@@ -11,16 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Session, backtest
 from baccarat.coups import coups_from_outcomes
 from baccarat.rules import TableRules
 from baccarat.strategies.presets import MartingalePreset as Martingale
+from keywords import backtest_with
 from test_strategies import ScalarMartingale
 
 
 def ledger_of(shoes: list[str], spec: str, **kwargs: object) -> pd.DataFrame:
     """The ledger of one configuration over the given shoes."""
-    result = backtest(coups=coups_from_outcomes(shoes), strategies=[spec], bankroll=1000,
+    result = backtest_with(coups=coups_from_outcomes(shoes), strategies=[spec], bankroll=1000,
                       **kwargs)  # type: ignore[arg-type]
     return result.ledger
 
@@ -88,8 +89,8 @@ def test_martingale_stake_over_the_table_maximum_is_capped_by_the_engine() -> No
 
 def test_martingale_that_cannot_cover_its_stake_is_stopped_by_the_engine() -> None:
     # Bankroll 300: 10 + 20 + 40 + 80 lost leaves 150, short of the next stake of 160.
-    result = backtest(coups=coups_from_outcomes(["PPPPPB"]), strategies=["martingale"],
-                      bankroll=300)
+    result = backtest(coups_from_outcomes(["PPPPPB"]), ["martingale"],
+                      session=Session(bankroll=300))
     check(result.ledger, [("P", 10, -10, 290), ("P", 20, -20, 270), ("P", 40, -40, 230),
                           ("P", 80, -80, 150)])
     # 150 still covers the table minimum: the session is busted, not ruined
@@ -158,8 +159,8 @@ def test_one_three_two_six_ledger() -> None:
 def test_follow_and_road_through_the_engine() -> None:
     # follow, two shoes per session: per_shoe forgets at the new shoe, otherwise the last
     # decision of shoe 0 (P) is followed into shoe 1.
-    result = backtest(coups=coups_from_outcomes(["BP", "PB"]),
-                      strategies=["follow", "follow:per_shoe=false"], session_shoes=2)
+    result = backtest(coups_from_outcomes(["BP", "PB"]), ["follow", "follow:per_shoe=false"],
+                      session=Session(session_shoes=2))
     per_shoe = result.ledger[result.ledger["config"] == 0]
     carried = result.ledger[result.ledger["config"] == 1]
     assert per_shoe["banker"].tolist() == [0, 10, 0, 0]
@@ -184,9 +185,9 @@ def test_follow_and_road_through_the_engine() -> None:
 def test_scalar_and_array_martingale_give_identical_ledgers(params: dict[str, object]
                                                             ) -> None:
     """The SimpleStrategy Martingale and the array one, side by side on generated shoes."""
-    result = backtest(shoes=30, seed=11, strategies=[Martingale(**params),  # type: ignore[arg-type]
-                                                     ScalarMartingale(**params)],
-                      bankroll=2000, session_shoes=3)
+    result = backtest(None, [Martingale(**params),  # type: ignore[arg-type]
+                             ScalarMartingale(**params)], shoes=30, seed=11,
+                      session=Session(bankroll=2000, session_shoes=3))
     ledger = result.ledger
     array = ledger[ledger["config"] == 0].reset_index(drop=True)
     scalar = ledger[ledger["config"] == 1].reset_index(drop=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 from baccarat.cli import app
 from baccarat.cli.common import fits, print_table
 from baccarat.metrics import SUMMARY_METRICS, format_metric
@@ -43,7 +43,7 @@ def long_labelled_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     runs = []
     for i, spec in enumerate(("flat", "martingale:max_doublings=5")):
         out = base / f"run_number_{i}_with_a_long_descriptive_folder_name"
-        backtest(shoes=60, seed=3, strategies=[spec], out=out, ledger=False)
+        backtest(None, [spec], shoes=60, seed=3, run=Run(out=out, ledger=False))
         runs.append(out)
     return runs
 

@@ -47,7 +47,7 @@ import json, sys
 from baccarat import warm
 from baccarat.jit import is_reached
 from baccarat.report.demo import run_demo
-from baccarat.backtest import backtest
+from baccarat import Run, backtest
 for exercise in warm.EXERCISES.values():
     exercise()
 found = [k for k in warm.kernels() if not warm.inlined(k)]
@@ -55,8 +55,9 @@ unreached = [warm.name_of(k) for k in found
              if not is_reached(k) and warm.name_of(k) not in warm.FIRST_USE]
 before = {warm.name_of(k): sorted(map(str, k.signatures)) for k in found}
 run_demo(sys.argv[1] + "/demo", shoes=20)
-backtest(strategies=["counter"], shoes=2, seed=0, out=sys.argv[1] + "/counter")
-backtest(strategies=["martingale"], shoes=2, seed=0, out=sys.argv[1] + "/none", ledger=False)
+backtest(strategies=["counter"], shoes=2, seed=0, run=Run(out=sys.argv[1] + "/counter"))
+backtest(strategies=["martingale"], shoes=2, seed=0,
+         run=Run(out=sys.argv[1] + "/none", ledger=False))
 after = {warm.name_of(k): sorted(map(str, k.signatures)) for k in found}
 print(json.dumps({"unreached": unreached,
                   "new": {n: s for n, s in after.items() if s != before[n]}}))

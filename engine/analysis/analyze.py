@@ -150,7 +150,8 @@ def analyze_coups(
     """
     rules = rules or TableRules()
     if n_reference < 20:
-        raise AnalysisError(f"--reference must be at least 20 datasets, got {n_reference}")
+        raise AnalysisError(f"reference must be at least 20 datasets, got {n_reference}",
+                            params=("reference",))
     if not len(coups):
         raise AnalysisError("the dataset has no coups")
     bad = np.flatnonzero((coups.outcome < 0) | (coups.outcome > 2))

@@ -16,12 +16,8 @@ from rich.table import Table
 from ..errors import BaccaratError
 from . import app
 from .common import (
-    Burn,
-    CutCard,
-    Decks,
     Force,
     Quiet,
-    RulesFile,
     build_rules,
     console,
     done,
@@ -30,7 +26,9 @@ from .common import (
     print_table,
     progress_bar,
     reports_errors,
+    seed_in_range,
 )
+from .rule_options import Burn, CutCard, Decks, RulesFile
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -148,7 +146,7 @@ def analyze(
         help="folder for analysis.parquet and reference.parquet")] = Path("analysis"),
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     seed: Annotated[int, typer.Option(
-        min=0, max=2**64 - 1, help="seed of the reference shoes")] = 0,
+        callback=seed_in_range, help="seed of the reference shoes")] = 0,
     table_shoes: Annotated[int | None, typer.Option(
         "--table-shoes", min=2, help="consecutive shoes come in tables of N shoes, each "
         "dealt from the previous shoe's cards (default: the dataset's own, if generated "

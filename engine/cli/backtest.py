@@ -17,11 +17,7 @@ from . import app
 from .common import (
     CONNECT_TIMEOUT,
     NO_WORKERS_TIMEOUT,
-    BelowMin,
-    Chip,
-    Commission,
     Debug,
-    Decks,
     Force,
     NoTable,
     NoWorkersTimeout,
@@ -29,13 +25,7 @@ from .common import (
     Resume,
     Scheduler,
     SchedulerTimeout,
-    TableMax,
-    TableMin,
-    TiePays,
-    TrailingStop,
-    VariantOpt,
     Workers,
-    build_rules,
     done,
     local_workers,
     note_import,
@@ -43,8 +33,10 @@ from .common import (
     print_table,
     progress_bar,
     reports_errors,
+    seed_in_range,
     warm_pool,
 )
+from .rule_options import session_rules, table_rules
 
 
 def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Path:
@@ -69,6 +61,8 @@ def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Pat
 
 @app.command()
 @reports_errors
+@table_rules
+@session_rules
 def backtest(
     strategy: Annotated[list[str], typer.Option(
         "--strategy", "-s",
@@ -77,33 +71,8 @@ def backtest(
     coups: Annotated[Path | None, typer.Option(help="coups Parquet dataset to replay")] = None,
     shoes: Annotated[int | None, typer.Option(min=1, help="generate N shoes instead")] = None,
     seed: Annotated[int, typer.Option(
-        min=0, max=2**64 - 1, help="seed for generated shoes")] = 0,
+        callback=seed_in_range, help="seed for generated shoes")] = 0,
     out: Annotated[Path, typer.Option(help="run folder to write")] = Path("run"),
-    bankroll: Annotated[float, typer.Option(
-        help="starting bankroll per session (at least the table minimum)")] = 1000.0,
-    session_shoes: Annotated[int, typer.Option(
-        min=1, help="shoes per session (at most the shoes in the dataset)")] = 1,
-    when_short: Annotated[str, typer.Option(
-        help="when the bankroll cannot pay the stake asked for: stop (the session is "
-        "busted) or reduce (stake what is left, in whole chips with --chip)")] = "stop",
-    stop_loss: Annotated[float | None, typer.Option(
-        help="stop a session once it has lost this much (a positive amount)")] = None,
-    win_goal: Annotated[float | None, typer.Option(
-        help="stop a session once it has won this much (a positive amount)")] = None,
-    max_coups: Annotated[int | None, typer.Option(
-        help="stop a session after N coups (N at least 1)")] = None,
-    trailing_stop: TrailingStop = None,
-    losses_in_row: Annotated[int | None, typer.Option(
-        help="stop a session after N losing bets in a row (a push or a coup without a bet "
-        "neither counts nor breaks the run)")] = None,
-    stops_per: Annotated[str, typer.Option(
-        help="session (the stop flags above end the session) or shoe (they end play in "
-        "the shoe; the session goes on at its next shoe)")] = "session",
-    chip: Chip = None,
-    below_min: BelowMin = "raise",
-    last_session: Annotated[str, typer.Option(
-        help="a last session with fewer shoes than --session-shoes: keep (play it) or "
-        "drop (leave it out)")] = "keep",
     unchecked: Annotated[bool, typer.Option(
         "--unchecked", help="run a plugin that was not checked before without the quick "
         "check (same ledger in one chunk and in chunks of one session)")] = False,
@@ -112,15 +81,8 @@ def backtest(
         help="how each coup's expected net is priced: auto (the cards left in the shoe for "
         "strategies that see the cards, the full shoe for the others) or exact (the cards "
         "left for every strategy; card-level datasets; slower)")] = "auto",
-    rules_file: Annotated[list[Path] | None, typer.Option(
-        "--rules", help="TOML or JSON rules file; repeat it to play every strategy under "
-        "each rule set over the same shoes")] = None,
-    decks: Decks = None,
-    commission: Commission = None,
-    tie_pays: TiePays = None,
-    variant: VariantOpt = None,
-    table_min: TableMin = None,
-    table_max: TableMax = None,
+    rule_sets: Any = None,
+    session: Any = None,
     chunk: Annotated[int | None, typer.Option(
         min=1, help="shoes per chunk and part (bounds memory; default 20000, fewer for "
         "many configurations, or the interrupted run's with --resume)")] = None,
@@ -146,20 +108,12 @@ def backtest(
     --resume finishes it.
     """
     warm_pool(workers, scheduler, shoes=shoes, dataset=coups, numba=ledger != "none")
-    from ..backtest import backtest as run_backtest
+    from ..backtest import play
+    from ..job import BacktestJob, Run
     from .tables import print_answer, summary_labels
 
     if ledger not in ("full", "none"):
         raise BaccaratError(f"--ledger {ledger}: expected full or none")
-    session = session_policy(bankroll=bankroll, session_shoes=session_shoes,
-                             when_short=when_short, stop_loss=stop_loss, win_goal=win_goal,
-                             max_coups=max_coups, trailing_stop=trailing_stop,
-                             losses_in_row=losses_in_row, stops_per=stops_per, chip=chip,
-                             below_min=below_min, last_session=last_session)
-    flags = {"decks": decks, "commission": commission, "tie_pays": tie_pays,
-             "variant": variant, "table_min": table_min, "table_max": table_max}
-    files: list[Path | None] = list(rules_file) if rules_file else [None]
-    rule_sets = [build_rules(path, **flags) for path in files]
     rules = rule_sets[0]
     started = time.perf_counter()
     stack = contextlib.ExitStack()
@@ -181,21 +135,19 @@ def backtest(
             nonlocal coups_done
             coups_done += n_coups
             rate = coups_done / max(time.perf_counter() - started, 1e-9)
-            progress.update(task, advance=n_sessions * session_shoes,
+            progress.update(task, advance=n_sessions * session.session_shoes,
                             rate=f"{rate / 1e6:.1f}M coups/s")
 
-        result = run_backtest(
+        how = Run(ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
+                  progress=advance, workers=local_workers(workers, scheduler),
+                  scheduler=scheduler, resume=resume, expected=expected)
+        result = play(BacktestJob(
             coups, strategy, shoes=shoes, seed=seed if shoes else None, rules=rules,
-            session=session, unchecked=unchecked, ledger=ledger == "full", out=out,
-            force=force, chunk_shoes=chunk,
+            rule_sets=rule_sets if len(rule_sets) > 1 else None, session=session, run=how,
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
-            progress=advance, workers=local_workers(workers, scheduler), scheduler=scheduler,
-            resume=resume, on_start=begin,
-            rule_sets=rule_sets if len(rule_sets) > 1 else None,
+            unchecked=unchecked, on_start=begin,
             backend_options={"connect_timeout": scheduler_timeout,
-                             "no_workers_timeout": no_workers_timeout},
-            expected=expected,
-        )
+                             "no_workers_timeout": no_workers_timeout}))
     if not no_table:
         used = result.summary["rules"].unique()  # the rules played, the dataset's shoe rules
         title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
@@ -212,21 +164,6 @@ def backtest(
     counts = result.info["counts"]
     done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
-
-
-def session_policy(*, stops_per: str, **fields: Any) -> Any:
-    """The ``SessionPolicy`` of the session flags: ``--stops-per shoe`` moves the stop
-    flags to their per-shoe fields (``shoe_stop_loss``, ...)."""
-    from ..replay import SessionPolicy
-
-    if stops_per not in ("session", "shoe"):
-        hint = " (did you mean 'shoe'?)" if stops_per.lower().startswith("shoe") else \
-            " (did you mean 'session'?)" if stops_per.lower().startswith("sess") else ""
-        raise BaccaratError(f"--stops-per {stops_per}: expected session or shoe{hint}")
-    if stops_per == "shoe":
-        for name in ("stop_loss", "win_goal", "max_coups", "trailing_stop", "losses_in_row"):
-            fields[f"shoe_{name}"] = fields.pop(name)
-    return SessionPolicy(**fields)
 
 
 @app.command()

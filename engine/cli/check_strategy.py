@@ -3,32 +3,26 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from . import app
 from .common import (
-    Commission,
     Debug,
-    Decks,
-    RulesFile,
-    TableMax,
-    TableMin,
-    TiePays,
-    VariantOpt,
-    build_rules,
     console,
     err_console,
     print_table,
     reports_errors,
 )
+from .rule_options import table_rules
 
 VERDICT = {True: ("pass", "bold green"), False: ("FAIL", "bold red"), None: ("not run", "dim")}
 
 
 @app.command("check-strategy")
 @reports_errors
+@table_rules
 def check_strategy(
     spec: Annotated[str, typer.Argument(
         help="strategy SPEC: name, name:key=value,..., file.py:Class or module:Class")],
@@ -37,13 +31,7 @@ def check_strategy(
         min=1, help="generated shoes (one session each) to measure the speed over")] = 1000,
     seed: Annotated[int, typer.Option(min=0, help="seed of the generated shoes")] = 0,
     bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
-    rules_file: RulesFile = None,
-    decks: Decks = None,
-    commission: Commission = None,
-    tie_pays: TiePays = None,
-    variant: VariantOpt = None,
-    table_min: TableMin = None,
-    table_max: TableMax = None,
+    rules: Any = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the checks as JSON")] = False,
     debug: Debug = False,
 ) -> None:
@@ -59,8 +47,6 @@ def check_strategy(
     from ..strategy_check import check_strategy as run_checks
     from ..testing import make_one_strategy
 
-    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
-                        variant=variant, table_min=table_min, table_max=table_max)
     make_one_strategy(spec)  # a SPEC that does not load is bad input (exit 2), not a check
     checks, figures = run_checks(lambda: make_one_strategy(spec), shoes=shoes, seed=seed,
                                  rules=rules, bankroll=bankroll, speed_shoes=speed_shoes)

@@ -39,17 +39,14 @@ def note_import(line: str) -> None:
     print_labelled("note", line, "yellow")
 
 
-RulesFile = Annotated[
-    Path | None, typer.Option("--rules", help="TOML or JSON file of table rules", exists=False)
-]
-Decks = Annotated[int | None, typer.Option(help="decks in the shoe (1-8)")]
-Commission = Annotated[float | None, typer.Option(help="Banker commission (0.05 = 5%)")]
-TiePays = Annotated[int | None, typer.Option("--tie-pays", help="Tie pays 8 or 9 to 1")]
-VariantOpt = Annotated[str | None, typer.Option("--variant", help="standard, ez or super6")]
-CutCard = Annotated[int | None, typer.Option("--cut-card", help="cards behind the cut card")]
-Burn = Annotated[str | None, typer.Option(help="burn procedure: standard, none or fixed")]
-TableMin = Annotated[float | None, typer.Option("--table-min", help="table minimum stake")]
-TableMax = Annotated[float | None, typer.Option("--table-max", help="table maximum stake")]
+def seed_in_range(value: int | None) -> int | None:
+    """A seed the generators take: a whole number from 0 to 2**63 - 1 (checked here, not
+    as a range, which ``--help`` would print as a 40-column type)."""
+    if value is not None and not 0 <= value < 2**63:
+        raise typer.BadParameter(f"{value}: expected 0 to {2**63 - 1}")
+    return value
+
+
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (the results "
                                      "are still printed)")]
 NoTable = Annotated[bool, typer.Option("--no-table", help="do not print the results table "
@@ -58,15 +55,6 @@ Force = Annotated[bool, typer.Option("--force", help="overwrite an existing outp
 Debug = Annotated[bool, typer.Option(
     "--debug", help="on an error, print the full traceback (a strategy's included) instead "
     "of one line; BACCARAT_DEBUG=1 does the same for every command")]
-# The session rules' flags that backtest and risk both take, said once.
-TrailingStop = Annotated[float | None, typer.Option(
-    help="stop a session once its bankroll is this far below the highest it reached")]
-Chip = Annotated[float | None, typer.Option(
-    help="round every stake to the nearest multiple of this chip (a stake rounded to "
-    "0 is no bet)")]
-BelowMin = Annotated[str, typer.Option(
-    help="a stake below the table minimum: raise (to the minimum), skip (no bet on "
-    "the coup) or stop (the session ends, stop_reason below_min)")]
 Workers = Annotated[int | None, typer.Option(
     "--workers", min=1, help="worker processes running chunks (default: all cores, or "
     "this process alone for fewer than 10,000 shoes)")]
@@ -99,6 +87,25 @@ def build_rules(rules_file: Path | None = None, **flags: Any) -> TableRules:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The flag of each Python parameter whose flag is not ``--`` and its name with dashes.
+FLAGS = {"chunk_shoes": "--chunk", "strategies": "--strategy", "dataset": "--coups"}
+
+
+def in_flags(error: BaseException) -> str:
+    """The message of ``error`` with each parameter it names (``error.params``) written
+    as the command line's flag: ``force=True`` as ``--force``, ``stop_loss=-100`` as
+    ``--stop-loss -100``, ``bankroll`` as ``--bankroll``."""
+    import re
+
+    message = str(error)
+    for name in getattr(error, "params", ()):
+        flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+        if name.startswith("shoe_"):  # a per-shoe stop: the session's flag, per shoe
+            flag = f"--{name[5:].replace('_', '-')} (with --stops-per shoe)"
+        valued = re.sub(rf"(?<![\w-]){name}=(?!True\b)", flag + " ", message)
+        message = re.sub(rf"(?<![\w-]){name}(=True)?\b", flag, valued)
+    return message
+
 
 def reports_errors(func: F) -> F:
     """Turn bad-input errors and a full disk into one red line on stderr and exit code 2,
@@ -120,7 +127,7 @@ def reports_errors(func: F) -> F:
                                   markup=False)
             hint = ("" if debug or not getattr(exc, "detail", None) else
                     " (--debug or BACCARAT_DEBUG=1 prints the full traceback)")
-            print_labelled("error", f"{exc}{hint}", "bold red")
+            print_labelled("error", f"{in_flags(exc)}{hint}", "bold red")
             raise typer.Exit(code=2) from None
         except OSError as exc:  # the file system refused a file nothing else checked
             from ..io.owner import system_refusal

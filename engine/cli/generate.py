@@ -12,27 +12,22 @@ from . import app
 from .common import (
     CONNECT_TIMEOUT,
     NO_WORKERS_TIMEOUT,
-    Burn,
-    Commission,
-    CutCard,
-    Decks,
     Force,
     NoWorkersTimeout,
     Quiet,
     Resume,
-    RulesFile,
     Scheduler,
     SchedulerTimeout,
-    TiePays,
-    VariantOpt,
     Workers,
     build_rules,
     done,
     local_workers,
     progress_bar,
     reports_errors,
+    seed_in_range,
     warm_pool,
 )
+from .rule_options import Burn, Commission, CutCard, Decks, RulesFile, TiePays, VariantOpt
 
 
 @app.command()
@@ -40,7 +35,7 @@ from .common import (
 def generate(
     shoes: Annotated[int, typer.Option(min=1, help="number of shoes to generate")] = 1000,
     seed: Annotated[int, typer.Option(
-        min=0, max=2**64 - 1, help="random seed; shoe i is a function of (seed, i)")] = 0,
+        callback=seed_in_range, help="random seed; shoe i is a function of (seed, i)")] = 0,
     out: Annotated[Path, typer.Option(
         help="output coups dataset: a folder of Parquet parts, one per chunk")
     ] = Path("coups.parquet"),

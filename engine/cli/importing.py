@@ -21,15 +21,8 @@ if TYPE_CHECKING:
     from ..rules import TableRules
 
 from .common import (
-    Burn,
-    Commission,
-    CutCard,
-    Decks,
     Force,
     Quiet,
-    RulesFile,
-    TiePays,
-    VariantOpt,
     build_rules,
     console,
     done,
@@ -37,6 +30,7 @@ from .common import (
     progress_bar,
     reports_errors,
 )
+from .rule_options import Burn, Commission, CutCard, Decks, RulesFile, TiePays, VariantOpt
 
 _FORMAT_HELP = ("force the format of every file: " + ", ".join(FORMATS)
                 + " or an installed reader (default: detected per file; see --formats "

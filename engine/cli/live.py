@@ -11,21 +11,16 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 import typer
 
 from ..errors import BaccaratError
+from ..extras import require
 from . import app
 from .common import (
-    Commission,
     Debug,
-    Decks,
-    RulesFile,
-    TableMax,
-    TableMin,
-    TiePays,
-    VariantOpt,
     build_rules,
     done,
     print_labelled,
     reports_errors,
 )
+from .rule_options import Commission, Decks, RulesFile, TableMax, TableMin, TiePays, VariantOpt
 
 if TYPE_CHECKING:
     from ..live.scorecard import Scorecard
@@ -67,6 +62,8 @@ def live(
     debug: Debug = False,
 ) -> None:
     """Keep a scorecard at the table: roads and ask marks, EV from the cards, systems."""
+    if not plain:
+        require("textual", "baccarat live (its full screen; --plain works without it)")
     from ..live.journal import Journal
     from ..live.scorecard import Scorecard
     from ..live.session import LiveSession

@@ -11,15 +11,11 @@ from rich.table import Table
 
 from . import app
 from .common import (
-    Commission,
-    Decks,
-    RulesFile,
-    TiePays,
-    VariantOpt,
     build_rules,
     print_table,
     reports_errors,
 )
+from .rule_options import Commission, Decks, RulesFile, TiePays, VariantOpt
 
 if TYPE_CHECKING:
     from ..odds.enumeration import OutcomeProbabilities

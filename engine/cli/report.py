@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from ..extras import require
 from ..report.demo import DEMO_SEED, DEMO_SHOES
 from . import app
 from .common import Force, NoTable, Quiet, console, done, progress_bar, reports_errors
@@ -189,6 +190,7 @@ def report_command(
     force: Force = False,
 ) -> None:
     """Write one self-contained HTML report (figures inline, no network) of stored runs."""
+    require("matplotlib", "baccarat report")
     from ..errors import BaccaratError
     from ..io.owner import claim_output
     from ..report.drawing import FigureDrawer
@@ -244,6 +246,7 @@ def demo_command(
     force: Force = False,
 ) -> None:
     """Run the whole pipeline with no input: shoes, five systems, comparison, HTML report."""
+    require("matplotlib", "baccarat demo (its HTML report)")
     from ..report.demo import run_demo
 
     started = time.perf_counter()

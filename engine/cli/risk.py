@@ -14,30 +14,19 @@ import typer
 from ..errors import BaccaratError
 from . import app
 from .common import (
-    BelowMin,
-    Burn,
-    Chip,
-    Commission,
-    CutCard,
-    Decks,
     Force,
     NoTable,
     Quiet,
-    RulesFile,
-    TableMax,
-    TableMin,
-    TiePays,
-    TrailingStop,
-    VariantOpt,
     Workers,
-    build_rules,
     console,
     done,
     err_console,
     print_labelled,
     progress_bar,
     reports_errors,
+    seed_in_range,
 )
+from .rule_options import session_rules, table_rules
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -302,47 +291,20 @@ def parse_size(text: str) -> tuple[str, float]:
 
 @app.command()
 @reports_errors
+@table_rules
+@session_rules
 def risk(
     strategy: Annotated[list[str], typer.Option(
         "--strategy", "-s",
         help="SPEC: name or name:key=value,... (key=\\[a,b] expands a grid); repeatable")],
-    bankroll: Annotated[float, typer.Option(
-        help="starting bankroll of a session (at least the table minimum)")] = 1000.0,
     coups: Annotated[int | None, typer.Option(
         min=1, help="sessions of N coups (over as many shoes as it takes)")] = None,
-    shoes: Annotated[int | None, typer.Option(
-        min=1, help="sessions of K shoes (default 1; not with --coups)")] = None,
-    max_coups: Annotated[int | None, typer.Option(
-        min=1, help="with --shoes: stop a session after N coups")] = None,
-    when_short: Annotated[str, typer.Option(
-        help="when the bankroll cannot pay the stake asked for: stop (the session is "
-        "busted) or reduce (stake what is left, in whole chips with --chip)")] = "stop",
-    stop_loss: Annotated[float | None, typer.Option(
-        help="stop a session once it has lost this much")] = None,
-    win_goal: Annotated[float | None, typer.Option(
-        help="stop a session once it has won this much")] = None,
-    trailing_stop: TrailingStop = None,
-    losses_in_row: Annotated[int | None, typer.Option(
-        min=1, help="stop a session after N losing bets in a row (a push or a coup "
-        "without a bet neither counts nor breaks the run)")] = None,
-    stops_per: Annotated[str, typer.Option(
-        help="session (the stop flags end the session) or shoe (they end play in the "
-        "shoe: not followed exactly, simulated)")] = "session",
-    chip: Chip = None,
-    below_min: BelowMin = "raise",
-    rules_file: RulesFile = None,
-    decks: Decks = None,
-    commission: Commission = None,
-    tie_pays: TiePays = None,
-    variant: VariantOpt = None,
-    table_min: TableMin = None,
-    table_max: TableMax = None,
-    cut_card: CutCard = None,
-    burn: Burn = None,
+    rules: Any = None,
+    session: Any = None,
     check: Annotated[int, typer.Option(
         min=0, help="sessions of generated real shoes the exact figures are checked "
         "against (0: none)")] = 10_000,
-    seed: Annotated[int, typer.Option(min=0, max=2**64 - 1,
+    seed: Annotated[int, typer.Option(callback=seed_in_range,
                                       help="seed of the check's shoes")] = 0,
     level: Annotated[float, typer.Option(
         min=0.5, max=0.9999, help="confidence of the check's intervals")] = 0.95,
@@ -378,34 +340,17 @@ def risk(
     """
     import contextlib
 
+    from ..backtest import check_policy
     from ..io.owner import claim_output
     from ..risk.job import RiskJob, run_risk, summary, write_risk
-    from .backtest import session_policy
 
-    if coups is not None and (shoes is not None or max_coups is not None):
+    if coups is not None and (session.session_shoes != 1 or session.max_coups is not None):
         raise BaccaratError("--coups sets the session's length; it does not go with "
-                            "--shoes or --max-coups")
-    if when_short not in ("stop", "reduce"):
-        raise BaccaratError(f"--when-short {when_short}: expected stop or reduce")
-    for flag, value in (("--stop-loss", stop_loss), ("--win-goal", win_goal),
-                        ("--trailing-stop", trailing_stop), ("--chip", chip)):
-        if value is not None and not value > 0:
-            raise BaccaratError(f"{flag} {value:g}: expected a positive amount")
-    if below_min not in ("raise", "skip", "stop"):
-        raise BaccaratError(f"--below-min {below_min}: expected raise, skip or stop")
+                            "--session-shoes or --max-coups")
+    check_policy(session, (rules,))
     sizing = parse_size(size) if size else None
     started = time.perf_counter()
-    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
-                        variant=variant, table_min=table_min, table_max=table_max,
-                        cut_card=cut_card, burn=burn)
-    if bankroll < rules.table_min:
-        raise BaccaratError(f"--bankroll {bankroll:g} is below the table minimum "
-                            f"{rules.table_min:g}")
-    policy = session_policy(bankroll=bankroll, when_short=when_short, stop_loss=stop_loss,
-                            win_goal=win_goal, max_coups=max_coups, session_shoes=shoes or 1,
-                            trailing_stop=trailing_stop, losses_in_row=losses_in_row,
-                            stops_per=stops_per, chip=chip, below_min=below_min)
-    job = RiskJob(list(strategy), rules, policy, coups, check, seed, level, sizing,
+    job = RiskJob(list(strategy), rules, session, coups, check, seed, level, sizing,
                   count_busts, sessions, curve=out is not None, workers=workers,
                   state_limit=state_limit)
     with contextlib.ExitStack() as stack:

@@ -16,19 +16,11 @@ from rich.table import Table
 
 from . import app
 from .common import (
-    Commission,
     Debug,
-    Decks,
     Force,
     NoTable,
     Quiet,
-    RulesFile,
-    TableMax,
-    TableMin,
-    TiePays,
-    VariantOpt,
     Workers,
-    build_rules,
     console,
     done,
     err_console,
@@ -36,8 +28,10 @@ from .common import (
     note_import,
     progress_bar,
     reports_errors,
+    seed_in_range,
     warm_pool,
 )
+from .rule_options import session_rules, table_rules
 
 if TYPE_CHECKING:
     from ..search.result import SearchResult
@@ -123,6 +117,8 @@ def print_search(result: SearchResult, top: int, no_table: bool) -> None:
 
 @app.command()
 @reports_errors
+@table_rules
+@session_rules
 def search(
     dataset: Annotated[Path, typer.Argument(help="coups Parquet dataset to search over")],
     strategy: Annotated[list[str], typer.Option(
@@ -146,12 +142,12 @@ def search(
         min=1, help="play K configurations drawn at random from the space (with "
                     "--seed)")] = None,
     seed: Annotated[int, typer.Option(
-        min=0, max=2**63 - 1, help="seed of --sample and of the bootstrap")] = 0,
+        callback=seed_in_range, help="seed of --sample and of the bootstrap")] = 0,
     null: Annotated[int, typer.Option(
         "--null", min=0, help="play the same configurations over N fair datasets of the "
                               "same shape: the best of N by chance (0: none)")] = 0,
     null_seed: Annotated[int | None, typer.Option(
-        min=0, max=2**63 - 1, help="seed of the fair datasets (default: --seed)")] = None,
+        callback=seed_in_range, help="seed of the fair datasets (default: --seed)")] = None,
     reps: Annotated[int, typer.Option(
         min=100, help="bootstrap samples of the step-down and the SPA")] = 1000,
     out: Annotated[Path, typer.Option(
@@ -159,25 +155,8 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     top: Annotated[int, typer.Option(
         min=0, help="configurations shown in the table (0: all)")] = 10,
-    bankroll: Annotated[float, typer.Option(
-        help="starting bankroll per session (at least the table minimum)")] = 1000.0,
-    session_shoes: Annotated[int, typer.Option(
-        min=1, help="shoes per session (at most the shoes in the dataset)")] = 1,
-    when_short: Annotated[str, typer.Option(
-        help="when the bankroll cannot pay the stake asked for: stop or reduce")] = "stop",
-    stop_loss: Annotated[float | None, typer.Option(
-        help="stop a session once it has lost this much (a positive amount)")] = None,
-    win_goal: Annotated[float | None, typer.Option(
-        help="stop a session once it has won this much (a positive amount)")] = None,
-    max_coups: Annotated[int | None, typer.Option(
-        help="stop a session after N coups (N at least 1)")] = None,
-    rules_file: RulesFile = None,
-    decks: Decks = None,
-    commission: Commission = None,
-    tie_pays: TiePays = None,
-    variant: VariantOpt = None,
-    table_min: TableMin = None,
-    table_max: TableMax = None,
+    rules: Any = None,
+    session: Any = None,
     workers: Workers = None,
     quiet: Quiet = False,
     no_table: NoTable = False,
@@ -197,8 +176,6 @@ def search(
     from ..search import search as run_search
 
     started = time.perf_counter()
-    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
-                        variant=variant, table_min=table_min, table_max=table_max)
     if dataset.exists():
         from ..io.inputs import import_note, is_coups_parquet
 
@@ -216,9 +193,8 @@ def search(
         result = run_search(
             dataset, strategy, metric=metric, holdout=holdout, folds=folds,
             walk_forward=walk_forward, sample=sample, seed=seed, null=null,
-            null_seed=null_seed, reps=reps, rules=rules, bankroll=bankroll,
-            session_shoes=session_shoes, when_short=when_short, stop_loss=stop_loss,
-            win_goal=win_goal, max_coups=max_coups, out=out, force=force,
+            null_seed=null_seed, reps=reps, rules=rules, session=session, out=out,
+            force=force,
             workers=local_workers(workers, None),
             command=" ".join(["baccarat", *map(shlex.quote, sys.argv[1:])]),
             progress=advance)

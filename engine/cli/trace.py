@@ -16,19 +16,12 @@ import typer
 from ..errors import BaccaratError
 from . import app
 from .common import (
-    Commission,
     Debug,
-    Decks,
-    RulesFile,
-    TableMax,
-    TableMin,
-    TiePays,
-    VariantOpt,
-    build_rules,
     console,
     print_labelled,
     reports_errors,
 )
+from .rule_options import table_rules
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -173,6 +166,7 @@ def render(ledger: pd.DataFrame) -> Any:
 
 @app.command()
 @reports_errors
+@table_rules
 def trace(
     spec: Annotated[str, typer.Argument(
         help="strategy SPEC: name, name:key=value,..., file.py:Class or module:Class")],
@@ -189,13 +183,7 @@ def trace(
     roads: Annotated[bool | None, typer.Option(
         "--roads/--no-roads", help="show the roads' newest marks (default: for strategies "
         "that use the roads)")] = None,
-    rules_file: RulesFile = None,
-    decks: Decks = None,
-    commission: Commission = None,
-    tie_pays: TiePays = None,
-    variant: VariantOpt = None,
-    table_min: TableMin = None,
-    table_max: TableMax = None,
+    rules: Any = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the ledger as JSON")] = False,
     debug: Debug = False,
 ) -> None:
@@ -208,8 +196,6 @@ def trace(
     """
     from ..testing import make_one_strategy, play
 
-    rules = build_rules(rules_file, decks=decks, commission=commission, tie_pays=tie_pays,
-                        variant=variant, table_min=table_min, table_max=table_max)
     shown = parse_range(coup_range) if coup_range is not None else None
     table = trace_coups(outcomes, coups, shoe)
     strategy = make_one_strategy(spec)

@@ -574,17 +574,19 @@ def _check_replaceable(target: Path, force: bool, folder: bool, ours: Ours | Non
         return None
     is_dir = target.is_dir() and not target.is_symlink()
     if is_dir and not folder and ours is None:
-        raise OutputExistsError(f"{target} is a folder; the {what} is one file: give --out "
-                                f"a file name")
+        raise OutputExistsError(f"{target} is a folder; the {what} is one file: give out "
+                                f"a file name", params=("out",))
     if folder and is_dir and not target.is_symlink() and not any(target.iterdir()):
         return before  # an empty folder: nothing in it to lose
     mine = not target.is_symlink() and (ours or _ours)(target)
     if not force and mine:
-        raise OutputExistsError(f"{target} already exists; pass --force to overwrite it")
+        raise OutputExistsError(f"{target} already exists; pass force=True to overwrite it",
+                                params=("force",))
     if not mine:
         raise OutputExistsError(
-            f"{target} already exists and is not an output baccarat wrote; --force "
-            f"replaces only those: remove it yourself or choose another --out")
+            f"{target} already exists and is not an output baccarat wrote; force=True "
+            f"replaces only those: remove it yourself or choose another out",
+                                params=("force", "out"))
     return before
 
 

@@ -72,12 +72,13 @@ def check_output_free(path: Path, force: bool) -> None:
     if not path.exists() and not path.is_symlink():
         return
     if not force:
-        raise OutputExistsError(f"{path} already exists; pass --force to overwrite it")
+        raise OutputExistsError(f"{path} already exists; pass force=True to overwrite it",
+                                params=("force",))
     ours = is_output_folder(path) if path.is_dir() else is_output_file(path)
     if path.is_symlink() or not ours:
         raise OutputExistsError(
-            f"{path} is not an output baccarat wrote; --force replaces only those: "
-            f"remove it yourself or choose another --out")
+            f"{path} is not an output baccarat wrote; force=True replaces only those: "
+            f"remove it yourself or choose another out", params=("force", "out"))
 
 
 def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
@@ -666,8 +667,9 @@ def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bo
            resume: bool, complete: str, ignore: tuple[str, ...]) -> str:
     """Lock and prepare ``folder``; returns its state (``claim`` says what was made)."""
     if force and resume:
-        raise BaccaratError("--force and --resume contradict each other: --force starts "
-                            "over, --resume finishes an interrupted run; give one")
+        raise BaccaratError("force=True and resume=True contradict each other: force=True starts "
+                            "over, resume=True finishes an interrupted run; give one",
+                            params=("force", "resume"))
     check_name(folder)
     claim.parents = _missing_parents(folder)
     for parent in claim.parents:
@@ -679,9 +681,10 @@ def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bo
                                 f"nothing to resume")
         if force:
             raise OutputExistsError(
-                f"{folder} is a file, not a folder baccarat wrote; --force replaces only "
-                f"run and dataset folders: remove it yourself or choose another --out")
-        raise OutputExistsError(f"{folder} already exists; choose another --out")
+                f"{folder} is a file, not a folder baccarat wrote; force=True replaces only "
+                f"run and dataset folders: remove it yourself or choose another out",
+                                    params=("force", "out"))
+        raise OutputExistsError(f"{folder} already exists; choose another out", params=("out",))
     if folder.is_dir():
         if resume and not _abandoned(folder):
             return _claim_resume(folder, plan, complete, ignore)
@@ -695,8 +698,8 @@ def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bo
         if not force:
             hint = (" (an interrupted run: --resume finishes it)"
                     if (folder / PLAN_FILE).exists() else "")
-            raise OutputExistsError(f"{folder} already exists{hint}; pass --force to "
-                                    f"overwrite it")
+            raise OutputExistsError(f"{folder} already exists{hint}; pass force=True to "
+                                    f"overwrite it", params=("force",))
         _check_replaceable(folder)
         claim.fresh = True  # emptied by this run: removed if it fails before a part
         for entry in folder.iterdir():
@@ -710,7 +713,7 @@ def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bo
         folder.mkdir()
     except FileExistsError:  # made just now by a program that takes no lock: not ours
         raise OutputExistsError(f"{folder} already exists (made by another program just "
-                                f"now); choose another --out") from None
+                                f"now); choose another out", params=("out",)) from None
     claim.fresh = True
     _start(folder, plan)
     return "new"
@@ -765,12 +768,12 @@ def _claim_resume(folder: Path, plan: dict[str, Any], complete: str,
         raise BaccaratError(
             f"cannot resume {folder}: its dataset {now['path']} is no longer the one the "
             f"run planned ({_parts_changed(stored, plan)}); put the dataset back as it was "
-            f"and resume, or start over with --force")
+            f"and resume, or start over with force=True", params=("force",))
     if differ:
         raise BaccaratError(
             f"cannot resume {folder}: it was started with different "
-            f"{', '.join(differ)}; run the same command again with --resume, or "
-            f"start over with --force")
+            f"{', '.join(differ)}; run the same command again with resume=True, or "
+            f"start over with force=True", params=("resume", "force"))
     remove_temporaries(folder)
     return "resume"
 
@@ -803,9 +806,9 @@ def _start(folder: Path, plan: dict[str, Any]) -> None:
 def _check_replaceable(folder: Path) -> None:
     if not is_output_folder(folder):
         raise OutputExistsError(
-            f"{folder} is a folder that baccarat did not write; --force replaces only "
+            f"{folder} is a folder that baccarat did not write; force=True replaces only "
             f"run and dataset folders (holding {PLAN_FILE}, {DATASET_FILE} or run.json, "
-            f"and nothing else): remove it yourself or choose another --out")
+            f"and nothing else): remove it yourself or choose another out", params=("force", "out"))
 
 
 def _abandon(folder: Path, fresh: bool) -> bool:
@@ -874,7 +877,8 @@ def read_plan(folder: str | Path) -> dict[str, Any] | None:
     try:
         document = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise BaccaratError(f"{path}: unreadable plan ({exc}); start over with --force") from None
+        raise BaccaratError(f"{path}: unreadable plan ({exc}); start over with force=True",
+                            params=("force",)) from None
     return document if isinstance(document, dict) else None
 
 
@@ -900,7 +904,8 @@ def check_complete(path: str | Path) -> None:
     if path.is_dir() and (path / PLAN_FILE).exists():
         raise IncompleteOutputError(
             f"{path} is incomplete: the run writing it was interrupted; finish it with "
-            f"the same command and --resume (or start over with --force)")
+            f"the same command and resume=True (or start over with force=True)",
+                                    params=("resume", "force"))
 
 
 # --- Reading a coups dataset by rows, chunk by chunk ------------------------------------------

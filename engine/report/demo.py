@@ -89,18 +89,20 @@ def _run_into(temp: Path, target: Path, shoes: int, seed: int, command: str | No
               warm: Any) -> pd.DataFrame:
     """The demo's run, comparison and report, written into the folder ``temp`` that will
     become ``target``; returns the comparison."""
-    from ..backtest import backtest
+    from ..backtest import play
+    from ..job import BacktestJob, Run
+    from ..replay import SessionPolicy
     from .compare import compare, write_comparison_file
     from .html import render_report
     from .runs import load_run
 
     helper = warm.start(DEMO_STRATEGIES)  # a fresh install: compile on the second core too
     try:
-        backtest(strategies=list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
-                 bankroll=DEMO_BANKROLL, out=temp / RUN_FOLDER,
-                 chunk_shoes=max(1, min(1000, shoes)),  # a progress bar that moves
-                 command=command or f"baccarat demo --shoes {shoes} --seed {seed}",
-                 progress=backtest_progress)
+        how = Run(out=temp / RUN_FOLDER, progress=backtest_progress or False,
+                  chunk_shoes=max(1, min(1000, shoes)))  # a progress bar that moves
+        play(BacktestJob(None, list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
+                         session=SessionPolicy(bankroll=DEMO_BANKROLL), run=how,
+                         command=command or f"baccarat demo --shoes {shoes} --seed {seed}"))
     except BaseException:
         warm.finish(helper, failed=True)
         raise

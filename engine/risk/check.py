@@ -68,13 +68,15 @@ def simulate(strategy: Any, rules: TableRules, policy: SessionPolicy, coups: int
              workers: int | None = 1) -> SimulatedRisk:
     """Play ``sessions`` sessions of ``strategy`` over generated shoes (seed ``seed``) and
     estimate every figure with an interval at ``level``."""
-    from ..backtest import backtest
+    from ..backtest import play
+    from ..job import BacktestJob, Run
 
     shoes_per, max_coups = check_layout(rules, policy, coups)
     session = SessionPolicy(**{**policy.__dict__, "session_shoes": shoes_per,
                                "max_coups": max_coups})
-    result = backtest(None, [strategy], shoes=sessions * shoes_per, seed=seed, rules=rules,
-                      session=session, ledger=False, workers=workers)
+    result = play(BacktestJob(None, [strategy], shoes=sessions * shoes_per, seed=seed,
+                              rules=rules, session=session,
+                              run=Run(ledger=False, workers=workers)))
     frame = result.sessions
     return estimates(frame, sessions * shoes_per, seed, level)
 

@@ -134,15 +134,16 @@ def _check_declaration(strategy: Any, rules: TableRules) -> None:
 
 def _simulate(job: RiskJob, results: list[ConfigRisk], sessions: int) -> None:
     """One backtest plays every configuration over the same generated shoes."""
-    from ..backtest import backtest
+    from ..backtest import play
+    from ..job import BacktestJob, Run
 
     shoes_per, max_coups = check_layout(job.rules, job.policy, job.coups)
     policy = job.policy
     session = SessionPolicy(**{**policy.__dict__, "session_shoes": shoes_per,
                                "max_coups": max_coups})
-    run = backtest(None, [r.strategy for r in results], shoes=sessions * shoes_per,
-                   seed=job.seed, rules=job.rules, session=session, ledger=False,
-                   workers=job.workers)
+    run = play(BacktestJob(None, [r.strategy for r in results], shoes=sessions * shoes_per,
+                           seed=job.seed, rules=job.rules, session=session,
+                           run=Run(ledger=False, workers=job.workers)))
     frame = run.sessions
     for config, result in enumerate(results):
         rows = frame[frame["config"] == config]

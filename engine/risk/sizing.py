@@ -74,7 +74,7 @@ def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
     (:func:`baccarat.risk.backward.risk_curve` gives the risks alone, quicker).
     """
     if sessions < 1:
-        raise RiskError(f"--sessions {sessions}: expected at least 1")
+        raise RiskError(f"sessions {sessions}: expected at least 1", params=("sessions",))
     chain = SessionChain(strategy, rules, policy, coups, state_limit, cell_limit)
     start: dict[Fraction, float] = {chain.bankroll: 1.0}
     clean: dict[Fraction, float] = dict(start)  # neither ruined nor busted so far

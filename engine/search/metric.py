@@ -204,19 +204,19 @@ def parse_metric(text: str | None) -> SearchMetric:
                "p column), not a figure to choose by" if name == "edge_p" else
                " is the same for every part of the shoes or not a number" if name in others
                else "")
-        raise BaccaratError(f"--metric {raw!r}: {name!r}{why or ' is no metric'}; expected "
+        raise BaccaratError(f"metric {raw!r}: {name!r}{why or ' is not known'}; expected "
                             f"{DEFAULT_METRIC!r} or one of {', '.join(_DEFINITIONS)}, "
-                            f"optionally with :higher or :lower")
+                            f"optionally with :higher or :lower", params=("metric",))
     columns, compute, higher = _DEFINITIONS[name]
     direction = direction.strip().lower()
     if direction:
         if direction not in ("higher", "lower"):
-            raise BaccaratError(f"--metric {raw!r}: the direction {direction!r} is not "
-                                f"higher or lower")
+            raise BaccaratError(f"metric {raw!r}: the direction {direction!r} is not "
+                                f"higher or lower", params=("metric",))
         higher = direction == "higher"
     if higher is None:
-        raise BaccaratError(f"--metric {raw!r}: say which way is better: {name}:higher or "
-                            f"{name}:lower")
+        raise BaccaratError(f"metric {raw!r}: say which way is better: {name}:higher or "
+                            f"{name}:lower", params=("metric",))
     title, fmt = _TITLES[name]
     return SearchMetric(name, title, fmt, higher, columns, compute,
                         studentize=name == EDGE_OVER_EXPECTED)

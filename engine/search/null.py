@@ -20,7 +20,7 @@ the best slot on every fair dataset by the wide swings of its raw edge.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ import pandas as pd
 from ..analysis.reference import BATCH_SHOES, reference_coups
 from ..coups import Coups
 from ..errors import BaccaratError
+from ..job import BacktestJob, Run
+from ..replay import SessionPolicy
 from ..rules import TableRules
 from .adjust import studentized
 from .metric import BASE_COLUMNS
@@ -129,28 +131,27 @@ def check_null_shape(shoes: int, session_shoes: int, configs: int, datasets: int
 
 
 def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datasets: int,
-              seed: int, out: Path, run_options: dict[str, Any],
+              seed: int, out: Path, policy: SessionPolicy, how: Run,
               progress: Callable[[int, int], None] | None = None) -> NullResult:
     """Play ``configs`` over ``datasets`` fair datasets shaped like ``lengths`` in one
-    backtest into the run folder ``out``, and take each dataset's best z."""
-    from ..backtest import backtest
+    backtest into the run folder ``out`` (the session rules ``policy``, run as ``how``
+    says), and take each dataset's best z."""
+    from ..backtest import play
 
     shoes = int(lengths.size)
-    policy = run_options.get("session")
-    session_shoes = int(policy.session_shoes if policy is not None
-                        else run_options.get("session_shoes", 1))
+    session_shoes = policy.session_shoes
     check_null_shape(shoes, session_shoes, len(configs), datasets)
     if shoes % session_shoes:
-        return play_each(configs, lengths, rules, datasets, seed, out, run_options,
+        return play_each(configs, lengths, rules, datasets, seed, out, policy, how,
                          progress)
     per_dataset = shoes // session_shoes
     fair = null_coups(lengths, rules, datasets, seed)
+    how = replace(how, out=out, ledger=False, force=True, progress=progress or False)
     if fair is None:
-        backtest(None, configs, shoes=shoes * datasets, seed=seed, rules=rules, ledger=False,
-                 out=out, force=True, progress=progress, **run_options)
+        play(BacktestJob(None, configs, shoes=shoes * datasets, seed=seed, rules=rules,
+                         session=policy, run=how))
     else:
-        backtest(fair, configs, rules=rules, ledger=False, out=out, force=True,
-                 progress=progress, **run_options)
+        play(BacktestJob(fair, configs, rules=rules, session=policy, run=how))
     matrix = read_sessions(out, len(configs), BASE_COLUMNS)
     k = len(configs)
     per_row = {name: values.reshape(k * datasets, per_dataset)
@@ -159,13 +160,13 @@ def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
 
 
 def play_each(configs: list[Any], lengths: np.ndarray, rules: TableRules, datasets: int,
-              seed: int, out: Path, run_options: dict[str, Any],
+              seed: int, out: Path, policy: SessionPolicy, how: Run,
               progress: Callable[[int, int], None] | None = None) -> NullResult:
     """The null when the shoes do not make whole sessions (the observed dataset ends on a
     short session, and so must each fair one): one backtest per fair dataset, each into
     ``out/dataset-NNNN``, since datasets played end to end would share a session. Slower
     than one backtest; the same fair datasets."""
-    from ..backtest import backtest
+    from ..backtest import play
 
     shoes = int(lengths.size)
     first = max(1, min(datasets, BATCH_SHOES // max(shoes, 1)))
@@ -175,8 +176,9 @@ def play_each(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
     for b in range(datasets):
         fair, _, _ = reference_coups(rules, lengths, b, 1, seed, complete)
         folder = out / f"dataset-{b:04d}"
-        backtest(fair, configs, rules=rules, ledger=False, out=folder, force=True,
-                 progress=progress, **run_options)
+        play(BacktestJob(fair, configs, rules=rules, session=policy,
+                         run=replace(how, out=folder, ledger=False, force=True,
+                                     progress=progress or False)))
         values[:, b] = _z(read_sessions(folder, len(configs), BASE_COLUMNS).columns)
     return _bests(values, seed, bool(complete.all()))
 

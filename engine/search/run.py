@@ -21,6 +21,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import pandas as pd
 
 from ..coups import Coups
 from ..errors import BaccaratError, Interrupted
+from ..job import BacktestJob, Run
 from ..metrics import edge_verdict, ratio_interval
 from ..replay import SessionPolicy
 from ..rules import TableRules
@@ -63,11 +65,6 @@ from .splits import Split, fold_split, holdout_split, id_ranges, name_ids
 #: The most configurations a search plays without ``--sample``.
 MAX_GRID = 100_000
 
-#: The session options of a search, passed to every backtest it plays.
-RUN_OPTIONS = ("bankroll", "session_shoes", "when_short", "stop_loss", "win_goal",
-               "max_coups", "workers")
-
-
 def search(
     coups: Coups | str | Path,
     strategies: Sequence[str],
@@ -82,12 +79,6 @@ def search(
     null_seed: int | None = None,
     reps: int = DEFAULT_REPS,
     rules: TableRules | None = None,
-    bankroll: float = 1000.0,
-    session_shoes: int = 1,
-    when_short: str = "stop",
-    stop_loss: float | None = None,
-    win_goal: float | None = None,
-    max_coups: int | None = None,
     session: SessionPolicy | None = None,
     out: str | Path | None = None,
     force: bool = False,
@@ -106,32 +97,34 @@ def search(
     default ``seed``). ``reps`` bootstrap samples feed the step-down and the SPA. The
     outputs go to the folder ``out`` (a temporary one when None): ``search.parquet``,
     ``null.parquet``, and the run folders ``run/`` and ``null/``.
-    ``session`` gives every session rule at once (``engine.Session``) instead of
-    ``bankroll`` ... ``max_coups``, as ``backtest`` takes it.
+    ``session``: the session rules (``baccarat.Session``), as ``backtest`` takes them.
     ``progress(stage, done, total)`` is told how the runs advance.
     """
     started = time.perf_counter()
     chosen_metric = parse_metric(metric)
     if folds is not None and holdout is not None:
-        raise BaccaratError("give --holdout or --folds, not both")
+        raise BaccaratError("give holdout or folds, not both", params=("holdout", "folds"))
     if walk_forward and folds is None:
-        raise BaccaratError("--walk-forward needs --folds K (the number of folds)")
+        raise BaccaratError("walk_forward=True needs folds K (the number of folds)",
+                            params=("walk_forward", "folds"))
     if null < 0:
-        raise BaccaratError(f"--null {null}: expected a number of fair datasets, 0 or more")
+        raise BaccaratError(f"null {null}: expected a number of fair datasets, 0 or more",
+                            params=("null",))
     if null == 1:
-        raise BaccaratError("--null 1: one fair dataset gives no distribution; use 0 (none) "
-                            "or 2 or more (200 read the one-in-20 figure well)")
+        raise BaccaratError("null 1: one fair dataset gives no distribution; use 0 (none) "
+                            "or 2 or more (200 read the one-in-20 figure well)", params=("null",))
     if reps < 100:
-        raise BaccaratError(f"--reps {reps}: expected at least 100 bootstrap samples")
-    if session is not None:
-        session_shoes = session.session_shoes
+        raise BaccaratError(f"reps {reps}: expected at least 100 bootstrap samples",
+                            params=("reps",))
+    policy = session or SessionPolicy()
+    session_shoes = policy.session_shoes
     space = Space(list(strategies))
     if sample is not None:
         indices, configs = space.sample(sample, seed)
     elif len(space) > MAX_GRID:
         raise BaccaratError(f"the specs stand for {len(space):,} configurations, more than "
-                            f"{MAX_GRID:,} to play whole; draw some with --sample K "
-                            f"(and --seed S)")
+                            f"{MAX_GRID:,} to play whole; draw some with sample K "
+                            f"(and seed S)", params=("sample", "seed"))
     else:
         indices, configs = list(range(len(space))), list(space)
     with _pinned(coups):  # the same shoes from the first read to the null's last
@@ -157,21 +150,15 @@ def search(
 
                 folder = stack.enter_context(claim_output(
                     out, force=force, folder=True, ours=is_search_folder, what="search")).temp
-            options: dict[str, Any] = {
-                "workers": workers,
-                "chunk_shoes": chunk_shoes(configs, rules or TableRules(), shoe_ids.size,
-                                           workers),
-                **({"session": session} if session is not None else {
-                    "bankroll": bankroll, "session_shoes": session_shoes,
-                    "when_short": when_short, "stop_loss": stop_loss, "win_goal": win_goal,
-                    "max_coups": max_coups})}
+            how = Run(workers=workers, ledger=False, force=True, chunk_shoes=chunk_shoes(
+                configs, rules or TableRules(), shoe_ids.size, workers))
 
             def stage(name: str) -> Callable[[int, int], None] | None:
                 if progress is None:
                     return None
                 return lambda n_coups, n_sessions: progress(name, n_sessions, n_coups)
 
-            from ..backtest import backtest
+            from ..backtest import play
 
             timings: dict[str, float] = {}
             clock = time.perf_counter()
@@ -182,8 +169,10 @@ def search(
                 timings[name] = round(now - clock, 3)
                 clock = now
 
-            run = backtest(coups, configs, rules=rules, ledger=False, out=folder / RUN_FOLDER,
-                           force=True, command=command, progress=stage("search"), **options)
+            run = play(BacktestJob(coups, configs, rules=rules, session=policy,
+                                   run=replace(how, out=folder / RUN_FOLDER,
+                                               progress=stage("search") or False),
+                                   command=command))
             matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
                                                                       *chosen_metric.columns))
             lap("play")
@@ -237,11 +226,11 @@ def search(
             sentences = [opening]
             null_table = None
             if null:
-                fair_options = {**options, "chunk_shoes": chunk_shoes(
-                    configs, rules_used, shoe_ids.size * null, workers)}
+                fair_how = replace(how, chunk_shoes=chunk_shoes(
+                    configs, rules_used, shoe_ids.size * null, workers))
                 result = play_null(configs, lengths, rules_used, null,
                                    seed if null_seed is None else null_seed,
-                                   folder / NULL_FOLDER, fair_options,
+                                   folder / NULL_FOLDER, policy, fair_how,
                                    progress=stage("fair datasets"))
                 lap("null")
                 null_doc = result.summary(float(z_all[best_z]))

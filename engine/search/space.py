@@ -98,7 +98,8 @@ class Space:
 
     def __init__(self, specs: Sequence[str]) -> None:
         if not specs:
-            raise BaccaratError("no strategy given: pass at least one --strategy SPEC")
+            raise BaccaratError("no strategy given: strategies needs at least one SPEC",
+                                params=("strategies",))
         self.grids: list[Grid] = [grid_of(spec) for spec in specs]
         self._ends = list(itertools.accumulate(len(g) for g in self.grids))
 
@@ -121,7 +122,8 @@ class Space:
         replacement) with ``seed``: their indices in the space, in space order, and the
         configurations. The whole space when it holds no more than ``count``."""
         if count < 1:
-            raise BaccaratError(f"--sample {count}: expected at least 1 configuration")
+            raise BaccaratError(f"sample {count}: expected at least 1 configuration",
+                                params=("sample",))
         total = len(self)
         if count >= total:
             return list(range(total)), list(self)

@@ -68,8 +68,9 @@ class Split:
 def holdout_split(sessions: int, fraction: float) -> Split:
     """Choose on the first ``1 - fraction`` of the sessions, check on the rest (0: none)."""
     if not 0.0 <= fraction < 1.0:
-        raise BaccaratError(f"--holdout {fraction:g}: the fraction of the shoes held back; "
-                            f"expected at least 0 and below 1 (0: no hold-out)")
+        raise BaccaratError(f"holdout {fraction:g}: the fraction of the shoes held back; "
+                            f"expected at least 0 and below 1 (0: no hold-out)",
+                            params=("holdout",))
     everything = np.arange(sessions, dtype=np.int64)
     if fraction == 0.0:
         return Split(NONE, sessions, (Fold("all", everything, everything[:0]),))
@@ -77,9 +78,9 @@ def holdout_split(sessions: int, fraction: float) -> Split:
     chosen = sessions - held
     if held < MIN_PART or chosen < MIN_PART:
         raise BaccaratError(
-            f"--holdout {fraction:g} of {sessions:,} sessions leaves {chosen:,} to choose "
+            f"holdout {fraction:g} of {sessions:,} sessions leaves {chosen:,} to choose "
             f"on and {held:,} to check on; each needs at least {MIN_PART}: use more shoes "
-            f"or another fraction")
+            f"or another fraction", params=("holdout",))
     return Split(HOLDOUT, sessions, (Fold("hold-out", everything[:chosen],
                                           everything[chosen:]),), holdout=fraction)
 
@@ -88,12 +89,12 @@ def fold_split(sessions: int, folds: int, walk_forward: bool) -> Split:
     """K walk-forward folds (K + 1 blocks) or K cross-validation folds (K blocks)."""
     blocks_wanted = folds + 1 if walk_forward else folds
     if folds < (1 if walk_forward else 2):
-        raise BaccaratError(f"--folds {folds}: expected at least "
-                            f"{1 if walk_forward else 2}")
+        raise BaccaratError(f"folds {folds}: expected at least "
+                            f"{1 if walk_forward else 2}", params=("folds",))
     if sessions < MIN_PART * blocks_wanted:
         raise BaccaratError(
-            f"--folds {folds}: {sessions:,} sessions cut into {blocks_wanted} blocks leave "
-            f"fewer than {MIN_PART} in a block; use fewer folds or more shoes")
+            f"folds {folds}: {sessions:,} sessions cut into {blocks_wanted} blocks leave "
+            f"fewer than {MIN_PART} in a block; use fewer folds or more shoes", params=("folds",))
     blocks = np.array_split(np.arange(sessions, dtype=np.int64), blocks_wanted)
     if walk_forward:
         made = tuple(Fold(f"fold {i}", np.concatenate(blocks[:i]), blocks[i])

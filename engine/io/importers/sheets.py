@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ...extras import require
 from .layout import assign_roles
 from .records import ImportDataError, Source
 from .tables import RawTable, _no_duplicate_names
@@ -88,10 +89,9 @@ def _known(table: RawTable) -> bool:
 
 
 def _open_workbook(path: Path) -> Any:
-    try:
-        from openpyxl import load_workbook
-    except ImportError:  # pragma: no cover - a dependency
-        raise ImportDataError("reading .xlsx needs openpyxl: pip install openpyxl") from None
+    require("openpyxl", "reading .xlsx")
+    from openpyxl import load_workbook
+
     try:
         return load_workbook(path, read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:

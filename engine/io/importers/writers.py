@@ -15,6 +15,7 @@ import pandas as pd
 
 from ...cards import LABEL_OF_CODE
 from ...coups import CARD_COLUMNS, OUTCOME_LABELS, Coups
+from ...extras import require
 from ..parquet import atomic_path
 from .records import run_starts
 from .tokens import OUTCOME_NAMES
@@ -169,6 +170,7 @@ def write_xlsx(coups: Coups, path: str | Path, layout: Layout, *, sheet: str = "
                notes: bool = True, **options: Any) -> Path:
     """The coups as an .xlsx workbook: a sheet of the csv layout (openpyxl), after a
     sheet of notes as recorders keep (``notes``)."""
+    require("openpyxl", "writing .xlsx")
     from openpyxl import Workbook
 
     frame = coups_frame(coups, layout, **options)
