@@ -99,7 +99,7 @@ def parse_shuffle(spec: str, table_shoes: int | None = None,
         model = ShuffleModel(kind="riffle", riffles=riffles, strip="strip" in extras,
                              cut="cut" in extras, table_shoes=shoes)
     else:
-        raise ShuffleError(f"shuffle {spec!r} is not a shuffle model; use uniform, "
+        raise ShuffleError(f"shuffle {spec!r}: no such model; use uniform, "
                            "riffle:K (riffle:K:strip, riffle:K:cut, riffle:K:strip:cut) or csm",
                            params=("shuffle",))
     if table_shoes is not None and model.kind != "riffle":

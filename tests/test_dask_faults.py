@@ -162,7 +162,7 @@ def test_a_cluster_left_without_workers_stops_the_run_resumable(
 
         threading.Thread(target=lose_the_workers, daemon=True).start()
         started = time.monotonic()
-        with pytest.raises(ChunkFailed, match=r"no workers for 1 s.*--resume"):
+        with pytest.raises(ChunkFailed, match=r"no workers for 1 s.*resume=True"):
             play(BacktestJob(None, [Slowish()], shoes=12,
                              run=Run(chunk_shoes=1, out=out, scheduler=cluster.scheduler_address),
                              unchecked=True, backend_options={"no_workers_timeout": 1.0}))

@@ -77,7 +77,7 @@ def test_expected_exact_prices_every_coup_from_the_cards_left():
 
 
 def test_expected_exact_needs_the_cards():
-    with pytest.raises(BaccaratError, match="--expected exact .* outcomes only"):
+    with pytest.raises(BaccaratError, match="expected='exact' .* outcomes only"):
         backtest(coups_from_outcomes(["BPBB"]), ["flat"], run=Run(expected="exact"))
-    with pytest.raises(BaccaratError, match="--expected must be auto or exact"):
+    with pytest.raises(BaccaratError, match="^expected must be auto or exact"):
         backtest(coups_from_outcomes(["BPBB"]), ["flat"], run=Run(expected="sometimes"))

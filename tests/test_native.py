@@ -40,9 +40,9 @@ def test_a_fresh_process_plays_the_fused_path_without_numba(tmp_path: Path):
     script = textwrap.dedent(f"""
         import json, sys
         from baccarat.backtest import read_run_table
-        from baccarat import backtest
-        result = backtest(strategies={specs!r}, shoes=60, seed=4, ledger=False,
-                          out={str(tmp_path / "there")!r})
+        from baccarat import Run, backtest
+        result = backtest(None, {specs!r}, shoes=60, seed=4,
+                          run=Run(ledger=False, out={str(tmp_path / "there")!r}))
         rows = read_run_table(result.folder, "sessions").to_pydict()
         print(json.dumps({{"numba": "numba" in sys.modules,
                            "net": rows["net"], "coups": rows["coups"]}}))
@@ -68,9 +68,10 @@ def test_a_stored_dataset_plays_without_numba_too(tmp_path: Path):
     script = textwrap.dedent(f"""
         import json, sys
         from baccarat.backtest import read_run_table
-        from baccarat import backtest
-        result = backtest({str(tmp_path / "coups")!r}, {specs!r}, session_shoes=2,
-                          ledger=False, out={str(tmp_path / "there")!r})
+        from baccarat import Run, Session, backtest
+        result = backtest({str(tmp_path / "coups")!r}, {specs!r},
+                          session=Session(session_shoes=2),
+                          run=Run(ledger=False, out={str(tmp_path / "there")!r}))
         rows = read_run_table(result.folder, "sessions").to_pydict()
         print(json.dumps({{"numba": "numba" in sys.modules, "net": rows["net"]}}))
     """)

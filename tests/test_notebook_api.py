@@ -153,6 +153,14 @@ def test_the_command_line_says_the_same_errors_with_its_flags(tmp_path: Path) ->
     said = CliRunner().invoke(app, ["backtest", "-s", "flat", "--shoes", "10",
                                     "--stop-loss", "-100", "--out", str(tmp_path / "r")])
     assert "--stop-loss -100" in said.output and "stop_loss" not in said.output
+    # a parameter's name inside a path is the path's, not the flag
+    mine = tmp_path / "out" / "force"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("mine")
+    said = CliRunner().invoke(app, ["backtest", "-s", "flat", "--shoes", "10", "--out",
+                                    str(mine)], env={"COLUMNS": "300"})
+    assert said.exit_code == 2
+    assert f"error: {mine} already exists; pass --force to overwrite it" in said.output
 
 
 def test_the_bankroll_curve_by_hand() -> None:

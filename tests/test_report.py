@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from baccarat import Run as RunOptions
 from baccarat import backtest
 from baccarat.cli import app
 from baccarat.metrics import SUMMARY_METRICS
@@ -87,7 +88,7 @@ def assert_self_contained(text: str) -> None:
 @pytest.fixture(scope="module")
 def run3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("report") / "run3"
-    backtest(None, ["flat", "martingale", "follow"], shoes=400, seed=11, run=Run(out=folder))
+    backtest(None, ["flat", "martingale", "follow"], shoes=400, seed=11, run=RunOptions(out=folder))
     return folder
 
 
@@ -101,7 +102,7 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run whose report is short (two figures: one configuration, no ledger), for the
     tests of how a report is written rather than what it shows."""
     folder = tmp_path_factory.mktemp("report") / "small"
-    backtest(None, ["flat"], shoes=20, seed=11, run=Run(ledger=False, out=folder))
+    backtest(None, ["flat"], shoes=20, seed=11, run=RunOptions(ledger=False, out=folder))
     return folder
 
 
@@ -258,7 +259,8 @@ def test_report_sections_figures_and_tables(report3: str, run3: Path) -> None:
 
 def test_report_without_a_ledger(tmp_path: Path) -> None:
     folder = tmp_path / "noledger"
-    backtest(None, ["flat", "martingale"], shoes=200, seed=3, run=Run(ledger=False, out=folder))
+    backtest(None, ["flat", "martingale"], shoes=200, seed=3,
+             run=RunOptions(ledger=False, out=folder))
     assert not (folder / "ledger.parquet").exists()
     text = render_report(folder)
     page = Page(text)
@@ -270,7 +272,7 @@ def test_report_without_a_ledger(tmp_path: Path) -> None:
 
 def test_report_of_two_runs_on_different_shoes(run3: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
-    backtest(None, ["flat"], shoes=300, seed=12, run=Run(out=other))
+    backtest(None, ["flat"], shoes=300, seed=12, run=RunOptions(out=other))
     text = render_report([run3, other])
     page = Page(text)
     assert any(h.startswith(f"Run run3 {run3}") for h in page.headings)
@@ -373,7 +375,7 @@ def test_runs_that_share_their_setup_show_it_once(tmp_path: Path) -> None:
     folders = []
     for i, spec in enumerate(["flat", "martingale", "paroli", "flat:side=player"]):
         folders.append(tmp_path / f"r{i}")
-        backtest(None, [spec], shoes=40, seed=8, run=Run(out=folders[-1], ledger=False))
+        backtest(None, [spec], shoes=40, seed=8, run=RunOptions(out=folders[-1], ledger=False))
     text = render_report(folders)
     assert text.count("<h3>Table rules</h3>") == 1
     assert text.count("<h3>Dataset and sessions</h3>") == 1

@@ -81,7 +81,7 @@ def check_interrupted(out: Path) -> None:
     assert 0 < len(parts) < CHUNKS
     for part in parts:  # every file under a final name is whole
         assert pq.read_table(part).num_rows > 0
-    with pytest.raises(IncompleteOutputError, match="--resume"):
+    with pytest.raises(IncompleteOutputError, match="resume=True"):
         BacktestResult.load(out)
     refused = cli(*RUN_ARGS, "--out", str(out))
     assert refused.exit_code == 2 and "--resume" in refused.output
@@ -144,7 +144,7 @@ def test_generate_resumes_after_a_kill(tmp_path: Path):
     assert child.wait(timeout=120) == 70
     assert len(list(out.glob("part-*.parquet"))) == 4
     assert (out / PLAN_FILE).exists() and not (out / DATASET_FILE).exists()
-    with pytest.raises(IncompleteOutputError, match="--resume"):
+    with pytest.raises(IncompleteOutputError, match="resume=True"):
         read_coups(out)
     refused = cli("backtest", "-s", "flat", "--coups", str(out), "--out",
                   str(tmp_path / "r"), "-q")

@@ -120,14 +120,14 @@ def test_csm_deals_every_coup_from_a_full_shoe() -> None:
 
 
 def test_parse_shuffle_refusals() -> None:
-    for spec, message in (("riffle", "not a shuffle model"), ("riffle:0", "1 to 20"),
-                          ("riffle:3:strip:strip", "once each"), ("shuffle", "not a shuffle"),
+    for spec, message in (("riffle", "no such model"), ("riffle:0", "1 to 20"),
+                          ("riffle:3:strip:strip", "once each"), ("shuffle", "no such model"),
                           ("riffle:2:twice", "only 'strip' and 'cut'")):
         with pytest.raises(ShuffleError, match=message):
             parse_shuffle(spec)
-    with pytest.raises(ShuffleError, match="--table-shoes chains"):
+    with pytest.raises(ShuffleError, match="^table_shoes chains"):
         parse_shuffle("csm", table_shoes=4)
-    with pytest.raises(ShuffleError, match="--coups-per-shoe"):
+    with pytest.raises(ShuffleError, match="^coups_per_shoe sets"):
         parse_shuffle("riffle:2", coups_per_shoe=4)
     assert parse_shuffle("RIFFLE:3:cut").spec == "riffle:3:cut"
 
@@ -159,7 +159,7 @@ def test_generate_shuffle_cli_metadata_and_uniform_unchanged(tmp_path: Path) -> 
     assert info["dataset"]["shuffle"]["model"] == "riffle:3:cut"
 
     bad = run("generate", "--shoes", "3", "--out", str(tmp_path / "bad"), "--shuffle", "cms")
-    assert bad.exit_code == 2 and "not a shuffle model" in bad.output
+    assert bad.exit_code == 2 and "--shuffle 'cms': no such model" in bad.output
     assert not (tmp_path / "bad").exists()
 
 

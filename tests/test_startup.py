@@ -129,7 +129,8 @@ def test_a_command_imports_only_its_own_module():
         "print(json.dumps({'before': before, 'after': after}))\n")
     result = _probe(code)
     assert result["before"] == []
-    assert result["after"] == ["baccarat.cli.common", "baccarat.cli.odds"]
+    assert result["after"] == ["baccarat.cli.common", "baccarat.cli.odds",
+                               "baccarat.cli.rule_options"]
 
 
 def test_the_command_table_names_every_command_where_it_is_defined():

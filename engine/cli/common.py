@@ -102,8 +102,10 @@ def in_flags(error: BaseException) -> str:
         flag = FLAGS.get(name, "--" + name.replace("_", "-"))
         if name.startswith("shoe_"):  # a per-shoe stop: the session's flag, per shoe
             flag = f"--{name[5:].replace('_', '-')} (with --stops-per shoe)"
-        valued = re.sub(rf"(?<![\w-]){name}=(?!True\b)", flag + " ", message)
-        message = re.sub(rf"(?<![\w-]){name}(=True)?\b", flag, valued)
+        # a name inside a path or another word ("runs/out/x", "out_dir") is left alone
+        alone = rf"(?<![\w./\\-]){name}"
+        valued = re.sub(rf"{alone}=(?!True\b)", flag + " ", message)
+        message = re.sub(rf"{alone}(=True)?(?![\w/\\-]|\.\w)", flag, valued)
     return message
 
 
