@@ -1082,6 +1082,8 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     ``sessions`` (per configuration) and ``staked`` (the bet kinds any session staked on)
     spare reading them from the parts when the caller knows them. ``config_rules`` gives
     each configuration's rules when they differ (house edges and labels follow them).
+    With several configurations, the Holm-adjusted p of each edge verdict over all of
+    them (``edge_p_holm``) and the verdict it gives (``edge_verdict_family``) follow.
     ``columns`` holds each configuration's session columns when the run kept them
     (``_kept_columns``): the figures are those the parts give, without reading them.
     """
@@ -1124,7 +1126,13 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     frame = pd.DataFrame([by_config[k] for k in sorted(by_config)])
     ordered = ["config", "strategy", "spec", "params", "rules"] + [m.name for m in
                                                                    SUMMARY_METRICS]
-    return frame[ordered]
+    frame = frame[ordered]
+    if len(frame) > 1:  # the edge verdict counting every configuration of the run
+        from .search.family import family_edge_verdicts
+
+        _, adjusted, verdict = family_edge_verdicts(frame)
+        frame = frame.assign(edge_p_holm=adjusted, edge_verdict_family=verdict)
+    return frame
 
 
 #: The most session rows the summary reads in one scan (several configurations at a time).

@@ -30,7 +30,8 @@ def test_one_configuration_prints_exact_and_checked_figures_in_80_columns() -> N
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines), max(lines, key=len)
-    assert any(line.startswith("Exact risk: dalembert") for line in lines)
+    assert any(line.startswith("Exact risk (an infinite shoe, independent coups): "
+                               "dalembert") for line in lines)
     # three coups of D'Alembert on Player (W/L/T: Player wins, Banker wins, tie): ahead
     # after WWW, any order of two W and an L or a T, of a W and two T, and LWT, LTW, TLW
     w, lose, t = ODDS.player, ODDS.banker, ODDS.tie

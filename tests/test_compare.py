@@ -245,7 +245,8 @@ def test_the_printed_table_has_the_metric_titles_in_order(runs: dict[str, Path])
     assert headers[0] == "configuration"
     assert headers[1:1 + len(titles)] == titles
     assert headers[1 + len(titles):] == ["Mean net: configuration - flat", "95% interval",
-                                         "Significant", "Significant, Holm", "Pairing"]
+                                         "Why", "Edge - flat", "Edge differs",
+                                         "Edge differs, Holm", "Pairing"]
     assert [str(c) for c in wide.columns[0].cells] == frame["label"].tolist()
     # narrower: the same columns, in the same order, over several blocks that fit
     blocks = comparison_tables(frame, width=80)
@@ -263,9 +264,9 @@ def test_command_prints_the_table_and_writes_the_comparison(runs: dict[str, Path
                                                             tmp_path: Path) -> None:
     out = tmp_path / "cmp"
     result = runner.invoke(app, ["compare", str(runs["three"]), str(runs["other_seed"]),
-                                 "--out", str(out)])
+                                 "--out", str(out), "--all"])
     assert result.exit_code == 0, result.output
-    text = result.output
+    text = result.output[result.output.index("Comparison ("):]  # after the bottom line
     assert "Comparison (4 configurations tried) (1/" in text
     blocks = text.count("Comparison (")
     for label in ("three/flat:side=tie", "three/martingale", "other_seed/flat"):
@@ -293,12 +294,53 @@ def test_command_prints_only_the_metrics_asked_for(runs: dict[str, Path],
     assert result.exit_code == 0, result.output
     assert "Mean" in result.output and "ruin" in result.output
     assert "Median" not in result.output and "SQN" not in result.output
-    assert "Significant" in result.output  # the difference is always shown
+    assert "differs" in result.output  # the difference is always shown
     stored = pd.read_parquet(tmp_path / "comparison.parquet")
     assert "sqn" in stored  # the file keeps every metric
     bad = runner.invoke(app, ["compare", str(runs["three"]), "--out", str(tmp_path / "x"),
                               "--metrics", "mean_net,sharp"])
     assert bad.exit_code == 2 and "did you mean 'sharpe'" in flat(bad.output)
+
+
+def test_command_prints_the_verdict_s_metrics_unless_all(runs: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    result = runner.invoke(app, ["compare", str(runs["three"]), "--out", str(tmp_path)],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Mean net" in result.output and "Median" not in result.output
+    assert "SQN" not in result.output and "differs" in result.output
+    frame = pd.read_parquet(tmp_path / "comparison.parquet")
+    assert "sqn" in frame  # the file keeps every metric
+    from baccarat.answer import bottom_line
+
+    first = result.output.splitlines()[0]
+    assert flat(bottom_line(frame, frame["label"].tolist())).startswith(first.strip())
+    both = runner.invoke(app, ["compare", str(runs["three"]), "--out", str(tmp_path / "x"),
+                               "--all", "--metrics", "sqn"])
+    assert both.exit_code == 2 and "give --all or --metrics, not both" in flat(both.output)
+
+
+def test_a_smaller_stake_at_the_same_edge_is_no_different_in_edge(tmp_path: Path) -> None:
+    """Flat Banker at 10 and at 5 on the same shoes: every net and stake of the second is
+    half the first's, so the realized edges are equal and the paired difference in edge
+    is exactly 0; the mean net differs (by half of flat 10's) because it staked less."""
+    import baccarat
+
+    run = baccarat.backtest(baccarat.generate(200, seed=3), ["flat", "flat:base=5"],
+                            rules=baccarat.TableRules(table_min=5),
+                            run=baccarat.Run(out=tmp_path / "r", workers=1))
+    frame = baccarat.compare(run).set_index("spec")
+    half = frame.loc["flat:base=5.0"]
+    assert half["diff_edge"] == 0.0 and not half["edge_differs"]
+    assert not half["edge_differs_family"]
+    assert half["diff_mean_net"] == pytest.approx(-frame.loc["flat", "mean_net"] / 2)
+    assert half["diff_reason"] == "staked less"
+    result = runner.invoke(app, ["compare", str(tmp_path / "r"), "--out",
+                                 str(tmp_path / "c")], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if "flat:base=5.0" in line
+               and "staked less" in line)
+    assert "+0.000%" in row and row.split()[-2:] == ["no", "│"]  # edge differs: no
 
 
 def test_a_mapping_names_the_runs(runs: dict[str, Path]) -> None:

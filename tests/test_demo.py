@@ -23,7 +23,7 @@ def flat(text: str) -> str:
 
 def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["demo"])
+    result = runner.invoke(app, ["demo"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     demo = tmp_path / "demo"
     assert sorted(p.name for p in demo.iterdir()) == ["comparison.parquet", "report.html", "run"]
@@ -46,7 +46,18 @@ def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert stored["run"].unique().tolist() == [str(Path("demo") / "run")]
     for label in DEMO_STRATEGIES:
         assert label in result.output
-    assert "Mean net" in result.output and "paired" in result.output
+    # the answer first: a bottom line and one table that fit 80 columns by 24 lines
+    lines = result.output.strip().splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines[:-1]) <= 80
+    text = flat(result.output)
+    edges = summary["realized_edge"]
+    assert text.startswith(f"All five systems lost {-edges.max():.1%} to {-edges.min():.1%} "
+                           f"of what they staked, as the house edge says; none beats it "
+                           f"(counting 5 tried). Martingale busted "
+                           f"{summary.set_index('spec').loc['martingale', 'bust_rate']:.0%} "
+                           f"of its sessions.")
+    assert "mean net expected P(ahead) bust ruin edge, Holm" in text
+    assert text.count("as expected") == len(DEMO_STRATEGIES)
 
     report = (demo / "report.html").read_text()
     # fan, final net, drawdown each; ruin for Martingale, bust for Martingale and

@@ -250,6 +250,10 @@ def test_report_sections_figures_and_tables(report3: str, run3: Path) -> None:
     # the realized edge beside the exact house edge (1.058% for Banker, 8 decks)
     assert "1.058%" in report3
     assert "paired" in report3 and "unpaired" not in report3
+    # the bottom line first, in the verdict's words, counting the three tried
+    verdict = report3[report3.find('id="verdict"'):]
+    assert verdict.index('class="bottom-line"') < verdict.index("<table")
+    assert "(counting 3 tried)" in verdict[:verdict.index("<table")]
     assert_self_contained(report3)
 
 

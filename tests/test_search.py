@@ -71,13 +71,18 @@ def test_a_planted_edge_is_found_and_holds_up(planted: SearchResult) -> None:
     assert table.loc["follow", "metric_out"] > 0.03
     assert table.loc["follow", "p_stepdown"] < 0.01
     assert table.loc["follow", "p_holm"] < 0.01
-    assert table.loc["follow", "verdict"] == "beats expected"
+    assert table.loc["follow", "verdict"] == "beats"
     assert (table.drop("follow")["verdict"] == "chance").all()
+    assert planted.found and planted.document["verdict"]["configurations"] == ["follow"]
+    assert planted.sentence == planted.document["sentences"][0]
+    assert planted.sentence.startswith("Counting all 6 configurations tried, over all 300 "
+                                       "shoes, 1 beats its expected edge (step-down at 5%): "
+                                       "follow (")
     assert planted.document["family"]["spa"] < 0.01
     out = planted.document["split"]["out"]
     assert out["p"] < 0.01 and out["edge_verdict"] == "outside"
     assert out["sessions"] == 150
-    assert "it holds up there" in planted.document["sentences"][-1]
+    assert planted.document["sentences"][-1].endswith(", agreeing with the verdict.")
     fold = planted.document["split"]["folds"][0]
     assert fold["choose_shoes"] == [[0, 149]] and fold["evaluate_shoes"] == [[150, 299]]
 
@@ -90,7 +95,7 @@ def test_the_table_is_stored_and_read_back(planted: SearchResult) -> None:
     assert (planted.path / "run" / "run.json").is_file()  # the run folder it played
     assert list(loaded.table.columns) == [
         "config", "space_index", "strategy", "spec", "params", "metric_in", "metric_out",
-        "metric_all", "realized_edge", "expected_edge", "rank", "chosen", "z", "p_raw",
+        "metric_all", "realized_edge", "expected_edge", "z_in", "rank", "chosen", "z", "p_raw",
         "p_holm", "p_stepdown", "verdict"]
 
 
@@ -133,6 +138,14 @@ def test_walk_forward_chooses_only_on_earlier_shoes(tmp_path: Path) -> None:
         assert fold["config"] == int(edge.idxmax())
 
 
+def studentized_by_hand(sessions: pd.DataFrame) -> np.ndarray:
+    """Each configuration's departure from its expected edge in units of its score
+    standard error: the sum of (net - expected net) over the root of its sum of
+    squares, session by session."""
+    d = (sessions["net"] - sessions["expected_net"]).groupby(sessions["config"])
+    return (d.sum() / np.sqrt(d.apply(lambda x: (x**2).sum()))).to_numpy()
+
+
 def test_the_null_plays_analyze_s_fair_datasets(tmp_path: Path) -> None:
     rules = TableRules()
     observed = generate_coups(rules, 3, np.arange(12, dtype=np.int64))
@@ -144,10 +157,9 @@ def test_the_null_plays_analyze_s_fair_datasets(tmp_path: Path) -> None:
     for b in range(3):  # each fair dataset alone, from the reference generator
         fair, _, complete = reference_coups(rules, lengths, b, 1, 8)
         assert complete.all()
-        summary = backtest(fair, specs, run=Run(ledger=False)).summary
-        edges = (summary.realized_edge - summary.expected_edge).to_numpy()
-        assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
-        assert result.null["best_config"][b] == int(np.argmax(edges))
+        z = studentized_by_hand(backtest(fair, specs, run=Run(ledger=False)).sessions)
+        assert result.null["best_z"][b] == pytest.approx(z.max(), rel=1e-9)
+        assert result.null["best_config"][b] == int(np.argmax(z))
 
 
 def test_the_null_of_shoes_stopped_early_is_cut_to_their_lengths(tmp_path: Path) -> None:
@@ -162,9 +174,9 @@ def test_the_null_of_shoes_stopped_early_is_cut_to_their_lengths(tmp_path: Path)
     for b in range(2):
         fair, _, complete = reference_coups(rules, lengths, b, 1, 4)
         assert not complete.any() and len(fair) == 120
-        summary = backtest(fair, ["follow", "chop"], run=Run(ledger=False)).summary
-        edges = (summary.realized_edge - summary.expected_edge).to_numpy()
-        assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
+        z = studentized_by_hand(backtest(fair, ["follow", "chop"],
+                                         run=Run(ledger=False)).sessions)
+        assert result.null["best_z"][b] == pytest.approx(z.max(), rel=1e-9)
 
 
 def test_the_null_of_uneven_sessions_plays_each_dataset_alone(tmp_path: Path) -> None:
@@ -177,30 +189,29 @@ def test_the_null_of_uneven_sessions_plays_each_dataset_alone(tmp_path: Path) ->
     lengths = np.bincount(observed.shoe)
     for b in range(2):
         fair, _, _ = reference_coups(rules, lengths, b, 1, 8)
-        summary = backtest(fair, specs, session=Session(session_shoes=2),
-                           run=Run(ledger=False)).summary
-        assert summary["sessions"].tolist() == [5, 5, 5]
-        edges = (summary.realized_edge - summary.expected_edge).to_numpy()
-        assert result.null["best_metric"][b] == pytest.approx(edges.max(), rel=1e-9)
+        run = backtest(fair, specs, session=Session(session_shoes=2), run=Run(ledger=False))
+        assert run.summary["sessions"].tolist() == [5, 5, 5]
+        z = studentized_by_hand(run.sessions)
+        assert result.null["best_z"][b] == pytest.approx(z.max(), rel=1e-9)
         assert (tmp_path / "s" / "null" / f"dataset-{b:04d}" / "run.json").is_file()
 
 
-def test_a_lucky_configuration_on_fair_shoes_is_not_read_as_no_sign(tmp_path: Path) -> None:
+def test_a_lucky_configuration_on_fair_shoes_is_the_best_of_every_test(
+        tmp_path: Path) -> None:
     """Fair shoes where streak:n=4 is 3 standard errors above its expected edge (it
-    happens about once in 500 fair datasets) while the best raw value is ordinary for 8
-    tries: the sentences say both, and what the step-down's 'beats' is worth, rather than
-    'no sign of a winning system' above two configurations marked 'beats'."""
+    happens about once in 500 fair datasets): the step-down, the best of N by chance and
+    the hold-out's choice all rank by z, so all of them look at streak:n=4, and the
+    screen's sentences name it alike (raw, a rarer bettor took the best slot and the null
+    called the search what luck gives, under a verdict of 'beats')."""
     shoes = generate_coups(TableRules(), 3, np.arange(300, dtype=np.int64))
     result = search(shoes, ["streak:n=1..8"], null=20, out=tmp_path / "s", reps=500)
     document = result.document
-    assert document["family"]["beats"] and document["null"]["p"] >= 0.05
-    null_third, family = document["sentences"][2], document["sentences"][3]
+    assert document["family"]["best_spec"] == "streak:n=4"
+    assert document["null"]["observed"] == pytest.approx(document["family"]["best_z"])
+    assert document["family"]["best_z"] > 2.9
+    assert result.found and document["null"]["p"] < 0.05
+    assert document["sentences"][2].endswith("agreeing with the verdict.")
     assert "no sign" not in " ".join(document["sentences"])
-    count = len(document["family"]["beats"])
-    assert null_third.startswith("That best is what luck alone gives.")
-    assert f"counts {count} as beating" in null_third
-    assert family.endswith("On fair shoes a search flags at least one configuration about "
-                           "1 time in 20: check it on shoes this search has not seen.")
 
 
 def test_complete_reference_shoes_are_the_generator_s() -> None:
@@ -234,12 +245,12 @@ def test_the_command_leads_with_the_sentence_and_fits_80_columns(shoes: Path,
                            env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("On 80 fair shoes, the best of 7 configurations beats its")
+    assert lines[0].startswith("Counting all 7 configurations tried, over all 80 shoes,")
     assert max(len(line) for line in lines[:-1]) <= 80
     text = flat(result.output)
-    assert "7 configurations, best first by realized - expected edge" in text
+    assert "On 80 fair shoes, the best of 7 configurations is" in text
+    assert "7 configurations, best first by standard errors above expected edge (z)" in text
     assert "in: shoes 0-39 (chosen on), out: shoes 40-79 (held back)" in text
-    assert "Counting all 7 configurations tried, over all 80 shoes" in text
     assert f"wrote {out} (search.parquet, null.parquet; the run folders run/ and null/)" \
         in text
     stored = pd.read_parquet(out / "search.parquet")
@@ -256,6 +267,14 @@ def test_json_output_is_plain_json(shoes: Path, tmp_path: Path) -> None:
     assert document["split"]["folds"][0]["evaluate_shoes"] == [[60, 79]]
     assert {row["spec"] for row in document["configurations"]} == {"flat",
                                                                    "flat:side=player"}
+    # the screen's answer at the top level, in the screen's and search.parquet's words
+    stored = SearchResult.load(tmp_path / "s")
+    assert document["verdict"] == {"found": stored.found,
+                                   "configurations": stored.document["verdict"][
+                                       "configurations"],
+                                   "sentence": stored.sentence}
+    assert set(stored.table["verdict"]) <= {"beats", "chance", "no bets"}
+    assert document["verdict"]["found"] == (stored.table["verdict"] == "beats").any()
 
 
 def test_a_sample_draws_from_the_space(shoes: Path, tmp_path: Path) -> None:
@@ -484,17 +503,15 @@ def test_the_report_needs_runs_or_a_search(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "holds no search.parquet" in flat(result.output)
 
 
-def test_the_null_reads_the_metric_s_direction() -> None:
+def test_the_null_counts_fair_bests_at_least_as_far_out() -> None:
     from baccarat.search.null import NullResult
 
     null = NullResult(np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4, dtype=np.int64), 0, True)
-    # higher is better: two fair bests reach 2.5 -> (2 + 1) / (4 + 1); lower: two at or below
-    assert null.p_value(2.5, higher=True) == pytest.approx(3 / 5)
-    assert null.p_value(0.5, higher=False) == pytest.approx(1 / 5)
-    assert null.p_value(4.5, higher=True) == pytest.approx(1 / 5)
-    assert null.quantile(0.5, higher=True) == pytest.approx(2.5)
-    assert null.quantile(0.05, higher=True) == pytest.approx(3.85)  # beaten 1 time in 20
-    assert null.quantile(0.05, higher=False) == pytest.approx(1.15)
+    # two fair bests reach 2.5 -> (2 + 1) / (4 + 1); none reaches 4.5 -> 1 / 5
+    assert null.p_value(2.5) == pytest.approx(3 / 5)
+    assert null.p_value(4.5) == pytest.approx(1 / 5)
+    assert null.quantile(0.5) == pytest.approx(2.5)
+    assert null.quantile(0.05) == pytest.approx(3.85)  # reached 1 time in 20
 
 
 def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> None:
@@ -509,31 +526,80 @@ def test_a_metric_where_lower_is_better_chooses_the_lowest(tmp_path: Path) -> No
                                          "fmt": "{:.2%}", "higher": False}
 
 
-def test_the_null_sentences_read_right_either_side_of_zero() -> None:
-    from baccarat.search.result import null_sentences
+EDGE = {"name": "edge_over_expected", "title": "Realized - expected edge",
+        "fmt": "{:+.3%}", "higher": True}
 
-    metric = {"name": "edge_over_expected", "title": "Realized - expected edge",
-              "fmt": "{:+.3%}", "higher": True}
-    null = {"datasets": 200, "median": -0.00373, "one_in_20": 0.01624, "as_good": 1,
-            "p": 2 / 201}
-    first, second, third = null_sentences(tried=2, shoes=300, metric=metric, null=null,
-                                          best_spec="streak", observed=0.05)
-    assert first == ("On 300 fair shoes, the best of 2 configurations falls short of its "
-                     "expected edge by 0.373% at most half the time, and beats its "
-                     "expected edge by +1.624% or more one time in 20 (200 fair datasets "
-                     "of the same shape).")
-    assert second == ("Here the best over all 300 shoes, streak, shows +5.000%: fair shoes "
-                      "give a best at least this good once in 200 (p = 0.010).")
-    assert third.startswith("Fair shoes rarely do that well")
-    ruin = {"name": "risk_of_ruin", "title": "Risk of ruin", "fmt": "{:.2%}",
-            "higher": False}
-    null = {**null, "median": 0.02, "one_in_20": 0.005}
-    first = null_sentences(tried=2, shoes=300, metric=ruin, null=null, best_spec="flat",
-                           observed=0.0)[0]
-    assert "shows risk of ruin of 2.00% or less half the time, and 0.50% or less one time " \
-           "in 20" in first
-    null = {**null, "median": 0.0325, "one_in_20": 0.107}
-    first = null_sentences(tried=39, shoes=300, metric=metric, null=null, best_spec="flat",
-                           observed=0.0)[0]
-    assert "beats its expected edge by +3.250% or more half the time, and +10.700% or " \
-           "more one time in 20" in first
+
+def hand_made_screen(found: bool, rare: bool, held_above: bool) -> list[str]:
+    """The sentences of a hand-made search of 34 configurations over 300 shoes: the
+    family-wise verdict ``found`` (streak:n=8 flagged) or not, the best of N by chance
+    rare (p = 0.010) or not (p = 0.300), the hold-out's one-sided test below 5% or not."""
+    from baccarat.search.result import checked_sentence, family_sentence, null_sentences
+
+    beats = ["streak:n=8"] if found else []
+    opening = family_sentence(tried=34, shoes=300, beats=beats, best_spec="streak:n=8",
+                              best_z=3.4 if found else 2.2,
+                              best_p=0.01 if found else 0.4,
+                              reality_check=0.02 if found else 0.5,
+                              spa=0.02 if found else 0.45)
+    null = {"datasets": 200, "median": 2.3, "one_in_20": 3.1, "observed": 3.4,
+            "as_good": 1 if rare else 59, "p": 0.010 if rare else 0.300}
+    fold = {"name": "hold-out", "config": 7, "spec": "streak:n=8", "metric_in": 0.076,
+            "z_in": 2.6, "choose_text": "0-149", "evaluate_text": "150-299"}
+    split = {"scheme": "hold-out", "description": "hold-out of the last 50% of the "
+             "sessions", "folds": [fold],
+             "out": {"sessions": 150, "realized_edge": 0.012, "expected_edge": -0.011,
+                     "p": 0.03 if held_above else 0.4}}
+    return [opening, *null_sentences(tried=34, shoes=300, null=null,
+                                     best_spec="streak:n=8", found=found),
+            checked_sentence(split, EDGE, beats)]
+
+
+@pytest.mark.parametrize("found", [False, True])
+@pytest.mark.parametrize("rare", [False, True])
+@pytest.mark.parametrize("held_above", [False, True])
+def test_every_sentence_agrees_with_the_verdict_or_says_why_not(
+        found: bool, rare: bool, held_above: bool) -> None:
+    opening, chance, where, held = hand_made_screen(found, rare, held_above)
+    assert opening.startswith("Counting all 34 configurations tried, over all 300 shoes, ")
+    assert ("none beats its expected edge" in opening) is not found
+    # 'beats' is the verdict's word alone; the other sentences name the verdict
+    for sentence in (chance, where, held):
+        assert "beat" not in sentence and "holds up" not in sentence
+    assert "verdict" in where and "verdict" in held
+    agrees = {where: rare == found, held: held_above == found}
+    for sentence, agree in agrees.items():
+        assert sentence.endswith("agreeing with the verdict.") or (
+            not agree or "as the verdict says" in sentence), sentence
+        if not agree:
+            assert "agreeing" not in sentence and "as the verdict says" not in sentence
+    # the hold-out says one-sided what it tests, and no two-sided interval beside it
+    assert "one-sided, that its realized edge is above its expected edge" in held
+    assert "interval" not in held and "95%" not in held
+
+
+def test_the_verdict_and_the_checks_in_words() -> None:
+    opening, chance, where, held = hand_made_screen(found=False, rare=True,
+                                                    held_above=True)
+    assert opening == ("Counting all 34 configurations tried, over all 300 shoes, none "
+                       "beats its expected edge: the best, streak:n=8, is +2.2 standard "
+                       "errors from it (step-down p = 0.400; Reality Check p = 0.500, SPA "
+                       "p = 0.450 agree).")
+    assert chance == ("On 300 fair shoes, the best of 34 configurations is +2.3 standard "
+                      "errors from its expected edge half the time, and +3.1 or more one "
+                      "time in 20 (200 fair datasets of the same shape).")
+    assert where == ("Here the best, streak:n=8, is +3.4: fair shoes give a best this far "
+                     "out once in 200 (p = 0.010): rare for the best alone, but the "
+                     "step-down, the verdict, judges it against its own bootstrapped "
+                     "spread and does not flag it.")
+    assert held == ("Chosen on shoes 0-149: streak:n=8 at +2.6 standard errors from its "
+                    "expected edge. On shoes 150-299, held back: realized edge +1.20% "
+                    "against expected -1.10%; one-sided, that its realized edge is above "
+                    "its expected edge: p = 0.030: one test of one choice on part of the "
+                    "shoes, which the verdict over all of them, counting every "
+                    "configuration tried, does not confirm.")
+    found = hand_made_screen(found=True, rare=True, held_above=True)[0]
+    assert found == ("Counting all 34 configurations tried, over all 300 shoes, 1 beats "
+                     "its expected edge (step-down at 5%): streak:n=8 (Reality Check "
+                     "p = 0.020, SPA p = 0.020 agree). On fair shoes a search flags one "
+                     "about 1 time in 20: check it on shoes this search has not seen.")

@@ -54,6 +54,26 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "run"
 
 
+def test_the_family_verdict_is_stored_in_summary_parquet(runs: Path) -> None:
+    stored = pd.read_parquet(runs / "summary.parquet")
+    p = stored["edge_p"].to_numpy()
+    # Holm by hand: the i-th smallest of k p-values times (k - i), a running maximum
+    order = np.argsort(p)
+    k = p.size
+    adjusted = np.empty(k)
+    running = 0.0
+    for i, j in enumerate(order):
+        running = max(running, min(1.0, (k - i) * p[j]))
+        adjusted[j] = running
+    assert stored["edge_p_holm"].to_numpy() == pytest.approx(adjusted)
+    assert stored["edge_verdict_family"].tolist() == [
+        "outside" if a < 0.05 else "inside" for a in adjusted]
+    assert "edge_p_holm" not in pd.read_parquet(
+        backtest(None, ["flat"], shoes=3, seed=5,
+                 run=Run(ledger=False, out=runs.parent / "one")).path
+        / "summary.parquet").columns
+
+
 def test_the_edge_p_value_is_the_verdict_s_test(runs: Path) -> None:
     from baccarat.backtest import BacktestResult
 
@@ -96,13 +116,17 @@ def test_backtest_and_compare_say_how_many_were_tried(runs: Path, tmp_path: Path
     assert result.exit_code == 0, result.output
     text = flat(result.output)
     assert "Backtest: 8 decks, standard 5%, tie 8:1 (3 configurations tried)" in text
-    assert "Holm?" in text  # the header, wrapped over lines
+    assert "edge, Holm" in text  # the answer table's verdict, counting all three
+    # 60 shoes are too few bets to judge an edge: the bottom line says so first
+    assert text.startswith("Realized edge streak:n=1 ")
+    assert "too few bets to tell" in text
     result = runner.invoke(app, ["compare", str(runs), "--out", str(tmp_path / "c")],
                            env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     text = flat(result.output)
     assert "Comparison (11 configurations tried)" in text
-    assert "Significant, Holm" in text or "Holm" in text
+    assert "Holm" in text  # the edge difference's verdict counting all 11
+    assert "edge_differs_family" in pd.read_parquet(tmp_path / "c" / "comparison.parquet")
     single = runner.invoke(app, ["backtest", "--shoes", "60", "--seed", "1", "-s", "flat",
                                  "--ledger", "none", "--out", str(tmp_path / "one")])
     assert "tried" not in single.output and "Holm" not in single.output

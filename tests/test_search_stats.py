@@ -288,6 +288,27 @@ def test_reality_check_and_spa_agree_with_arch() -> None:
     assert 0 < ours["consistent"] <= ours["upper"] < 1
 
 
+def test_the_studentized_spa_is_arch_s_on_each_series_over_its_standard_error() -> None:
+    pytest.importorskip("arch")
+    from arch.bootstrap import SPA
+
+    rng = np.random.default_rng(5)
+    n, reps = 300, 500
+    # a rare bettor (mean 0.3, spread 8) and a steady one (mean 0.2, spread 1): raw, the
+    # rare one is the best; in standard errors the steady one is (z about 3.5 against 0.6)
+    x = np.array([0.3, 0.2, 0.0])[:, None] + rng.normal(0, 1, (3, n)) * np.array(
+        [8.0, 1.0, 1.0])[:, None]
+    scale = np.array([8.0, 1.0, 1.0]) / np.sqrt(n)
+    draws = _arch_draws(x.T, reps, seed=3)
+    ours = spa_pvalues(x, bootstrap_means(x, counts_of(draws, n)), scale)
+    spa = SPA(np.zeros(n), -(x / scale[:, None]).T, block_size=1, reps=reps, seed=3)
+    spa.compute()
+    for name in ("lower", "consistent", "upper"):
+        assert ours[name] == pytest.approx(float(spa.pvalues[name]), abs=1e-12), name
+    assert ours["consistent"] < 0.01  # the steady one is found
+    assert spa_pvalues(x, bootstrap_means(x, counts_of(draws, n)))["consistent"] > 0.05
+
+
 def test_the_step_down_rejects_what_arch_s_stepm_rejects() -> None:
     pytest.importorskip("arch")
     from arch.bootstrap import StepM

@@ -52,7 +52,7 @@ def test_compare_with_long_labels_stacks_them_and_shows_every_value(
         long_labelled_runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(long_labelled_runs[0].parent)
     out = run80("compare", *(p.name for p in long_labelled_runs), "--out",
-                str(tmp_path / "cmp"))
+                str(tmp_path / "cmp"), "--all")
     out = out[:out.rindex("wrote")]  # the closing line names the temporary folder
     assert_fits(out)
     assert out.count("Comparison") == 1  # one layout, not a block per metric

@@ -110,7 +110,7 @@ def backtest(
     warm_pool(workers, scheduler, shoes=shoes, dataset=coups, numba=ledger != "none")
     from ..backtest import play
     from ..job import BacktestJob, Run
-    from .tables import print_summary
+    from .tables import print_answer, summary_labels
 
     if ledger not in ("full", "none"):
         raise BaccaratError(f"--ledger {ledger}: expected full or none")
@@ -151,7 +151,7 @@ def backtest(
     if not no_table:
         used = result.summary["rules"].unique()  # the rules played, the dataset's shoe rules
         title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
-        print_summary(result.summary, f"Backtest: {title}")
+        print_answer(result.summary, summary_labels(result.summary), f"Backtest: {title}")
     short = result.info.get("short_last_session")
     if short:
         kept = ("kept (--last-session drop leaves it out)" if short["kept"] else

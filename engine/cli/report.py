@@ -29,22 +29,29 @@ RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by bacc
                                                show_default=False)]
 COMPARISON_FILE = "comparison.parquet"
 
+#: The summary metrics ``compare`` prints without --all or --metrics: the verdict's.
+COMPARE_METRICS = ("sessions", "mean_net", "expected_net", "prob_profit", "bust_rate",
+                   "risk_of_ruin", "realized_edge", "expected_edge", "edge_verdict")
+
 
 def _diff_cells(row: pd.Series, family: bool) -> list[str]:
     if row["pairing"] == "baseline":
-        return ["(baseline)", "", "", *([""] if family else []), ""]
+        return ["(baseline)", "", "", "", "", *([""] if family else []), ""]
     low, high = float(row["diff_low"]), float(row["diff_high"])
     interval = "-" if math.isnan(low) else f"[{low:+,.2f}, {high:+,.2f}]"
-    holm = (["yes" if row["significant_family"] else "no"] if family else [])
-    return [f"{row['diff_mean_net']:+,.2f}", interval, "yes" if row["significant"] else "no",
-            *holm, str(row["pairing"])]
+    edge = float(row["diff_edge"])
+    holm = (["yes" if row["edge_differs_family"] else "no"] if family else [])
+    return [f"{row['diff_mean_net']:+,.2f}", interval, str(row["diff_reason"]) or "-",
+            "-" if math.isnan(edge) else f"{edge:+.3%}",
+            "yes" if row["edge_differs"] else "no", *holm, str(row["pairing"])]
 
 
 def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison",
                       metrics: Sequence[str] | None = None) -> list[Table]:
     """The comparison as rich tables: one row per configuration, the summary metrics in
     table order (all, or those named in ``metrics``), then the difference from the
-    baseline; split into blocks of columns that fit ``width``. With several
+    baseline (the mean net's with its reason, the edge's with its test); split into
+    blocks of columns that fit ``width``. With several
     configurations each verdict has its family-wise (Holm) twin beside it, and the title
     says how many configurations were tried.
     """
@@ -58,8 +65,9 @@ def comparison_tables(frame: pd.DataFrame, width: int, title: str = "Comparison"
         title = f"{title} ({tried_phrase(len(frame))})"
     baseline = str(frame["baseline"].iloc[0]) if len(frame) else ""
     diffs = [_diff_cells(row, family) for _, row in frame.iterrows()]
-    diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Significant",
-                   *(["Significant, Holm"] if family else []), "Pairing"]
+    diff_titles = [f"Mean net: configuration - {baseline}", "95% interval", "Why",
+                   f"Edge - {baseline}", "Edge differs",
+                   *(["Edge differs, Holm"] if family else []), "Pairing"]
     columns += [(t, [d[i] for d in diffs]) for i, t in enumerate(diff_titles)]
     return block_tables([str(v) for v in frame["label"]], columns, width, title)
 
@@ -108,22 +116,28 @@ def compare_command(
     )] = None,
     metrics: Annotated[str | None, typer.Option(
         help="print only these metrics, comma-separated (the file keeps them all)")] = None,
+    all_metrics: Annotated[bool, typer.Option(
+        "--all", help="print every summary metric (default: the verdict's)")] = False,
     quiet: Quiet = False,  # compare shows no progress bar: accepted like every command's
     no_table: NoTable = False,
     force: Force = False,
 ) -> None:
     """Compare configurations across runs: summary metrics and paired differences.
 
-    Every difference is the configuration's figure minus the baseline's.
+    Every difference is the configuration's figure minus the baseline's. The bottom line
+    comes first; --all prints every summary metric (comparison.parquet keeps them all).
     """
+    from ..errors import BaccaratError
     from ..io.owner import claim_output
     from ..io.parquet import OutputExistsError
     from ..report.compare import check_metric, compare, write_comparison_file
 
     if sort is not None:
         check_metric(sort)
+    if all_metrics and metrics:
+        raise BaccaratError("give --all or --metrics, not both")
     shown = [check_metric(m.strip()) for m in metrics.split(",") if m.strip()] \
-        if metrics else None
+        if metrics else None if all_metrics else list(COMPARE_METRICS)
     if os.path.lexists(out) and not os.path.isdir(out):
         raise OutputExistsError(f"{out} is a file; --out names the folder that will hold "
                                 f"{COMPARISON_FILE}")
@@ -131,6 +145,10 @@ def compare_command(
     with claim_output(target, force=force, what="comparison") as claim, reading(runs):
         frame = compare(runs, sort=sort, ascending=ascending, baseline=baseline)
         if not no_table:
+            from ..answer import bottom_line
+
+            console.print(bottom_line(frame, [str(v) for v in frame["label"]]),
+                          highlight=False)
             print_comparison(frame, metrics=shown)
         write_comparison_file(frame, claim.temp)
     done(f"wrote {target} ({len(frame)} configurations from {len(runs)} "
@@ -247,7 +265,9 @@ def demo_command(
                           backtest_progress=advance,
                           report_progress=_report_progress(progress, report_task))
     if not no_table:
-        print_comparison(result.comparison, title=f"Demo: {shoes:,} shoes, seed {seed}, "
-                                                  f"bankroll 1,000, base stake 10")
+        from .tables import print_answer
+
+        print_answer(result.comparison, [str(v) for v in result.comparison["label"]],
+                     f"Demo: {shoes:,} shoes, seed {seed}, bankroll 1,000, base stake 10")
     done(f"wrote {result.run} (run), {result.comparison_path} and {result.report} "
          f"in {time.perf_counter() - started:.1f}s; open {result.report} in a browser")

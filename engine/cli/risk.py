@@ -136,6 +136,11 @@ def _setup_line(job: RiskJob) -> str:
             f"{job.policy.bankroll:,g}; {session}" + "".join(f"; {s}" for s in stops))
 
 
+#: "Exact" beside the model it is exact for: a shoe that never runs down, each coup
+#: independent of the last (the simulated check plays real shoes).
+EXACT_TITLE = "Exact risk (an infinite shoe, independent coups)"
+
+
 def config_table(job: RiskJob, result: ConfigRisk) -> Table:
     """One configuration's figures: exact, and the check's with its interval."""
     from rich.table import Table
@@ -179,7 +184,7 @@ def grid_table(job: RiskJob, results: list[ConfigRisk], width: int) -> list[Tabl
     if any(r.simulated is not None for r in results):
         columns.append(("check: intervals holding the exact figure",
                         [_holding(job, r) for r in results]))
-    return block_tables(labels, columns, width, "Exact risk")
+    return block_tables(labels, columns, width, EXACT_TITLE)
 
 
 def _verdicts(job: RiskJob, result: ConfigRisk) -> list[bool]:
@@ -390,7 +395,7 @@ def _print(job: RiskJob, results: list[ConfigRisk]) -> None:
     console.print(_setup_line(job), highlight=False)
     exact = [r for r in results if r.exact is not None]
     if len(results) == 1 and exact:
-        console.print(f"Exact risk: {results[0].spec}", highlight=False, markup=False)
+        console.print(f"{EXACT_TITLE}: {results[0].spec}", highlight=False, markup=False)
         console.print(config_table(job, results[0]))
     elif exact:
         for table in grid_table(job, results, console.width):

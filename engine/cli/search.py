@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import sys
 import time
@@ -42,8 +43,10 @@ def _p(value: Any) -> str:
 
 
 def search_table(result: SearchResult, top: int) -> Table:
-    """The best configurations where chosen, with where they were checked, their p-values
-    and verdicts (every row is in search.parquet)."""
+    """The best configurations where chosen, with where they were checked, their
+    p-values counting every try and verdicts (every row is in search.parquet)."""
+    from ..search.result import BEATS, ranked_by
+
     document = result.document
     metric = document["metric"]
     fmt = metric["fmt"]
@@ -53,8 +56,8 @@ def search_table(result: SearchResult, top: int) -> Table:
     scheme = document["split"]["scheme"]
     checked = scheme != "none"
     split = document["split"]
-    heading = (f"{tried:,} configurations, best first by {metric['title'].lower()} "
-               f"({'higher' if metric['higher'] else 'lower'} is better)")
+    studentized = metric["name"] == "edge_over_expected"
+    heading = f"{tried:,} configurations, best first by {ranked_by(metric)}"
     if scheme == "hold-out":
         fold = split["folds"][0]
         heading += (f"; in: shoes {fold['choose_text']} (chosen on), out: shoes "
@@ -65,33 +68,31 @@ def search_table(result: SearchResult, top: int) -> Table:
                   padding=(0, 1), pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("configuration", overflow="fold", min_width=16, ratio=1)
+    if studentized:
+        table.add_column("z in" if checked else "z", justify="right", no_wrap=True)
     table.add_column("in" if checked else "all", justify="right", no_wrap=True)
     if checked:
         table.add_column("out", justify="right", no_wrap=True)
-    table.add_column("p", justify="right", no_wrap=True)
     table.add_column("Holm", justify="right", no_wrap=True)
     table.add_column("step-\ndown", justify="right", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     for row in shown.to_dict("records"):
-        cells = [str(row["rank"]), str(row["spec"]) + (" *" if row["chosen"] else ""),
-                 _value(row["metric_in"], fmt)]
+        cells = [str(row["rank"]), str(row["spec"]) + (" *" if row["chosen"] else "")]
+        if studentized:
+            cells.append(_value(row["z_in"], "{:+.1f}"))
+        cells.append(_value(row["metric_in"], fmt))
         if checked:
             cells.append(_value(row["metric_out"], fmt))
-        cells += [_p(row["p_raw"]), _p(row["p_holm"]), _p(row["p_stepdown"]),
-                  _VERDICT_WORDS.get(str(row["verdict"]), str(row["verdict"]))]
-        table.add_row(*cells, style="bold" if row["verdict"] == "beats expected" else None)
+        cells += [_p(row["p_holm"]), _p(row["p_stepdown"]), str(row["verdict"])]
+        table.add_row(*cells, style="bold" if row["verdict"] == BEATS else None)
     if len(shown) < tried:
         table.caption = f"{tried - len(shown):,} more in search.parquet"
     return table
 
 
-#: The table's short words for the verdicts (search.parquet keeps the long ones).
-_VERDICT_WORDS = {"beats expected": "beats", "chance": "chance", "never bet": "no bets"}
-
-
 def _value(value: Any, fmt: str) -> str:
     value = float(value)
-    return "-" if value != value else fmt.format(value)
+    return fmt.format(value) if math.isfinite(value) else "-"
 
 
 def print_search(result: SearchResult, top: int, no_table: bool) -> None:
@@ -103,10 +104,9 @@ def print_search(result: SearchResult, top: int, no_table: bool) -> None:
         console.print(sentence, highlight=False, soft_wrap=False)
     if not no_table:
         console.print(search_table(result, top))
-        console.print("p: that its realized edge beats its expected edge, one "
-                      "configuration alone; Holm, step-down (Romano-Wolf): the same, "
-                      "counting every configuration tried. beats: step-down p below "
-                      "5%. *: chosen.", highlight=False)
+        console.print("Holm, step-down (Romano-Wolf): p that its realized edge beats "
+                      "its expected edge, counting every configuration tried. beats: "
+                      "step-down p below 5%, the verdict. *: chosen.", highlight=False)
     from ..search.result import fold_lines
 
     for line in fold_lines(result.document["split"], result.document["metric"]):

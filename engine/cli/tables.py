@@ -16,11 +16,6 @@ from rich.table import Table
 from ..metrics import SUMMARY_METRICS, format_metric
 from .common import WIDE_LABEL_SHARE, console, print_table, vertical
 
-#: The summary columns `baccarat backtest` prints (summary.parquet holds them all).
-TERMINAL_SUMMARY = ("sessions", "mean_net", "median_net", "prob_profit", "risk_of_ruin",
-                    "bust_rate", "realized_edge", "expected_edge", "edge_verdict",
-                    "house_edge", "edge_gain", "mean_max_drawdown")
-
 Column = tuple[str, list[str]]
 
 
@@ -115,15 +110,16 @@ def summary_labels(summary: pd.DataFrame) -> list[str]:
     return labels
 
 
-def print_summary(summary: pd.DataFrame, title: str, out: Console | None = None,
-                  metrics: Sequence[str] = TERMINAL_SUMMARY) -> None:
-    """A run's summary, one row per configuration, fitted to the console. With several
-    configurations the edge verdict has its family-wise (Holm) twin beside it, and the
-    title says how many configurations were tried."""
-    columns = metric_columns(summary, metrics)
-    if len(summary) > 1:
+def print_answer(frame: pd.DataFrame, labels: Sequence[str], title: str,
+                 out: Console | None = None) -> None:
+    """The bottom line, then one table of what a player asks of each system (every
+    figure is in summary.parquet, the report and ``compare --all``)."""
+    from ..answer import answer_table, bottom_line
+
+    out = out or console
+    if len(frame) > 1:
         from ..search.family import tried_phrase
 
-        columns = family_edge_column(columns, summary)
-        title = f"{title} ({tried_phrase(len(summary))})"
-    print_metric_table(summary_labels(summary), columns, title, out)
+        title = f"{title} ({tried_phrase(len(frame))})"
+    out.print(bottom_line(frame, labels), highlight=False)
+    out.print(answer_table(frame, labels, title), highlight=False)

@@ -3,7 +3,11 @@
 Two configurations that played the same shoes (same dataset, same sessions) are paired
 session by session: the difference in mean net comes with a 95% t interval on the
 per-session differences. Configurations on different shoes are compared unpaired (Welch)
-and the table says so.
+and the table says so. A system is judged by its edge, not its stake: the difference in
+realized edge per unit staked is tested the same way (``edge_differs``), and the mean-net
+difference comes with its reason in words (``diff_reason``: higher or lower edge where
+the test says so, staked less or more, busted more or less), so a system that only
+stakes less is never "better".
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +41,11 @@ DIFF_COLUMNS = (
     ("diff_low", "Diff 95% low"),
     ("diff_high", "Diff 95% high"),
     ("significant", "Significant"),
+    ("diff_edge", "Edge - baseline"),
+    ("diff_edge_low", "Edge diff 95% low"),
+    ("diff_edge_high", "Edge diff 95% high"),
+    ("edge_differs", "Edge differs"),
+    ("diff_reason", "Why the mean net differs"),
 )
 #: The family-wise columns, last: each verdict again, counting every configuration of the
 #: table (Holm's step-down at 5%), with the p-values it comes from.
@@ -46,6 +56,9 @@ FAMILY_COLUMNS = (
     ("diff_p", "Diff p"),
     ("diff_p_holm", "Diff p, Holm"),
     ("significant_family", "Significant, Holm"),
+    ("diff_edge_p", "Edge diff p"),
+    ("diff_edge_p_holm", "Edge diff p, Holm"),
+    ("edge_differs_family", "Edge differs, Holm"),
 )
 PAIRED, UNPAIRED, BASELINE = "paired", "unpaired", "baseline"
 
@@ -88,13 +101,28 @@ class _Nets:
     """Per-session net results of each run's configurations, read once per run."""
 
     def __init__(self) -> None:
-        self._cache: dict[int, dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._cache: dict[int, dict[int, tuple[np.ndarray, ...]]] = {}
 
     def get(self, item: _Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(session ids, first shoe, net) of one configuration, sorted by session."""
+        session, first, net, _ = self._read(item)
+        return session, first, net
+
+    def edge_values(self, item: _Config) -> np.ndarray:
+        """Per session, e + (net - e x wagered) / mean wagered, e the realized edge: their
+        mean is e, and a mean difference of them is the difference in realized edge with
+        its delta-method interval (empty when it never staked)."""
+        _, _, net, wagered = self._read(item)
+        total = float(wagered.sum())
+        if total <= 0:
+            return np.empty(0)
+        edge = float(net.sum()) / total
+        return edge + (net - edge * wagered) / (total / wagered.size)
+
+    def _read(self, item: _Config) -> tuple[np.ndarray, ...]:
         key = id(item.run)
         if key not in self._cache:
-            frame = item.run.sessions(["config", "session", "first_shoe", "net"])
+            frame = item.run.sessions(["config", "session", "first_shoe", "net", "wagered"])
             frame = frame.sort_values(["config", "session"], kind="stable")
             configs = frame["config"].to_numpy()
             self._cache[key] = {}
@@ -102,8 +130,9 @@ class _Nets:
                 part = frame[configs == config]
                 self._cache[key][int(config)] = (
                     part["session"].to_numpy(), part["first_shoe"].to_numpy(),
-                    part["net"].to_numpy(dtype=np.float64))
-        empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+                    part["net"].to_numpy(dtype=np.float64),
+                    part["wagered"].to_numpy(dtype=np.float64))
+        empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), np.empty(0))
         return self._cache[key].get(item.config, empty)
 
 
@@ -143,6 +172,37 @@ def _difference(a: _Config, b: _Config, nets: _Nets) -> Difference:
     if same_shoes(a, b, nets):
         return paired_difference(net_a, net_b)
     return welch_difference(net_a, net_b)
+
+
+def _edge_difference(a: _Config, b: _Config, nets: _Nets) -> Difference:
+    """Realized edge of ``a`` minus that of ``b`` (per unit staked): paired session by
+    session when they played the same shoes, so a system that only stakes less at the
+    same edge differs by nothing."""
+    x_a, x_b = nets.edge_values(a), nets.edge_values(b)
+    if x_a.size and x_a.size == x_b.size and same_shoes(a, b, nets):
+        return paired_difference(x_a, x_b)
+    return welch_difference(x_a, x_b)
+
+
+def difference_reason(row: dict[str, Any], base: dict[str, Any], edge_differs: bool) -> str:
+    """Why a configuration's mean net differs from the baseline's, in words: its edge
+    (only where the test says so), how much it staked, how often it busted."""
+    reasons = []
+    edge, base_edge = float(row["realized_edge"]), float(base["realized_edge"])
+    if edge_differs:
+        reasons.append("higher edge" if edge > base_edge else "lower edge")
+    staked, base_staked = float(row["mean_wagered"]), float(base["mean_wagered"])
+    if base_staked > 0 and abs(staked / base_staked - 1) > STAKE_TOLERANCE:
+        reasons.append("staked less" if staked < base_staked else "staked more")
+    bust, base_bust = float(row["bust_rate"]), float(base["bust_rate"])
+    if abs(bust - base_bust) > BUST_TOLERANCE:
+        reasons.append("busted more" if bust > base_bust else "busted less")
+    return ", ".join(reasons)
+
+
+#: How far the mean staked or the bust rate may differ from the baseline's before the
+#: comparison names it as a reason (5% of the stake, one point of bust rate).
+STAKE_TOLERANCE, BUST_TOLERANCE = 0.05, 0.01
 
 
 def _pick_baseline(items: list[_Config], baseline: str | int | None) -> _Config:
@@ -206,15 +266,26 @@ def compare(runs: Runs, sort: str | None = None, *,
         if item is base:
             row.update(pairing=BASELINE, diff_sessions=len(nets.get(item)[2]),
                        diff_mean_net=0.0, diff_low=math.nan, diff_high=math.nan,
-                       significant=False, diff_p=math.nan)
+                       significant=False, diff_edge=0.0, diff_edge_low=math.nan,
+                       diff_edge_high=math.nan, edge_differs=False, diff_reason="",
+                       diff_p=math.nan, diff_edge_p=math.nan)
         else:
             diff = _difference(item, base, nets)
+            edge = _edge_difference(item, base, nets)
             row.update(pairing=PAIRED if diff.paired else UNPAIRED, diff_sessions=diff.n,
                        diff_mean_net=diff.estimate, diff_low=diff.low, diff_high=diff.high,
-                       significant=diff.significant, diff_p=diff.p_value)
+                       significant=diff.significant, diff_edge=edge.estimate,
+                       diff_edge_low=edge.low, diff_edge_high=edge.high,
+                       edge_differs=edge.significant, diff_p=diff.p_value,
+                       diff_edge_p=edge.p_value)
         rows.append(row)
+    base_row = next(r for r in rows if r["pairing"] == BASELINE)
+    for row in rows:
+        if row is not base_row:
+            row["diff_reason"] = difference_reason(row, base_row, bool(row["edge_differs"]))
     frame = pd.DataFrame(rows, columns=[*LABEL_COLUMNS, *(m.name for m in SUMMARY_METRICS),
-                                        *(n for n, _ in DIFF_COLUMNS), "diff_p"])
+                                        *(n for n, _ in DIFF_COLUMNS), "diff_p",
+                                        "diff_edge_p"])
     frame = _with_family(frame)
     if sort is not None:
         frame = frame.sort_values(sort, ascending=ascending, kind="stable",
@@ -232,12 +303,18 @@ def _with_family(frame: pd.DataFrame) -> pd.DataFrame:
         frame.pop("edge_p")
     diff_p = frame.pop("diff_p").to_numpy(dtype=np.float64)
     diff_holm = holm_with_gaps(diff_p)
+    diff_edge_p = frame.pop("diff_edge_p").to_numpy(dtype=np.float64)
+    diff_edge_holm = holm_with_gaps(diff_edge_p)
     frame["edge_p"] = edge_p
     frame["edge_p_holm"] = edge_holm
     frame["edge_verdict_family"] = edge_verdict
     frame["diff_p"] = diff_p
     frame["diff_p_holm"] = diff_holm
     frame["significant_family"] = np.where(np.isnan(diff_holm), False, diff_holm < LEVEL)
+    frame["diff_edge_p"] = diff_edge_p
+    frame["diff_edge_p_holm"] = diff_edge_holm
+    frame["edge_differs_family"] = np.where(np.isnan(diff_edge_holm), False,
+                                            diff_edge_holm < LEVEL)
     return frame
 
 

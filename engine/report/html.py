@@ -262,7 +262,11 @@ def _verdict_section(report: Report) -> str:
             f"step-down at 5% over the {len(comparison)} tried): with many configurations "
             "one is outside by chance alone, which this column allows for."
             if family else "")
+    from ..answer import bottom_line
+
+    line = bottom_line(comparison, [item.label for item in report.items])
     return (f'<section id="verdict"><h2>Verdict{tried}</h2>'
+            f'<p class="bottom-line"><strong>{_e(line)}</strong></p>'
             + _table(["configuration", "realized edge [95%]", "expected edge",
                       "expected inside 95%?",
                       *(["expected inside, Holm (all tried)?"] if family else []),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..search.result import SearchResult
+from ..search.result import BEATS, SearchResult, ranked_by
 from . import figures
 from .drawing import FigureDrawer
 
@@ -62,8 +62,8 @@ def search_section(folder: str | Path, drawer: FigureDrawer | None = None) -> st
         f"shoes in {dataset.get('sessions', '?'):,} sessions; {space.get('tried', 0):,} "
         f"configurations tried of a space of {space.get('size', 0):,}"
         + (f" (a sample drawn with seed {space.get('seed')})" if space.get("sample") else "")
-        + f"; best by {_e(label.lower())} ({'higher' if metric['higher'] else 'lower'} is "
-        f"better); {_e(document['split']['description'])}; p-values of \"its realized edge "
+        + f"; best by {_e(ranked_by(metric))}; {_e(document['split']['description'])}; "
+        f"p-values of \"its realized edge "
         f"beats its expected edge\" over all shoes, adjusted by Holm and by a Romano-Wolf "
         f"step-down over {document['family']['reps']:,} bootstrap samples of whole "
         f"sessions.</p>")
@@ -71,11 +71,12 @@ def search_section(folder: str | Path, drawer: FigureDrawer | None = None) -> st
     if result.null is not None:
         null = document["null"]
         svg = draw(figures.best_of_null_figure,
-                   result.null["best_metric"].to_numpy(dtype=np.float64),
-                   float(null["observed"]), label, "search-null", percent)
-        grid.append(f"<figure>{svg}<figcaption>The best of {space.get('tried', 0):,} "
+                   result.null["best_z"].to_numpy(dtype=np.float64),
+                   float(null["observed"]),
+                   "standard errors above expected edge (z)", "search-null", False)
+        grid.append(f"<figure>{svg}<figcaption>The best z of {space.get('tried', 0):,} "
                     f"configurations on each of {null['datasets']:,} fair datasets of the "
-                    f"same shape, and the best here ({_e(fmt.format(null['observed']))}): "
+                    f"same shape, and the best here ({null['observed']:+.1f}): "
                     f"p = {null['p']:.3f}.</figcaption></figure>")
     else:
         parts.append('<p class="note">No fair datasets were played: run the search with '
@@ -105,7 +106,7 @@ def _table(table: Any, fmt: str, top: int) -> str:
             "Holm p", "step-down p", "verdict", "chosen in")
     body = []
     for row in rows.to_dict("records"):
-        mark = ' class="warn"' if row["verdict"] == "beats expected" else ""
+        mark = ' class="warn"' if row["verdict"] == BEATS else ""
         cells = [str(row["rank"]), f"<code>{_e(row['spec'])}</code>",
                  *(_value(row[c], fmt) for c in ("metric_in", "metric_out", "metric_all")),
                  _p(row["p_raw"]), _p(row["p_holm"]), _p(row["p_stepdown"]),

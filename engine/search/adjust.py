@@ -20,10 +20,15 @@ configurations that play the same shoes is kept. On these:
 - Romano and Wolf's step-down (2005; adjusted p-values as in their 2016 paper): the
   maximum over the configurations not yet rejected of the bootstrap's studentized
   statistics, which is less conservative than Holm when configurations move together;
-- White's Reality Check and Hansen's SPA for the best one: is the largest m larger than
-  the largest a fair search gives? As the ``arch`` package computes them (``SPA``'s
-  ``upper`` and ``consistent`` p-values: recentred means, not studentized), which the
-  tests compare with ``arch`` on the same draws.
+- White's Reality Check and Hansen's SPA for the best one: is the largest studentized
+  statistic larger than the largest a fair search gives? As the ``arch`` package computes
+  them (``SPA``'s ``upper`` and ``consistent`` p-values) on each configuration's influence
+  values divided by its score standard error, which the tests compare with ``arch`` on the
+  same draws.
+
+Every family-wise procedure ranks by the studentized statistic ``z`` (m over its score
+standard error), never by the raw m: a configuration that bets rarely has a raw m that
+swings widely, and ranked raw it would take the "best" slot on fair shoes every time.
 """
 
 from __future__ import annotations
@@ -45,10 +50,12 @@ LEVEL = 0.05
 @dataclass(frozen=True)
 class EdgeTests:
     """Per configuration: the statistic, its delta-method standard error (the
-    step-down's), the score statistic z and its raw one-sided p."""
+    step-down's), the score standard error (spread around 0), the studentized statistic
+    z = statistic / score standard error and its raw one-sided p."""
 
     statistic: np.ndarray
     se: np.ndarray
+    score_se: np.ndarray
     z: np.ndarray
     p: np.ndarray
     influence: np.ndarray   # (configurations x sessions): mean is the statistic
@@ -75,7 +82,15 @@ def edge_tests(net: np.ndarray, wagered: np.ndarray, expected: np.ndarray) -> Ed
     p = np.array([0.5 * math.erfc(v / math.sqrt(2.0)) if math.isfinite(v) else
                   (0.0 if v > 0 else 1.0) for v in z])
     influence[~some] = 0.0
-    return EdgeTests(np.where(some, m, np.nan), se, z, p, influence)
+    score_se = np.where(some, spread / np.where(some, total, 1.0), np.nan)
+    return EdgeTests(np.where(some, m, np.nan), se, score_se, z, p, influence)
+
+
+def studentized(net: np.ndarray, wagered: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Each row's studentized statistic z, what every family-wise procedure ranks by:
+    its departure from its expected edge in units of its own (score) standard error;
+    -inf where it never bet."""
+    return edge_tests(net, wagered, expected).z
 
 
 def bootstrap_counts(sessions: int, reps: int, seed: int) -> np.ndarray:
@@ -149,11 +164,17 @@ def romano_wolf(statistic: np.ndarray, se: np.ndarray, means: np.ndarray,
     return adjusted
 
 
-def spa_pvalues(influence: np.ndarray, means: np.ndarray) -> dict[str, float]:
+def spa_pvalues(influence: np.ndarray, means: np.ndarray,
+                scale: np.ndarray | None = None) -> dict[str, float]:
     """White's Reality Check and Hansen's SPA p-values of "the best statistic > 0", as
     ``arch.bootstrap.SPA`` computes them from the same bootstrap means, on iid sessions
     (block size 1): ``upper`` recentres every configuration (White), ``consistent`` only
-    those not far below 0 (Hansen), ``lower`` only those above 0."""
+    those not far below 0 (Hansen), ``lower`` only those above 0. With ``scale`` (one
+    standard error per configuration) each configuration's values are divided by it
+    first: the studentized tests, whose "best" is the largest z, not the largest m."""
+    if scale is not None:
+        factor = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)[:, None]
+        influence, means = influence / factor, means / factor
     n = influence.shape[1]
     mean = influence.mean(axis=1)
     variance = ((influence - mean[:, None]) ** 2).sum(axis=1) / n
@@ -191,10 +212,10 @@ def family_tests(net: np.ndarray, wagered: np.ndarray, expected: np.ndarray, *,
     means = bootstrap_means(tests.influence, counts)
     stepdown = romano_wolf(tests.statistic, tests.se, means,
                            boot_se=bootstrap_se(tests.influence, counts, means))
-    spa = spa_pvalues(tests.influence, means)
+    spa = spa_pvalues(tests.influence, means, tests.score_se)
     return FamilyTests(tests, holm(tests.p), stepdown, spa["upper"], spa["consistent"], reps)
 
 
 __all__ = ["DEFAULT_REPS", "LEVEL", "EdgeTests", "FamilyTests", "bootstrap_counts",
            "bootstrap_means", "bootstrap_se", "counts_of", "edge_tests", "family_tests", "holm",
-           "romano_wolf", "spa_pvalues"]
+           "romano_wolf", "spa_pvalues", "studentized"]

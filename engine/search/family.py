@@ -17,8 +17,7 @@ import pandas as pd
 
 from ..analysis.significance import holm
 from ..metrics import INSIDE, OUTSIDE, Z95
-
-LEVEL = 0.05
+from .adjust import LEVEL
 
 
 def edge_p_values(table: pd.DataFrame) -> np.ndarray:

@@ -7,6 +7,12 @@ configuration may be chosen instead; the direction is known for those where it i
 obvious (risk of ruin: lower is better) and must be said for the others
 (``std_net:lower``).
 
+The default metric is shown as it is but ranked studentized: a configuration is chosen
+by its departure from its expected edge in units of its own standard error (``z``,
+``baccarat.search.adjust.studentized``), as every family-wise test ranks it, so a
+configuration that bets rarely and swings widely does not take the best slot by luck.
+Any other metric ranks by its own value.
+
 A metric here is computed over a subset of sessions for many rows at once: every input
 is a (rows x sessions) matrix, one row per configuration (or per configuration and fair
 dataset, for the null), so a search never calls pandas per configuration for the common
@@ -89,6 +95,16 @@ class SearchMetric:
     higher: bool
     columns: tuple[str, ...]
     compute: Callable[[Columns], np.ndarray]
+    studentize: bool = False
+
+    def keys(self, columns: Columns) -> np.ndarray:
+        """What a choice ranks by over these sessions: the studentized statistic for
+        the default metric (higher is better), else the metric's values."""
+        if not self.studentize:
+            return self.values(columns)
+        from .adjust import studentized
+
+        return studentized(columns["net"], columns["wagered"], columns["expected_net"])
 
     def values(self, columns: Columns) -> np.ndarray:
         """The metric of each row of the (rows x sessions) matrices (NaN where undefined:
@@ -202,7 +218,8 @@ def parse_metric(text: str | None) -> SearchMetric:
         raise BaccaratError(f"metric {raw!r}: say which way is better: {name}:higher or "
                             f"{name}:lower", params=("metric",))
     title, fmt = _TITLES[name]
-    return SearchMetric(name, title, fmt, higher, columns, compute)
+    return SearchMetric(name, title, fmt, higher, columns, compute,
+                        studentize=name == EDGE_OVER_EXPECTED)
 
 
 __all__ = ["BASE_COLUMNS", "DEFAULT_METRIC", "EDGE_OVER_EXPECTED", "SearchMetric",

@@ -9,9 +9,12 @@ every observed shoe is complete, the backtest deals the fair shoes itself from t
 (the same shoes, by the same generator, with no table in memory); otherwise the reference
 generator's table is played.
 
-Each dataset's "best" is the configuration whose metric is best over all its sessions,
-exactly as the observed search's best is picked; the distribution of those N bests is
-what chance alone gives a search of this size.
+Each dataset's "best" is the configuration whose studentized statistic z (its departure
+from its expected edge in units of its own standard error) is largest over all its
+sessions, exactly as the observed search's family-wise best is picked; the distribution
+of those N bests is what chance alone gives a search of this size. Whatever the metric
+chosen by, the null ranks by z: a configuration that bets rarely would otherwise take
+the best slot on every fair dataset by the wide swings of its raw edge.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from ..errors import BaccaratError
 from ..job import BacktestJob, Run
 from ..replay import SessionPolicy
 from ..rules import TableRules
-from .metric import SearchMetric
+from .adjust import studentized
+from .metric import BASE_COLUMNS
 from .sessions import read_sessions
 
 #: The most session rows (configurations x sessions x datasets) one null holds in memory.
@@ -39,7 +43,7 @@ MAX_NULL_ROWS = 60_000_000
 
 @dataclass(frozen=True)
 class NullResult:
-    """The best configuration's metric in each fair dataset, and which one it was."""
+    """The best configuration's z in each fair dataset, and which one it was."""
 
     best: np.ndarray          # (datasets,)
     best_config: np.ndarray   # (datasets,)
@@ -51,47 +55,47 @@ class NullResult:
         """N, the number of fair datasets."""
         return int(self.best.size)
 
-    def as_good(self, observed: float, higher: bool) -> int:
-        """How many fair datasets' best is at least as good as ``observed``."""
-        values = self.best[~np.isnan(self.best)]
+    def as_good(self, observed: float) -> int:
+        """How many fair datasets' best z is at least ``observed``."""
+        values = self.best[np.isfinite(self.best)]
         if np.isnan(observed):
             return int(values.size)
-        return int(((values >= observed) if higher else (values <= observed)).sum())
+        return int((values >= observed).sum())
 
-    def p_value(self, observed: float, higher: bool) -> float:
-        """The share of fair datasets whose best is at least as good as ``observed``,
+    def p_value(self, observed: float) -> float:
+        """The share of fair datasets whose best is at least as far out as ``observed``,
         counting the observed search among them: (count + 1) / (N + 1)."""
         if np.isnan(observed):
             return 1.0
-        values = self.best[~np.isnan(self.best)]
-        return (self.as_good(observed, higher) + 1) / (values.size + 1)
+        values = self.best[np.isfinite(self.best)]
+        return (self.as_good(observed) + 1) / (values.size + 1)
 
-    def summary(self, observed: float, higher: bool) -> dict[str, Any]:
-        """The figures the sentences and the report read: N, the seed, the median best,
-        the best beaten one time in 20, the observed best, its p-value and how many fair
-        datasets did as well."""
+    def summary(self, observed: float) -> dict[str, Any]:
+        """The figures the sentences and the report read: N, the seed, the median best z,
+        the best z reached one time in 20, the observed best, its p-value and how many
+        fair datasets did as well."""
         return {"datasets": self.datasets, "seed": self.seed,
                 "cut_to_lengths": not self.complete,
-                "median": self.quantile(0.5, higher), "one_in_20": self.quantile(0.05, higher),
-                "observed": observed, "p": self.p_value(observed, higher),
-                "as_good": self.as_good(observed, higher)}
+                "median": self.quantile(0.5), "one_in_20": self.quantile(0.05),
+                "observed": observed, "p": self.p_value(observed),
+                "as_good": self.as_good(observed)}
 
     def table(self, specs: list[str], shoes: int) -> pd.DataFrame:
         """``null.parquet``: each fair dataset, its first shoe, its best configuration and
-        that configuration's metric."""
+        that configuration's z."""
         datasets = np.arange(self.datasets, dtype=np.int64)
         return pd.DataFrame({
             "dataset": datasets, "first_shoe": datasets * shoes,
             "best_config": self.best_config.astype(np.int64),
             "best_spec": np.array([specs[c] for c in self.best_config], dtype=object),
-            "best_metric": self.best})
+            "best_z": self.best})
 
-    def quantile(self, q: float, higher: bool) -> float:
-        """The value the best reaches (or beats) in a share ``q`` of fair datasets."""
-        values = self.best[~np.isnan(self.best)]
+    def quantile(self, q: float) -> float:
+        """The z the best reaches (or passes) in a share ``q`` of fair datasets."""
+        values = self.best[np.isfinite(self.best)]
         if not values.size:
             return float("nan")
-        return float(np.quantile(values, 1 - q if higher else q))
+        return float(np.quantile(values, 1 - q))
 
 
 def null_coups(lengths: np.ndarray, rules: TableRules, datasets: int,
@@ -127,18 +131,18 @@ def check_null_shape(shoes: int, session_shoes: int, configs: int, datasets: int
 
 
 def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datasets: int,
-              seed: int, metric: SearchMetric, out: Path, policy: SessionPolicy, how: Run,
+              seed: int, out: Path, policy: SessionPolicy, how: Run,
               progress: Callable[[int, int], None] | None = None) -> NullResult:
     """Play ``configs`` over ``datasets`` fair datasets shaped like ``lengths`` in one
     backtest into the run folder ``out`` (the session rules ``policy``, run as ``how``
-    says), and take each dataset's best."""
+    says), and take each dataset's best z."""
     from ..backtest import play
 
     shoes = int(lengths.size)
     session_shoes = policy.session_shoes
     check_null_shape(shoes, session_shoes, len(configs), datasets)
     if shoes % session_shoes:
-        return play_each(configs, lengths, rules, datasets, seed, metric, out, policy, how,
+        return play_each(configs, lengths, rules, datasets, seed, out, policy, how,
                          progress)
     per_dataset = shoes // session_shoes
     fair = null_coups(lengths, rules, datasets, seed)
@@ -148,16 +152,15 @@ def play_null(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
                          session=policy, run=how))
     else:
         play(BacktestJob(fair, configs, rules=rules, session=policy, run=how))
-    matrix = read_sessions(out, len(configs), metric.columns)
+    matrix = read_sessions(out, len(configs), BASE_COLUMNS)
     k = len(configs)
     per_row = {name: values.reshape(k * datasets, per_dataset)
                for name, values in matrix.columns.items()}
-    values = metric.values(per_row).reshape(k, datasets)
-    return _bests(values, metric, seed, fair is None)
+    return _bests(_z(per_row).reshape(k, datasets), seed, fair is None)
 
 
 def play_each(configs: list[Any], lengths: np.ndarray, rules: TableRules, datasets: int,
-              seed: int, metric: SearchMetric, out: Path, policy: SessionPolicy, how: Run,
+              seed: int, out: Path, policy: SessionPolicy, how: Run,
               progress: Callable[[int, int], None] | None = None) -> NullResult:
     """The null when the shoes do not make whole sessions (the observed dataset ends on a
     short session, and so must each fair one): one backtest per fair dataset, each into
@@ -176,17 +179,19 @@ def play_each(configs: list[Any], lengths: np.ndarray, rules: TableRules, datase
         play(BacktestJob(fair, configs, rules=rules, session=policy,
                          run=replace(how, out=folder, ledger=False, force=True,
                                      progress=progress or False)))
-        values[:, b] = metric.values(read_sessions(folder, len(configs),
-                                                   metric.columns).columns)
-    return _bests(values, metric, seed, bool(complete.all()))
+        values[:, b] = _z(read_sessions(folder, len(configs), BASE_COLUMNS).columns)
+    return _bests(values, seed, bool(complete.all()))
 
 
-def _bests(values: np.ndarray, metric: SearchMetric, seed: int, complete: bool) -> NullResult:
+def _z(columns: dict[str, np.ndarray]) -> np.ndarray:
+    return studentized(columns["net"], columns["wagered"], columns["expected_net"])
+
+
+def _bests(values: np.ndarray, seed: int, complete: bool) -> NullResult:
     """Each fair dataset's best configuration from the (configurations x datasets)
-    metric values."""
+    z values."""
     datasets = values.shape[1]
-    key = np.where(np.isnan(values), -np.inf, values if metric.higher else -values)
-    best_config = np.argmax(key, axis=0)
+    best_config = np.argmax(np.where(np.isnan(values), -np.inf, values), axis=0)
     return NullResult(values[best_config, np.arange(datasets)], best_config, seed, complete)
 
 

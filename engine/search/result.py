@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import BaccaratError
 from ..io.parquet import read_metadata
+from .adjust import LEVEL
 
 SEARCH_FILE = "search.parquet"
 NULL_FILE = "null.parquet"
@@ -30,12 +31,14 @@ NULL_FOLDER = "null"
 #: chosen, where checked and over all shoes, its edges over all shoes, its rank where
 #: chosen and the folds that chose it, its test over all shoes and the adjusted p-values.
 COLUMNS = ("config", "space_index", "strategy", "spec", "params", "metric_in",
-           "metric_out", "metric_all", "realized_edge", "expected_edge", "rank", "chosen",
+           "metric_out", "metric_all", "realized_edge", "expected_edge", "z_in", "rank",
+           "chosen",
            "z", "p_raw", "p_holm", "p_stepdown", "verdict")
 
-#: The verdict words of a configuration: beats its expected edge once every try is
-#: counted (Romano-Wolf step-down below 5%), or no better than chance.
-BEATS, CHANCE, NEVER_BET = "beats expected", "chance", "never bet"
+#: The verdict words of a configuration, the same on the screen, in search.parquet and
+#: in the JSON: beats its expected edge once every try is counted (Romano-Wolf
+#: step-down below 5%), no better than chance, or it never bet.
+BEATS, CHANCE, NEVER_BET = "beats", "chance", "no bets"
 
 
 @dataclass
@@ -50,12 +53,18 @@ class SearchResult:
 
     @property
     def sentence(self) -> str:
-        """The search's verdict in words: what chance gives, and where the best stands."""
+        """The search's family-wise verdict in words, the screen's first sentence."""
         return str(self.document["sentence"])
+
+    @property
+    def found(self) -> bool:
+        """Whether the family-wise verdict says some configuration beats its expected
+        edge (``verdict.found`` in the JSON)."""
+        return bool(self.document["verdict"]["found"])
 
     #: The columns a notebook shows first: who, its metric where chosen and checked,
     #: rank, and the p-values counting every try.
-    SHOWN = ("spec", "metric_in", "metric_out", "metric_all", "rank", "p_raw", "p_holm",
+    SHOWN = ("spec", "metric_in", "metric_out", "metric_all", "z_in", "rank", "p_raw", "p_holm",
              "p_stepdown", "verdict")
 
     def __repr__(self) -> str:
@@ -148,101 +157,113 @@ def times_in(count: int, total: int) -> str:
     return f"{count:,} times in {total:,}"
 
 
-def _reaches(value: float, metric: dict[str, Any]) -> str:
-    """``beats its expected edge by +3.2% or more`` (or ``falls short of it by 0.4% at
-    most`` for a negative value), ``shows mean net of 12.00 or more`` for other metrics:
-    what the best reaches at least, in words."""
-    fmt = metric["fmt"]
+def ranked_by(metric: dict[str, Any]) -> str:
+    """What the configurations are ranked by, as the table titles say it: standard
+    errors for the default metric, else the metric and its direction."""
     if metric["name"] == "edge_over_expected":
-        if value < 0:
-            return (f"falls short of its expected edge by "
-                    f"{percent_points(-value, fmt.replace('+', ''))} at most")
-        return f"beats its expected edge by {percent_points(value, fmt)} or more"
-    more = "or more" if metric["higher"] else "or less"
-    return f"shows {metric['title'].lower()} of {percent_points(value, fmt)} {more}"
+        return "standard errors above expected edge (z)"
+    return (f"{metric['title'].lower()} "
+            f"({'higher' if metric['higher'] else 'lower'} is better)")
 
 
-def null_sentences(*, tried: int, shoes: int, metric: dict[str, Any], null: dict[str, Any],
-                   best_spec: str, observed: float, beats: int = 0) -> list[str]:
-    """What chance gives a search of this size, and where the observed best stands in it:
-    sentences a reader without statistics reads right. ``beats``: how many the step-down
-    counts as beating their expected edge (each against its own spread, which the best
-    raw value is not), so that the two verdicts are read together."""
-    fmt = metric["fmt"]
-    n = null["datasets"]
-    median, rare = null["median"], null["one_in_20"]
-    if metric["name"] == "edge_over_expected" and (median < 0) != (rare < 0):
-        then = _reaches(rare, metric)
-    else:  # the same words: the value alone
-        then = _reaches(rare, metric).rsplit(
-            " of " if metric["name"] != "edge_over_expected" else " by ", 1)[1]
-    first = (f"On {shoes:,} fair shoes, the best of {tried:,} configurations "
-             f"{_reaches(median, metric)} half the time, and {then} one time in 20 "
-             f"({n:,} fair datasets of the same shape).")
-    count = null["as_good"]
-    second = (f"Here the best over all {shoes:,} shoes, {best_spec}, shows "
-              f"{percent_points(observed, fmt)}: fair "
-              f"shoes give a best at least this good {times_in(count, n)} "
-              f"({p_text(null['p'])}).")
-    if null["p"] >= 0.05 and not beats:
-        third = ("That is what luck alone gives: this search shows no sign of a "
-                 "winning system.")
-    elif null["p"] >= 0.05:
-        third = ("That best is what luck alone gives. The step-down below judges each "
-                 "configuration against its own spread instead, and counts "
-                 f"{beats:,} as beating {'its' if beats == 1 else 'their'} expected edge.")
-    else:
-        third = ("Fair shoes rarely do that well, so luck alone is an unlikely "
-                 "explanation; judge it by the shoes it was not chosen on.")
-    return [first, second, third]
+def sd_text(z: float) -> str:
+    """``+2.1 standard errors`` (``1.0 standard error``)."""
+    if not math.isfinite(z):
+        return "no standard error (it never bet)"
+    return f"{z:+.1f} standard error{'' if abs(round(z, 1)) == 1 else 's'}"
+
+
+def _named(specs: list[str]) -> str:
+    return ", ".join(specs[:3]) + (f" and {len(specs) - 3} more" if len(specs) > 3 else "")
 
 
 def family_sentence(*, tried: int, shoes: int, beats: list[str], best_spec: str,
-                    best_p: float, reality_check: float, spa: float) -> str:
-    """The family-wise verdict over all shoes, counting every configuration tried."""
+                    best_z: float, best_p: float, reality_check: float,
+                    spa: float) -> str:
+    """The screen's one family-wise answer, first: which configurations beat their
+    expected edge counting every one tried (the step-down at 5%), and where Reality
+    Check and SPA, which test the best alone, stand beside it."""
     counted = (f"Counting all {tried:,} configurations tried, over all {shoes:,} shoes, "
                if tried > 1 else f"Over all {shoes:,} shoes, ")
+    others = f"Reality Check {p_text(reality_check)}, SPA {p_text(spa)}"
+    if ((reality_check < LEVEL) == bool(beats)) and ((spa < LEVEL) == bool(beats)):
+        others += " agree"
+    else:
+        others += (": they test the best alone, each configuration against one fixed "
+                   "standard error; the verdict is the step-down's, which bootstraps each "
+                   "one's own")
     if not beats:
-        return (counted + ("none beats its expected edge (the best, " if tried > 1 else
-                           "it does not beat its expected edge (") + f"{best_spec}: "
-                f"step-down {p_text(best_p)}; Reality Check {p_text(reality_check)}, "
-                f"SPA {p_text(spa)}).")
-    named = ", ".join(beats[:3]) + (f" and {len(beats) - 3} more" if len(beats) > 3 else "")
-    return (counted + f"{len(beats)} beat{'s' if len(beats) == 1 else ''} "
-            f"{'its' if len(beats) == 1 else 'their'} expected edge at 5%: {named} "
-            f"(Reality Check {p_text(reality_check)}, SPA {p_text(spa)}). On fair shoes "
-            f"a search flags at least one configuration about 1 time in 20: check it on "
-            f"shoes this search has not seen.")
+        head = ("none beats its expected edge: the best, " if tried > 1 else
+                "it does not beat its expected edge: ")
+        return (counted + head + f"{best_spec}, is {sd_text(best_z)} from it (step-down "
+                f"{p_text(best_p)}; {others}).")
+    one = len(beats) == 1
+    return (counted + f"{len(beats)} beat{'s' if one else ''} {'its' if one else 'their'} "
+            f"expected edge (step-down at 5%): {_named(beats)} ({others}). On fair shoes "
+            f"a search flags one about 1 time in 20: check it on shoes this search has "
+            f"not seen.")
 
 
-def checked_sentence(split: dict[str, Any], metric: dict[str, Any]) -> str:
+def null_sentences(*, tried: int, shoes: int, null: dict[str, Any], best_spec: str,
+                   found: bool) -> list[str]:
+    """What chance gives a search of this size, in standard errors from the expected
+    edge, and where the observed best stands in it, agreeing with the family-wise
+    verdict (``found``) or saying why it differs."""
+    n = null["datasets"]
+    first = (f"On {shoes:,} fair shoes, the best of {tried:,} configurations is "
+             f"{sd_text(null['median'])} from its expected edge half the time, and "
+             f"{null['one_in_20']:+.1f} or more one time in 20 ({n:,} fair datasets of the "
+             f"same shape).")
+    rare = null["p"] < LEVEL
+    second = (f"Here the best, {best_spec}, is {null['observed']:+.1f}: fair shoes give a "
+              f"best this far out {times_in(null['as_good'], n)} ({p_text(null['p'])})")
+    if rare == found:
+        second += (", agreeing with the verdict." if found else
+                   ": luck alone gives a best like this, as the verdict says.")
+    elif rare:
+        second += (": rare for the best alone, but the step-down, the verdict, judges it "
+                   "against its own bootstrapped spread and does not flag it.")
+    else:
+        second += (": what luck gives the best of this many, yet the step-down, the "
+                   "verdict, flags it against its own bootstrapped spread.")
+    return [first, second]
+
+
+def checked_sentence(split: dict[str, Any], metric: dict[str, Any],
+                     beats: list[str]) -> str:
     """What the chosen configuration showed where it was chosen, and on the shoes held
-    back from the choice."""
+    back from the choice: the one-sided test it passes or not, and how that stands
+    beside the family-wise verdict (the configurations in ``beats``)."""
     fmt = metric["fmt"]
     if split["scheme"] == "none":
         return "No shoes were held back (--holdout 0): the choice is not checked."
     out = split["out"]
-    held = out["edge_verdict"]
-    holds = out["p"] < 0.05
-    verdict = ("it holds up there: its realized edge beats its expected edge "
-               f"({p_text(out['p'])})" if holds else
-               f"it does not hold up there ({p_text(out['p'])} that its realized edge "
-               f"beats its expected edge)")
+    above = out["p"] < LEVEL
+    chosen = {f["spec"] for f in split["folds"]}
+    flagged = bool(chosen & set(beats))
+    test = (f"realized edge {out['realized_edge']:+.2%} against expected "
+            f"{out['expected_edge']:+.2%}; one-sided, that its realized edge is above its "
+            f"expected edge: {p_text(out['p'])}")
+    if above == flagged:
+        test += ", agreeing with the verdict."
+    elif above:
+        test += (": one test of one choice on part of the shoes, which the verdict over "
+                 "all of them, counting every configuration tried, does not confirm.")
+    else:
+        test += (": the shoes held back alone are too few to confirm the verdict, "
+                 "which counts every shoe.")
     if split["scheme"] == "hold-out":
         fold = split["folds"][0]
-        return (f"Chosen on shoes {fold['choose_text']}: {fold['spec']} at "
-                f"{percent_points(fold['metric_in'], fmt)}. On shoes "
-                f"{fold['evaluate_text']}, held back: {percent_points(out['metric'], fmt)} "
-                f"(realized edge {out['realized_edge']:+.2%}, expected "
-                f"{out['expected_edge']:+.2%}, {held} its 95% interval); {verdict}.")
-    chosen = sorted({f["spec"] for f in split["folds"]})
+        how = (f"{sd_text(fold['z_in'])} from its expected edge"
+               if metric["name"] == "edge_over_expected"
+               else percent_points(fold["metric_in"], fmt))
+        return (f"Chosen on shoes {fold['choose_text']}: {fold['spec']} at {how}. On "
+                f"shoes {fold['evaluate_text']}, held back: {test}")
     where = ("the shoes before it" if split["scheme"] == "walk-forward"
              else "the other folds' shoes")
     return (f"{split['description'].capitalize()}: each fold chosen on {where} "
             f"({len(chosen)} different choice{'s' if len(chosen) > 1 else ''}); on the "
-            f"{out['sessions']:,} sessions evaluated: {percent_points(out['metric'], fmt)} "
-            f"(realized edge {out['realized_edge']:+.2%}, expected "
-            f"{out['expected_edge']:+.2%}); {verdict}.")
+            f"{out['sessions']:,} sessions evaluated: {test}")
 
 
 def fold_lines(split: dict[str, Any], metric: dict[str, Any]) -> list[str]:
@@ -267,4 +288,4 @@ def chosen_column(folds: list[dict[str, Any]], configs: int) -> np.ndarray:
 
 __all__ = ["BEATS", "CHANCE", "NEVER_BET", "NULL_FILE", "NULL_FOLDER", "RUN_FOLDER",
            "SEARCH_FILE", "SearchResult", "checked_sentence", "family_sentence", "fold_lines",
-           "null_sentences"]
+           "null_sentences", "ranked_by", "sd_text"]

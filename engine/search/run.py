@@ -34,7 +34,14 @@ from ..job import BacktestJob, Run
 from ..metrics import edge_verdict, ratio_interval
 from ..replay import SessionPolicy
 from ..rules import TableRules
-from .adjust import DEFAULT_REPS, LEVEL, FamilyTests, edge_tests, family_tests
+from .adjust import (
+    DEFAULT_REPS,
+    LEVEL,
+    FamilyTests,
+    edge_tests,
+    family_tests,
+    studentized,
+)
 from .metric import BASE_COLUMNS, SearchMetric, parse_metric
 from .null import check_null_shape, play_null
 from .result import (
@@ -182,15 +189,24 @@ def search(
             table.insert(1, "space_index", np.asarray(indices, dtype=np.int64))
             metric_doc = {"name": chosen_metric.name, "title": chosen_metric.title,
                           "fmt": chosen_metric.fmt, "higher": chosen_metric.higher}
-            best_all = chosen_metric.best(table["metric_all"].to_numpy())
+            z_all = family.tests.z
+            best_z = int(np.argmax(z_all))  # the family-wise best: the largest z
+            best_all = best_z if chosen_metric.studentize else chosen_metric.best(
+                table["metric_all"].to_numpy())
             beats = [str(s) for s in table.loc[table["verdict"] == BEATS].sort_values(
                 "p_stepdown")["spec"]]
-            stat = family.tests.statistic
-            best_edge = int(np.nanargmax(np.where(np.isnan(stat), -np.inf, stat)))
+            best_spec = str(table["spec"][best_z])
             rules_used = TableRules(**run.info["rules"])
+            shoes = int(shoe_ids.size)
+            opening = family_sentence(tried=len(configs), shoes=shoes, beats=beats,
+                                      best_spec=best_spec, best_z=float(z_all[best_z]),
+                                      best_p=float(family.stepdown[best_z]),
+                                      reality_check=family.reality_check, spa=family.spa)
             document: dict[str, Any] = {
                 "version": run.info["version"],
                 "command": command or "",
+                "verdict": {"found": bool(beats), "configurations": beats,
+                            "sentence": opening},
                 "dataset": {**run.info["dataset"], "sessions": sessions,
                             "session_shoes": session_shoes},
                 "rules": run.info["rules"],
@@ -200,37 +216,31 @@ def search(
                 "metric": metric_doc,
                 "split": split_doc,
                 "family": {"level": LEVEL, "reps": reps, "seed": seed, "beats": beats,
-                           "best_config": best_edge, "best_spec": str(table["spec"][best_edge]),
+                           "best_config": best_z, "best_spec": best_spec,
+                           "best_z": float(z_all[best_z]),
                            "reality_check": family.reality_check, "spa": family.spa},
                 "best": {"config": best_all, "spec": str(table["spec"][best_all]),
                          "metric": float(table["metric_all"][best_all])},
                 "runs": {"observed": RUN_FOLDER},
             }
-            shoes = int(shoe_ids.size)
-            sentences = [family_sentence(tried=len(configs), shoes=shoes, beats=beats,
-                                         best_spec=str(table["spec"][best_edge]),
-                                         best_p=float(family.stepdown[best_edge]),
-                                         reality_check=family.reality_check, spa=family.spa)]
+            sentences = [opening]
             null_table = None
             if null:
                 fair_how = replace(how, chunk_shoes=chunk_shoes(
                     configs, rules_used, shoe_ids.size * null, workers))
                 result = play_null(configs, lengths, rules_used, null,
-                                   seed if null_seed is None else null_seed, chosen_metric,
+                                   seed if null_seed is None else null_seed,
                                    folder / NULL_FOLDER, policy, fair_how,
                                    progress=stage("fair datasets"))
                 lap("null")
-                observed = float(table["metric_all"][best_all])
-                null_doc = result.summary(observed, chosen_metric.higher)
+                null_doc = result.summary(float(z_all[best_z]))
                 document["null"] = null_doc
                 document["runs"]["null"] = NULL_FOLDER
-                sentences = [*null_sentences(tried=len(configs), shoes=shoes, metric=metric_doc,
-                                             null=null_doc, best_spec=str(table["spec"][best_all]),
-                                             observed=observed, beats=len(beats)),
-                             *sentences]
+                sentences += null_sentences(tried=len(configs), shoes=shoes, null=null_doc,
+                                            best_spec=best_spec, found=bool(beats))
                 null_table = result.table([str(s) for s in table["spec"]], shoes)
-            sentences.append(checked_sentence(split_doc, metric_doc))
-            document["sentence"] = " ".join(sentences[:3]) if null else sentences[0]
+            sentences.append(checked_sentence(split_doc, metric_doc, beats))
+            document["sentence"] = opening
             document["sentences"] = sentences
             searched = SearchResult(table[list(COLUMNS)], document, null_table)
             document["timings"] = timings
@@ -390,22 +400,27 @@ def choose_and_check(matrix: SessionMatrix, metric: SearchMetric, split: Split,
                      shoes_of: list[np.ndarray], configs: list[Any],
                      ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Every configuration's metric where chosen, where checked and over all sessions,
-    with its rank where chosen; each fold's choice; the chosen configurations' figures
-    on the sessions they were checked on, concatenated in order."""
+    its studentized statistic where chosen and its rank there (by that statistic for the
+    default metric, by the metric for any other); each fold's choice; the chosen
+    configurations' figures on the sessions they were checked on, concatenated in
+    order."""
     every = metric.values(matrix.columns)
     folds_doc = []
     inside = np.zeros((len(split.folds), matrix.configs))
+    z_inside = np.zeros((len(split.folds), matrix.configs))
     picked: list[tuple[int, np.ndarray]] = []
     for f, fold in enumerate(split.folds):
-        values = metric.values(matrix.take(fold.choose))
+        part = matrix.take(fold.choose)
+        values = metric.values(part)
         inside[f] = values
-        best = metric.best(values)
+        z_inside[f] = studentized(part["net"], part["wagered"], part["expected_net"])
+        best = metric.best(z_inside[f] if metric.studentize else values)
         picked.append((best, fold.evaluate))
         choose_ids = np.concatenate([shoes_of[i] for i in fold.choose])
         evaluate_ids = (np.concatenate([shoes_of[i] for i in fold.evaluate])
                         if fold.evaluate.size else np.empty(0, np.int64))
         entry = {"name": fold.name, "config": best, "spec": configs[best].spec(),
-                 "metric_in": float(values[best]),
+                 "metric_in": float(values[best]), "z_in": float(z_inside[f][best]),
                  "choose_shoes": id_ranges(choose_ids), "choose_text": name_ids(choose_ids),
                  "evaluate_shoes": id_ranges(evaluate_ids),
                  "evaluate_text": name_ids(evaluate_ids)}
@@ -418,6 +433,7 @@ def choose_and_check(matrix: SessionMatrix, metric: SearchMetric, split: Split,
     outside = (metric.values(matrix.take(evaluated)) if evaluated.size
                else np.full(matrix.configs, np.nan))
     metric_in = inside.mean(axis=0) if len(split.folds) > 1 else inside[0]
+    z_in = z_inside.mean(axis=0) if len(split.folds) > 1 else z_inside[0]
     table = pd.DataFrame({
         "config": np.arange(matrix.configs, dtype=np.int64),
         "strategy": [c.name for c in configs],
@@ -426,7 +442,8 @@ def choose_and_check(matrix: SessionMatrix, metric: SearchMetric, split: Split,
         "metric_in": metric_in,
         "metric_out": outside,
         "metric_all": every,
-        "rank": metric.ranks(metric_in),
+        "z_in": z_in,
+        "rank": metric.ranks(z_in if metric.studentize else metric_in),
         "chosen": chosen_column(folds_doc, matrix.configs),
     })
     sums = {name: matrix.columns[name].sum(axis=1) for name in BASE_COLUMNS}
