@@ -27,6 +27,7 @@ from .jit import njit
 from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
 from .odds.cache import CACHE
 from .odds.composition import MIN_CARDS
+from .plugin_guard import plugin_code
 from .rules import TableRules
 from .strategies.base import (
     Dealt,
@@ -590,17 +591,20 @@ def _count_shown(seen, remaining, full, cards, rows, dealt, value_of_code):
 
 
 def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, fn):  # type: ignore[no-untyped-def]
-    """Call the strategy; whatever it raises becomes a ``StrategyFault`` saying where."""
+    """Call the strategy under the plugin guard (``engine/plugin_guard.py``); whatever it
+    raises (``SystemExit`` and ``GeneratorExit`` too: only Ctrl-C passes) becomes a
+    ``StrategyFault`` saying where."""
     try:
-        return fn()
-    except (StrategyFault, StrategyError):  # already one line saying what is wrong
+        with plugin_code():
+            return fn()
+    except (StrategyFault, StrategyError, KeyboardInterrupt):  # one line already, or Ctrl-C
         raise
-    except Exception as exc:
+    except BaseException as exc:
         raise _fault(run, grid, coups, t, what, exc) from None
 
 
 def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
-           exc: Exception) -> StrategyFault:
+           exc: BaseException) -> StrategyFault:
     """The one-line report of a strategy's failure: strategy, file:line, method, where."""
     session = None
     cause: BaseException = exc
