@@ -1,6 +1,7 @@
 """Plugin code kept to the past and to itself while it runs.
 
-The replay calls a strategy's hooks inside :func:`plugin_code`. While a hook runs, in the
+The replay calls a plugin's hooks inside :func:`plugin_code` (``guard_for``: the engine's
+own strategies and parts run without it). While a hook runs, in the
 thread that runs it, an audit hook (``sys.addaudithook``, added once per process, the
 first time plugin code runs) refuses what would let a plugin see the engine's state or end
 the command: frame introspection (``sys._getframe``, ``sys._current_frames``, a
@@ -21,7 +22,7 @@ import sysconfig
 import threading
 import types
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,14 @@ def _replaced() -> list[str]:
     return replaced
 
 
+def guard_for(strategy: Any) -> AbstractContextManager[None]:
+    """:func:`plugin_code` for a configuration with plugin code (a class of its, or of a
+    part, from outside this package), nothing for the engine's own."""
+    if all(cls.__module__.startswith(_PACKAGE + ".") for cls in strategy.component_classes()):
+        return nullcontext()
+    return plugin_code()
+
+
 @contextmanager
 def plugin_code() -> Iterator[None]:
     """Run plugin code (a strategy's hook) under the refusals of the module docstring;
@@ -185,4 +194,4 @@ def plugin_code() -> Iterator[None]:
                                   "and changes nothing of the engine's")
 
 
-__all__ = ["PluginRefused", "REFUSED", "plugin_code"]
+__all__ = ["PluginRefused", "REFUSED", "guard_for", "plugin_code"]

@@ -27,7 +27,7 @@ from .jit import njit
 from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
 from .odds.cache import CACHE
 from .odds.composition import MIN_CARDS
-from .plugin_guard import plugin_code
+from .plugin_guard import guard_for
 from .rules import TableRules
 from .strategies.base import (
     Dealt,
@@ -595,7 +595,7 @@ def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, f
     raises (``SystemExit`` and ``GeneratorExit`` too: only Ctrl-C passes) becomes a
     ``StrategyFault`` saying where."""
     try:
-        with plugin_code():
+        with guard_for(run.strategy):
             return fn()
     except (StrategyFault, StrategyError, KeyboardInterrupt):  # one line already, or Ctrl-C
         raise
