@@ -10,7 +10,8 @@ the later ones) goes through this module, so one rule holds for all of them:
   dataset a run is reading. The OS drops the lock when its holder dies, however.
 - **A temporary name** beside the output (``.NAME.<hex>.tmp``, shortened with a hash of
   the name when the file system would not take it whole), so a half-written output never
-  sits at the user's path, and a failed command leaves nothing.
+  sits at the user's path, and a failed command leaves nothing; what a killed one left is
+  removed by the next writer of the same output, as it takes the lock.
 - **A rename that replaces only what it expected**: the output is renamed into place only
   if nothing appeared there meanwhile (``renameat2(RENAME_NOREPLACE)``), and with
   ``--force`` only if what is there is still the output of ours it checked at the start
@@ -91,9 +92,32 @@ def sibling(path: Path, suffix: str) -> Path:
     return path.with_name(f".{short}~{digest}{suffix}")
 
 
+_TEMPORARY = ".{}.tmp"
+_HEX = 8
+
+
 def temporary_sibling(path: Path) -> Path:
     """A unique temporary name beside ``path`` (same folder, so the rename is atomic)."""
-    return sibling(path, f".{uuid.uuid4().hex[:8]}.tmp")
+    return sibling(path, _TEMPORARY.format(uuid.uuid4().hex[:_HEX]))
+
+
+def remove_leftovers(path: Path) -> None:
+    """Remove the temporaries (``temporary_sibling``) a killed writer of ``path`` left
+    beside it. Called holding ``path``'s exclusive lock: every writer of them held it, so
+    none is alive."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    shape = sibling(path, _TEMPORARY.format("0" * _HEX)).name
+    head, tail = shape[:-len(_TEMPORARY.format("0" * _HEX))] + ".", ".tmp"
+    try:
+        names = [entry for entry in os.scandir(folder) if entry.name.startswith(head)]
+    except OSError:
+        return
+    for entry in names:
+        middle = entry.name[len(head):-len(tail)]
+        if (entry.name.endswith(tail) and len(middle) == _HEX
+                and all(c in "0123456789abcdef" for c in middle)):
+            remove(Path(entry.path))
 
 
 def lock_path(path: Path) -> Path:
@@ -509,6 +533,7 @@ def claim_output(path: str | Path, *, force: bool = False, folder: bool = False,
     try:
         try:
             lock.acquire()
+            remove_leftovers(target)
             before = _check_replaceable(target, force, folder, ours, what)
             temp = temporary_sibling(target)
             claim = Claim(target, temp, lock, folder, before, made)
@@ -596,5 +621,5 @@ def _ours(path: Path) -> bool:
 
 __all__ = ["Claim", "FolderLock", "FolderLockedError", "OutputBusyError", "OutputExistsError",
            "OutputLock", "OutputRefused", "check_name", "claim_output", "exchange",
-           "fsync_folder", "fsync_path", "lock_path", "pinned", "refused", "rename_new",
-           "sibling", "system_refusal", "temporary_sibling"]
+           "fsync_folder", "fsync_path", "lock_path", "pinned", "refused", "remove_leftovers",
+           "rename_new", "sibling", "system_refusal", "temporary_sibling"]
