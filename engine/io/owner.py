@@ -121,11 +121,11 @@ def remove_leftovers(path: Path) -> None:
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file of the output (or dataset) ``path``: ``.NAME.lock`` beside it, in its
-    folder with symlinks resolved, so every way of naming one output finds one lock."""
-    path = Path(path)
-    folder = Path(os.path.realpath(path.parent if str(path.parent) else "."))
-    return sibling(folder / path.name, ".lock")
+    """The lock file of the output (or dataset) ``path``: ``.NAME.lock`` beside it, every
+    symlink resolved (its folder's and its own), so every way of naming one output finds
+    one lock. (A hard link to a file is another name of the same file: ``OutputLock``
+    locks the file itself too.)"""
+    return sibling(Path(os.path.realpath(Path(path))), ".lock")
 
 
 # --- The lock -------------------------------------------------------------------------------
@@ -163,6 +163,7 @@ class OutputLock:
         self.run_id = ""
         self.shared = False
         self._fd: int | None = None
+        self._inode: int | None = None  # the output's own file or folder, locked too
 
     def acquire(self, shared: bool = False) -> None:
         """Take the lock, or raise ``OutputBusyError`` naming the holder's pid."""
@@ -182,9 +183,16 @@ class OutputLock:
             if same:
                 break
             os.close(fd)
-        self._fd, self.shared = fd, shared
+        try:
+            inode = _lock_file_itself(self.target, mode)
+        except OutputBusyError:
+            os.close(fd)
+            raise
+        self._fd, self._inode, self.shared = fd, inode, shared
         with _HELD_LOCK:
             _HELD.add(fd)
+            if inode is not None:
+                _HELD.add(inode)
         if shared:
             return
         self.run_id = uuid.uuid4().hex[:12]
@@ -205,8 +213,13 @@ class OutputLock:
         fd, self._fd = self._fd, None
         if fd is None:
             return
+        inode, self._inode = self._inode, None
         with _HELD_LOCK:
             _HELD.discard(fd)
+            if inode is not None:
+                _HELD.discard(inode)
+        if inode is not None:
+            os.close(inode)
         try:
             if self.shared:  # other readers may hold it: remove it only if none does
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -224,7 +237,29 @@ class OutputLock:
 FolderLock = OutputLock
 
 
-def lock_holders(fd: int) -> list[tuple[int, str]]:
+def _lock_file_itself(target: Path, mode: int) -> int | None:
+    """Lock the file or folder at ``target`` itself (its device and inode: every name of
+    it, a hard link's too, finds this lock) in ``mode``; its descriptor, None when there
+    is nothing there to lock (or it cannot be opened). Busy: ``OutputBusyError``."""
+    try:
+        if not (os.path.isfile(target) or os.path.isdir(target)):
+            return None
+        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holders = lock_holders(fd, named=False)
+        os.close(fd)
+        raise OutputBusyError(busy_message(target, holders, mode == fcntl.LOCK_SH)) from None
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def lock_holders(fd: int, named: bool = True) -> list[tuple[int, str]]:
     """The (pid, "READ" or "WRITE") of the processes holding a lock on the file of ``fd``,
     from ``/proc/locks`` (Linux); the pid the lock file names when that is not readable."""
     stat = os.fstat(fd)
@@ -240,7 +275,7 @@ def lock_holders(fd: int) -> list[tuple[int, str]]:
                     found.append((int(words[4]), words[3]))
     except OSError:
         pass
-    if not found:
+    if not found and named:  # a lock file names its writer's pid on its first line
         try:
             first = os.pread(fd, 64, 0).split()
             if first and first[0].isdigit():
