@@ -97,7 +97,10 @@ def live(
         else:
             from ..live.app import LiveApp
 
-            LiveApp(scorecard).run()
+            app = LiveApp(scorecard)
+            app.run()
+            if app.return_code == LiveApp.INTERRUPTED:
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"interrupted; everything entered is in {journal.path} "
                                 f"(continue with --resume {journal.path})") from None

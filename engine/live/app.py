@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
@@ -90,12 +91,21 @@ class LiveApp(App[None]):
     #keys { height: 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[Any]] = [("ctrl+q", "quit", "Quit"),
-                                     ("ctrl+z", "undo", "Undo")]
+                                     ("ctrl+z", "undo", "Undo"),
+                                     Binding("ctrl+c", "interrupt", "Interrupt",
+                                             priority=True)]
+    #: The app's return code after Ctrl-C: the command then exits as interrupted (130).
+    INTERRUPTED = 130
 
     def __init__(self, scorecard: Scorecard, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scorecard = scorecard
         self._working = False  # a thread is working out the systems' stakes
+
+    def action_interrupt(self) -> None:
+        """Ctrl-C (the terminal, in the app's raw mode, sends it as a key): end the app
+        as interrupted, for the command to exit 130 as a plain-mode Ctrl-C does."""
+        self.exit(return_code=self.INTERRUPTED)
 
     def compose(self) -> ComposeResult:
         for name in ("header", "roads", "derived", "cards"):

@@ -36,6 +36,11 @@ COLUMNS = ("shoe", "coup", "player_card1", "player_card2", "player_card3", "bank
            "player_pair", "banker_pair")
 #: What a torn last line (a write cut short by a power cut) is kept as: a comment.
 TORN = "# cut short, kept as it was: "
+#: The longest line a scorecard holds (a coup's row is under 100 bytes, a user's comment
+#: a few hundred), and the largest scorecard (some million coups): ``--resume`` refuses a
+#: file past either before reading it into memory.
+MAX_LINE = 4096
+MAX_BYTES = 256 << 20
 
 
 class JournalError(BaccaratError):
@@ -119,7 +124,7 @@ class Journal:
             except OSError as exc:
                 raise refused(exc, path) from None
             try:
-                data = _read_all(fd)
+                data = _read_all(fd, path)
                 own_rules, records, starts, torn = _parse(data, path)
                 journal = cls(path, own_rules, records, _fd=fd, _lock=lock, _starts=starts)
                 if torn is not None:  # keep the bytes a crash cut short, as a comment
@@ -239,11 +244,27 @@ def _lock(path: Path) -> OutputLock:
     return lock
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all(fd: int, path: Path) -> bytes:
+    """The scorecard's bytes, refused past ``MAX_BYTES`` or with a line past ``MAX_LINE``
+    (reading at most one block more than the limit)."""
     os.lseek(fd, 0, os.SEEK_SET)
     chunks = []
+    size, line_start, number = 0, 0, 1
     while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
+        at = 0
+        while (newline := chunk.find(b"\n", at)) >= 0:
+            if size + newline - line_start > MAX_LINE:
+                break
+            line_start, at, number = size + newline + 1, newline + 1, number + 1
+        size += len(chunk)
+        if size - line_start > MAX_LINE:
+            raise JournalError(f"{path}, line {number}: longer than {MAX_LINE:,} bytes; a "
+                               f"scorecard's lines are short (was something else appended "
+                               f"to it?): remove that line to resume")
+        if size > MAX_BYTES:
+            raise JournalError(f"{path} is larger than {MAX_BYTES >> 20} MB, more than a "
+                               f"scorecard holds; --resume continues only those")
     return b"".join(chunks)
 
 

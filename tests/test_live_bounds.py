@@ -1,0 +1,64 @@
+"""``live``: ``--resume`` reads a scorecard within bounds: a line past ``MAX_LINE`` (a 1 GB
+line appended took resume to 9.3 GB before "unexpected Error") is refused in one line
+naming the file and the line, having read at most one block past the limit; Ctrl-C in the
+full-screen app ends it as interrupted (it exited 0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from baccarat.live import journal
+from baccarat.live.journal import Journal, JournalError
+from baccarat.rules import TableRules
+
+
+def test_a_line_too_long_is_refused_naming_the_file_and_line(tmp_path: Path, monkeypatch):
+    card = tmp_path / "card.csv"
+    Journal.create(card, TableRules()).close()
+    with card.open("a") as out:
+        out.write("# a comment of mine\n")
+        out.write("1," + "x" * (journal.MAX_LINE + 10) + "\n")
+    reads: list[int] = []
+    real_read = journal.os.read
+
+    def counted(fd: int, n: int) -> bytes:
+        data = real_read(fd, n)
+        reads.append(len(data))
+        return data
+
+    monkeypatch.setattr(journal.os, "read", counted)
+    with pytest.raises(JournalError, match=r"card\.csv, line 4: longer than 4,096 bytes"):
+        Journal.resume(card)
+    assert sum(reads) < journal.MAX_LINE + (1 << 20) + 1
+
+
+def test_a_short_scorecard_still_resumes(tmp_path: Path):
+    card = tmp_path / "card.csv"
+    Journal.create(card, TableRules()).close()
+    with card.open("a") as out:
+        out.write("# " + "y" * 4000 + "\n")
+    Journal.resume(card).close()
+
+
+def test_ctrl_c_in_the_full_screen_app_ends_it_as_interrupted(tmp_path: Path):
+    import asyncio
+
+    from baccarat.live.app import LiveApp
+    from baccarat.live.scorecard import Scorecard
+    from baccarat.live.session import LiveSession
+
+    card = Scorecard(LiveSession(Journal.create(tmp_path / "t.csv", TableRules())), [])
+    app = LiveApp(card)
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("b", "enter")
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+
+    try:
+        asyncio.run(run())
+    finally:
+        card.close()
+    assert app.return_code == LiveApp.INTERRUPTED == 130  # the command then exits 130
