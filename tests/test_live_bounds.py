@@ -1,7 +1,8 @@
 """``live``: ``--resume`` reads a scorecard within bounds: a line past ``MAX_LINE`` (a 1 GB
 line appended took resume to 9.3 GB before "unexpected Error") is refused in one line
 naming the file and the line, having read at most one block past the limit; Ctrl-C in the
-full-screen app ends it as interrupted (it exited 0)."""
+full-screen app ends it as interrupted (it exited 0); ``--resume`` plays the systems the
+scorecard was started with (it showed "Systems: none")."""
 
 from __future__ import annotations
 
@@ -62,3 +63,37 @@ def test_ctrl_c_in_the_full_screen_app_ends_it_as_interrupted(tmp_path: Path):
     finally:
         card.close()
     assert app.return_code == LiveApp.INTERRUPTED == 130  # the command then exits 130
+
+
+def test_resume_plays_the_systems_the_scorecard_was_started_with(tmp_path: Path):
+    from baccarat.cli import app
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    out = tmp_path / "table.csv"
+    started = runner.invoke(app, ["live", "--plain", "--out", str(out), "-s", "flat"],
+                            input="b\np\nquit\n", env={"COLUMNS": "80"})
+    assert started.exit_code == 0, started.output
+    kept = Journal.resume(out)
+    kept.close()
+    assert kept.systems == ["flat"]
+    resumed = runner.invoke(app, ["live", "--plain", "--resume", str(out)],
+                            input="b\nquit\n", env={"COLUMNS": "80"})
+    assert resumed.exit_code == 0, resumed.output
+    last = resumed.output.split("\nShoe ")[-1]
+    assert "Systems: none" not in resumed.output
+    assert "flat" in last and "next B 10" in last
+
+
+def test_a_hand_appended_row_kept_once_is_kept_at_every_resume(tmp_path: Path):
+    card = tmp_path / "card.csv"
+    Journal.create(card, TableRules()).close()
+    with card.open("ab") as out:
+        out.write("1,1,,,,,,,B,no,no\u2028oops".encode())  # no newline: cut short
+    first = Journal.resume(card)
+    first.close()
+    assert any("cut short" in note for note in first.notes)
+    for _ in range(2):  # the same file, resumed again: the comment stays a comment
+        again = Journal.resume(card)
+        again.close()
+        assert again.records == first.records
