@@ -2,7 +2,9 @@
 line appended took resume to 9.3 GB before "unexpected Error") is refused in one line
 naming the file and the line, having read at most one block past the limit; Ctrl-C in the
 full-screen app ends it as interrupted (it exited 0); ``--resume`` plays the systems the
-scorecard was started with (it showed "Systems: none")."""
+scorecard was started with (it showed "Systems: none"); a full disk ends in one line
+saying how many coups are safe (plain mode said "nothing was written"; the app printed a
+traceback and exited 0)."""
 
 from __future__ import annotations
 
@@ -97,3 +99,70 @@ def test_a_hand_appended_row_kept_once_is_kept_at_every_resume(tmp_path: Path):
         again = Journal.resume(card)
         again.close()
         assert again.records == first.records
+
+
+def _full_after(monkeypatch, name: str, coups: int) -> None:
+    """Writes to the file called ``name`` find no space left once it holds ``coups``
+    coups (its rules line, header and the shoe's line are three lines more)."""
+    import errno
+    import os
+
+    real_write = os.write
+
+    def write(fd: int, data: bytes) -> int:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.endswith(name) and Path(target).read_text().count("\n") >= coups + 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(journal.os, "write", write)
+
+
+def test_a_full_disk_says_how_many_coups_are_safe(tmp_path: Path, monkeypatch):
+    from baccarat.cli import app
+    from baccarat.io.importers import import_files
+    from typer.testing import CliRunner
+
+    out = tmp_path / "table.csv"
+    _full_after(monkeypatch, "table.csv", 3)
+    result = CliRunner().invoke(app, ["live", "--plain", "--out", str(out)],
+                                input="b\np\nb\nt\nquit\n", env={"COLUMNS": "80"})
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1] == (
+        f"error: no space left on device writing {out}: the last entry was not kept; the 3 "
+        f"coups entered before it are safe in the file (continue with --resume {out} once "
+        f"there is room)")
+    monkeypatch.undo()
+    assert len(import_files([out])) == 3
+
+
+def test_a_full_disk_ends_the_full_screen_app_with_that_line(tmp_path: Path, monkeypatch):
+    import asyncio
+
+    from baccarat.errors import DiskFullError
+    from baccarat.live.app import LiveApp
+    from baccarat.live.scorecard import Scorecard
+    from baccarat.live.session import LiveSession
+
+    card = Scorecard(LiveSession(Journal.create(tmp_path / "t.csv", TableRules())), [])
+    app = LiveApp(card)
+    _full_after(monkeypatch, "t.csv", 1)
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            for key in ("b", "enter", "p", "enter"):
+                await pilot.press(key)
+            await pilot.pause()
+
+    try:
+        asyncio.run(run())
+    finally:
+        monkeypatch.undo()
+        card.close()
+    assert app.return_code == 2
+    assert isinstance(app.failure, DiskFullError)
+    assert "the 1 coup entered before it is safe" in str(app.failure)

@@ -104,6 +104,8 @@ def live(
             app.run()
             if app.return_code == LiveApp.INTERRUPTED:
                 raise KeyboardInterrupt
+            if app.failure is not None:
+                raise app.failure
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"interrupted; everything entered is in {journal.path} "
                                 f"(continue with --resume {journal.path})") from None

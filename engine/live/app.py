@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from ..errors import DiskFullError
 from .scorecard import Scorecard
 from .screen import (
     KEYS,
@@ -100,6 +101,7 @@ class LiveApp(App[None]):
     def __init__(self, scorecard: Scorecard, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scorecard = scorecard
+        self.failure: DiskFullError | None = None  # what ended the app, for the command
         self._working = False  # a thread is working out the systems' stakes
 
     def action_interrupt(self) -> None:
@@ -129,7 +131,13 @@ class LiveApp(App[None]):
     def enter(self, line: str) -> None:
         """Carry out a line (typed, or stood for by a key) and redraw; the systems'
         next stakes are worked out on a thread and drawn when they are ready."""
-        if not self.scorecard.handle(line, systems=False):
+        try:
+            going_on = self.scorecard.handle(line, systems=False)
+        except DiskFullError as exc:  # one line from the command, not a traceback here
+            self.failure = exc
+            self.exit(return_code=2)
+            return
+        if not going_on:
             self.exit()
             return
         self.redraw()

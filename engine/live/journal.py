@@ -26,7 +26,7 @@ from typing import Any
 
 from ..cards import LABEL_OF_CODE, parse_card
 from ..coups import OUTCOME_LABELS
-from ..errors import BaccaratError
+from ..errors import BaccaratError, DiskFullError, is_disk_full
 from ..io.owner import OutputExistsError, OutputLock, check_name, claim_output, refused
 from ..rules import TableRules
 from .entry import Coup
@@ -211,6 +211,13 @@ class Journal:
                 raise OSError(28, "No space left on device")
             os.fsync(self._fd)
         except OSError as exc:
+            if is_disk_full(exc):  # what was entered before is in the file: say how much
+                kept = sum(isinstance(r, CoupRow) for r in self.records)
+                raise DiskFullError(
+                    f"no space left on device writing {self.path}: the last entry was not "
+                    f"kept; the {kept:,} coup{'s' if kept != 1 else ''} entered before it "
+                    f"{'are' if kept != 1 else 'is'} safe in the file (continue with "
+                    f"--resume {self.path} once there is room)") from None
             raise refused(exc, self.path) from None
 
 
