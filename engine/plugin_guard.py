@@ -7,16 +7,21 @@ first time plugin code runs) refuses what would let a plugin see the engine's st
 the command: frame introspection (``sys._getframe``, ``sys._current_frames``, a
 traceback's or a generator's frame, tracing and profiling), the garbage collector's lists
 of objects, forking and starting processes, signalling, and replacing a function's code.
-Every attempt is kept, whether the plugin catches the refusal or not, and ends the hook's
-call with :class:`PluginRefused` naming what was tried and where (the innermost frame
-outside the standard library and this package). A hook that replaces a function of one of
-the engine's modules has it put back, and is refused the same way. Outside plugin code the
-audit hook returns at once.
+Code of this package, numba, llvmlite or pandas doing one of these from inside a hook (an
+engine function the hook calls, a kernel compiling, a warning's stack level) is not
+refused: the innermost frame outside the standard library says whose doing it is. Every
+attempt of the plugin is kept, whether it catches the refusal or not, and ends the hook's
+call with :class:`PluginRefused` naming what was tried and where (that frame). A hook that
+replaces a function of one of the engine's modules has it put back, and is refused the
+same way. Outside plugin code the audit hook returns at once.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import operator
+import os
 import sys
 import sysconfig
 import threading
@@ -55,9 +60,8 @@ FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 CODE_ATTRIBUTES = frozenset({"__code__"})
 
 _PACKAGE = "baccarat"
-_OWN_DIRS = tuple(str(Path(p)) for p in {
-    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
-    str(Path(__file__).resolve().parent)})
+_STDLIB = tuple(str(Path(p)) + os.sep for p in {
+    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
 
 
 class PluginRefused(BaccaratError):
@@ -92,7 +96,12 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             return
     state.busy = True
     try:
-        attempt = f"{what}{_where()}"
+        frame = _asker()
+        if frame is not None and frame.f_code.co_filename.startswith(_trusted()):
+            return  # the engine's own code, or numba compiling, called from the hook
+        where = f" at {shown_path(frame.f_code.co_filename)}:{frame.f_lineno}" if frame \
+            else ""
+        attempt = f"{what}{where}"
         state.attempts.append(attempt)
     finally:
         state.busy = False
@@ -100,16 +109,29 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
                         f"itself, and ends nothing but its own call")
 
 
-def _where() -> str:
-    """`` at FILE:LINE`` of the innermost frame outside the standard library and this
-    package (the plugin's line that asked), "" when there is none."""
+@functools.cache
+def _trusted() -> tuple[str, ...]:
+    """The folders of the code that may do what a plugin may not while a hook runs: this
+    package (a hook calls the engine), numba and llvmlite (compiling a kernel reads the
+    frames of its own tracebacks), pandas (a warning's stack level)."""
+    folders = [str(Path(__file__).resolve().parent)]
+    for name in ("numba", "llvmlite", "pandas"):
+        spec = importlib.util.find_spec(name)
+        folders += list(spec.submodule_search_locations or []) if spec else []
+    return tuple(folder + os.sep for folder in folders)
+
+
+def _asker() -> types.FrameType | None:
+    """The innermost frame outside the standard library that led to the audited call
+    (``_audit``'s caller's), None when there is none."""
     frame: types.FrameType | None = sys._getframe(2)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith(_OWN_DIRS) and not name.startswith("<frozen"):
-            return f" at {shown_path(name)}:{frame.f_lineno}"
+        if not (name.startswith(_STDLIB) and "site-packages" not in name) \
+                and not name.startswith("<frozen"):
+            return frame
         frame = frame.f_back
-    return ""
+    return None
 
 
 def _engine_functions() -> dict[str, tuple[Any, tuple[Any, ...], dict[str, Any]]]:
@@ -130,7 +152,8 @@ def _engine_functions() -> dict[str, tuple[Any, tuple[Any, ...], dict[str, Any]]
 
 def _replaced() -> list[str]:
     """Put back each engine function a plugin replaced; their names. A kernel bound to its
-    numba dispatcher as it compiled (``engine/jit.py``) is the engine's own doing."""
+    numba dispatcher as it compiled, and ``prange`` to numba's (``engine/jit.py``), are
+    the engine's own doing."""
     replaced = []
     for name, (get, before, functions) in list(_snapshot.items()):
         values = vars(sys.modules[name]) if name in sys.modules else {}
@@ -139,14 +162,16 @@ def _replaced() -> list[str]:
                 continue
         except KeyError:  # one was deleted
             pass
-        from .jit import Kernel
+        from .jit import Kernel, prange
 
         for key, value in functions.items():
             now = values.get(key)
             if now is value:
                 continue
-            if isinstance(value, Kernel) and now is not None and now is value._dispatcher:
-                functions[key] = now
+            if now is not None and (
+                    (isinstance(value, Kernel) and now is value._dispatcher)
+                    or (value is prange and getattr(now, "__module__", "").startswith("numba"))):
+                functions[key] = now  # the engine binding what it compiles, not a plugin
                 continue
             replaced.append(f"{name}.{key}")
             values[key] = value

@@ -146,3 +146,32 @@ def test_check_strategy_reports_the_attempt(plugin_file):
                                       "--shoes", "2", "--speed-shoes", "2"])
     assert result.exit_code == 1
     assert "garbage-collector" in result.output and "FAIL" in result.output
+
+
+def test_kernels_the_engine_binds_as_it_compiles_are_not_taken_for_a_plugins(monkeypatch):
+    """A plugin calling the engine may make it compile a kernel, which binds the kernels
+    it calls (and ``prange``) to numba's in its module: that is not a replacement."""
+    import types
+
+    from baccarat.plugin_guard import plugin_code
+
+    probe = types.ModuleType("baccarat._guard_probe")
+    exec(textwrap.dedent('''
+        from baccarat.jit import njit, prange
+
+        @njit
+        def inner(x):
+            return x + 1
+
+        @njit
+        def outer(n):
+            total = 0
+            for i in prange(n):
+                total += inner(i)
+            return total
+    '''), probe.__dict__)
+    monkeypatch.setitem(sys.modules, probe.__name__, probe)
+    inner = probe.inner
+    with plugin_code():
+        assert probe.outer(3) == 6
+    assert probe.inner is not inner  # bound to its dispatcher, and left so
