@@ -175,3 +175,25 @@ def test_kernels_the_engine_binds_as_it_compiles_are_not_taken_for_a_plugins(mon
     with plugin_code():
         assert probe.outer(3) == 6
     assert probe.inner is not inner  # bound to its dispatcher, and left so
+
+
+def test_a_module_unloaded_since_is_no_replacement():
+    import types
+
+    from baccarat.plugin_guard import plugin_code
+
+    gone = types.ModuleType("baccarat._guard_gone")
+    exec("def a():\n    pass\n\n\ndef b():\n    pass\n", gone.__dict__)
+    sys.modules[gone.__name__] = gone
+    try:
+        with plugin_code():
+            pass  # its functions are in the snapshot now
+    finally:
+        del sys.modules[gone.__name__]
+    # another module in its place (as a plugin file loads one): as many modules as before
+    sys.modules["guard_test_other"] = types.ModuleType("guard_test_other")
+    try:
+        with plugin_code():  # refused "replacing baccarat._guard_gone.a" before the fix
+            pass
+    finally:
+        del sys.modules["guard_test_other"]
