@@ -27,6 +27,7 @@ from .jit import njit
 from .odds import bets_offered, expected_values, expected_values_batch, shoe_rank_counts
 from .odds.cache import CACHE
 from .odds.composition import MIN_CARDS
+from .plugin_guard import guard_for
 from .rules import TableRules
 from .strategies.base import (
     Dealt,
@@ -590,30 +591,36 @@ def _count_shown(seen, remaining, full, cards, rows, dealt, value_of_code):
 
 
 def _call(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str, fn):  # type: ignore[no-untyped-def]
-    """Call the strategy; whatever it raises becomes a ``StrategyFault`` saying where."""
+    """Call the strategy under the plugin guard (``engine/plugin_guard.py``); whatever it
+    raises (``SystemExit`` and ``GeneratorExit`` too: only Ctrl-C passes) becomes a
+    ``StrategyFault`` saying where."""
     try:
-        return fn()
-    except (StrategyFault, StrategyError):  # already one line saying what is wrong
+        with guard_for(run.strategy):
+            return fn()
+    except (StrategyFault, StrategyError, KeyboardInterrupt):  # one line already, or Ctrl-C
         raise
-    except Exception as exc:
+    except BaseException as exc:
         raise _fault(run, grid, coups, t, what, exc) from None
 
 
 def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
-           exc: Exception) -> StrategyFault:
+           exc: BaseException) -> StrategyFault:
     """The one-line report of a strategy's failure: strategy, file:line, method, where."""
     session = None
     cause: BaseException = exc
     if isinstance(exc, SessionFault):  # the simple form says which session, in which method
         session, what = exc.session, exc.method
         if exc.message:
-            return StrategyFault(f"{_at(run, grid, coups, t, session)}: {exc.message}")
+            return StrategyFault(f"{_at(run, grid, coups, t, session)}: {exc.message}"
+                                 f"{_defined(run.strategy, what)}")
         cause = exc.__cause__ or exc
     if isinstance(cause, StrategyFault):
         return cause
     at = _at(run, grid, coups, t, session)
     line, method = _plugin_line(cause, run.strategy)
     what = method if method is not None and not method.startswith("<") else what
+    if not line and _definition(run.strategy, what):  # refused by the contract after the
+        line = f" at {_definition(run.strategy, what)}"  # plugin returned: its definition
     if isinstance(cause, ReadOnlyError) or (
             isinstance(cause, ValueError) and "read-only" in str(cause)):
         text = f"wrote into its table in {what}(){line}: {cause}"
@@ -645,6 +652,29 @@ def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | Non
 
         return "", _called_method(exc, {inspect.getfile(parts)})
     return f" at {shown_path(found[0])}:{found[1]}", _called_method(exc, files)
+
+
+def _defined(strategy: Strategy, method: str) -> str:
+    """`` (METHOD() at FILE:LINE)`` (see ``_definition``), "" when there is none."""
+    where = _definition(strategy, method)
+    return f" ({method}() at {where})" if where else ""
+
+
+def _definition(strategy: Strategy, method: str) -> str:
+    """``FILE:LINE`` where the strategy's own code (a part's, for a composed system)
+    defines ``method``, for a refusal of what it returned; "" when the engine's classes
+    define it."""
+    from .strategies.base import _CONTRACT_MODULES
+
+    for component in strategy.component_classes():
+        for klass in component.__mro__:
+            if klass.__module__ in _CONTRACT_MODULES or klass.__module__.startswith(
+                    ("baccarat.", "pydantic")) or klass is object:
+                continue
+            code = getattr(vars(klass).get(method), "__code__", None)
+            if code is not None:
+                return f"{shown_path(code.co_filename)}:{code.co_firstlineno}"
+    return ""
 
 
 def _called_method(exc: BaseException, files: set[str]) -> str | None:
@@ -881,10 +911,11 @@ def _stake_matrix(run: _ConfigRun, wager: object, n: int, grid: SessionGrid, cou
     if not isinstance(wager, Wager):
         raise StrategyFault(f"{_at(run, grid, coups, t)}: wager() returned "
                             f"{describe_value(wager)}; expected a Wager (e.g. "
-                            f"Wager.on(banker=stakes))")
+                            f"Wager.on(banker=stakes)){_defined(run.strategy, 'wager')}")
     if not isinstance(wager.stakes, dict):
         raise StrategyFault(f"{_at(run, grid, coups, t)}: wager() returned a Wager whose "
-                            f"stakes are {describe_value(wager.stakes)}; expected a dict")
+                            f"stakes are {describe_value(wager.stakes)}; expected a dict"
+                            f"{_defined(run.strategy, 'wager')}")
     names = tuple(wager.stakes)
     stakes = np.empty((len(names), n))
     for k, (kind, stake) in enumerate(wager.stakes.items()):
@@ -896,7 +927,7 @@ def _stake_matrix(run: _ConfigRun, wager: object, n: int, grid: SessionGrid, cou
             raise StrategyFault(
                 f"{_at(run, grid, coups, t)}: wager() returned {describe_value(stake)} as "
                 f"the stake on {kind}; expected a number or a numeric array of shape ({n},), "
-                f"one stake per session")
+                f"one stake per session{_defined(run.strategy, 'wager')}")
         stakes[k] = value
     return names, stakes
 

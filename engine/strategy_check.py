@@ -277,7 +277,7 @@ def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int =
     coups = generate_coups(rules, seed, np.arange(shoes, dtype=np.int64))
     watch = _Watch(offered=frozenset(bets_offered(rules)))
     checks = {name: Check(name) for name in (
-        "plays without an error", "no writes to the table",
+        "plays without an error", "places a bet", "no writes to the table",
         "stakes are finite, non-negative numbers", "stakes only on bets the table offers",
         "same ledger whatever the chunking", "same ledger whatever the order of the sessions",
         "same ledger on a second run", "speed")}
@@ -294,6 +294,7 @@ def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int =
         return list(checks.values()), figures
     played.passed = True
     played.detail = f"{shoes} shoes, {len(coups):,} coups, {rules.label()}"
+    _bets_placed(checks["places a bet"], reference, shoes)
     for name, problems in (("no writes to the table", watch.writes),
                            ("stakes are finite, non-negative numbers", watch.stakes),
                            ("stakes only on bets the table offers", watch.unoffered)):
@@ -315,6 +316,20 @@ def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int =
     _measure(checks["speed"], figures, make, speed_coups, rules, policy, speed_repeat,
              clean=not (watch.writes or watch.stakes or watch.unoffered))
     return list(checks.values()), figures
+
+
+def _bets_placed(check: Check, ledger: pd.DataFrame, shoes: int) -> None:
+    """Pass when the ledger holds a stake: a strategy that never bets (a misspelt hook,
+    a condition never met) plays a run of zeros that looks like a result."""
+    staked = np.zeros(len(ledger), dtype=bool)
+    for kind in BET_KINDS:
+        if kind in ledger:
+            staked |= ledger[kind].to_numpy(float) > 0
+    check.passed = bool(staked.any())
+    check.detail = (f"{int(staked.sum()):,} of {len(ledger):,} coups played staked" if
+                    check.passed else f"no stake in {shoes} shoes ({len(ledger):,} coups "
+                    f"played): is the method that decides the stakes named as the engine "
+                    f"calls it?")
 
 
 def _compare(check: Check, reference: pd.DataFrame,

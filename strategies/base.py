@@ -27,6 +27,7 @@ from ..bets import BET_KINDS
 from ..coups import OUTCOME_LABELS, Coups
 from ..errors import shown_path
 from ..rules import TableRules
+from .finite_state import DECLARATIONS
 from .randomness import SessionRandom, TableRandom
 from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
 
@@ -458,6 +459,9 @@ class Configured(BaseModel):
                               defer_build=True)
 
     name: ClassVar[str] = ""
+    #: The methods the engine calls on this family (what a plugin defines); a plugin
+    #: method whose name is close to one it does not define is refused as misspelt.
+    hooks: ClassVar[tuple[str, ...]] = ()
     #: Why exact risk cannot follow this class's state ("": it declares one, or says
     #: nothing; see ``strategies/finite_state.py``).
     not_finite: ClassVar[str] = ""
@@ -470,6 +474,8 @@ class Configured(BaseModel):
         if not cls.name:  # a plugin without a name is labelled by its class
             cls.name = snake_case(cls.__name__)
         _label_path_plugin(cls)
+        if not cls.__module__.startswith(_PACKAGE_PREFIXES):
+            _refuse_misspelt_hooks(cls)
 
     @classmethod
     def _builtin_named(cls, name: str) -> type | None:
@@ -539,6 +545,7 @@ class Strategy(Configured):
 
     needs_cards: ClassVar[bool] = False
     needs_roads: ClassVar[bool] = False
+    hooks: ClassVar[tuple[str, ...]] = ("start", "wager", "settle")
 
     base: float = Field(10.0, gt=0, description="base stake in table units")
 
@@ -681,16 +688,48 @@ def _refuse_array_hooks(cls: type) -> None:
             f"net); {hook}() belongs to the array form: write it as {simple}")
 
 
+def _own_methods(cls: type) -> dict[str, Any]:
+    """The public methods the plugin's own classes (not this package's, not pydantic's)
+    define, by name, the most derived first."""
+    own: dict[str, Any] = {}
+    for klass in cls.__mro__:
+        if klass.__module__.startswith(_PACKAGE_PREFIXES) or klass.__module__ in (
+                "pydantic.main", "builtins"):
+            continue
+        for name, value in vars(klass).items():
+            if not name.startswith("_") and callable(getattr(value, "__func__", value)):
+                own.setdefault(name, value)
+    return own
+
+
+def _refuse_misspelt_hooks(cls: type) -> None:
+    """Refuse a plugin class defining a method whose name is close to one of its family's
+    hooks (``learns`` for ``learn``, ``setle`` for ``settle``) while not defining that hook:
+    the engine would never call it, and the plugin would play silently without it."""
+    hooks: tuple[str, ...] = getattr(cls, "hooks", ())
+    own = _own_methods(cls)
+    for name, value in own.items():
+        if name in hooks or name in DECLARATIONS:  # a hook, or exact risk's
+            continue
+        close = [hook for hook in difflib.get_close_matches(name.lower(), hooks, n=3,
+                                                             cutoff=0.8) if hook not in own]
+        if not close:
+            continue
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        where = f" ({shown_path(code.co_filename)}:{code.co_firstlineno})" if code else ""
+        raise TypeError(
+            f"{cls.__name__}.{name}(){where}: did you mean {close[0]}()? The engine calls "
+            f"{', '.join(f'{hook}()' for hook in hooks)} on a {_family(cls)} and never "
+            f"{name}(); rename it")
+
+
 def missing_method(cls: type, method: str = "bet", signature: str = "self, view",
                    purpose: str = "the method the engine calls before each coup for the "
-                   "session's stakes", known: tuple[str, ...] = ("reset", "bet", "learn"),
-                   role: str = "decides the stakes") -> str:
+                   "session's stakes", role: str = "decides the stakes") -> str:
     """What to say of a simple strategy or part that does not define ``method``: the
     methods it does define instead are the likely misnamed one."""
-    own = sorted({name for klass in cls.__mro__ if not klass.__module__.startswith(
-                  _PACKAGE_PREFIXES) and klass.__module__ != "pydantic.main"
-                  for name, value in vars(klass).items()
-                  if callable(value) and not name.startswith("_") and name not in known})
+    hooks: tuple[str, ...] = getattr(cls, "hooks", ())
+    own = sorted(name for name in _own_methods(cls) if name not in hooks)
     hint = (f"; it defines {', '.join(f'{name}()' for name in own)}: the one that {role} "
             f"must be named {method}" if own else "")
     return f"{cls.__name__} does not define {method}({signature}), {purpose}{hint}"
@@ -706,6 +745,8 @@ class SimpleStrategy(Strategy):
     engine makes one copy per session and loops over them: slower than the array form.
     Session state can be kept in plain attributes (``self.stake = ...``).
     """
+
+    hooks: ClassVar[tuple[str, ...]] = ("reset", "bet", "learn")
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

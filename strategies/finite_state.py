@@ -63,6 +63,10 @@ WON, LOST, PUSHED, NO_STAKE = "won", "lost", "pushed", "none"
 RESULTS = (WON, LOST, PUSHED, NO_STAKE)
 #: ``outcome`` values passed to ``next_state``: Banker, Player, Tie.
 OUTCOME_LETTERS = ("B", "P", "T")
+#: Every method a class may define to declare its state (the protocols below, and the
+#: optional ``shoe_state`` and ``limited_state``).
+DECLARATIONS = ("initial_state", "next_state", "stakes_of", "bet_of", "stake_of",
+                "shoe_state", "limited_state")
 
 
 @runtime_checkable

@@ -66,6 +66,7 @@ class Part(Configured):
     kind: ClassVar[str] = ""
     needs_cards: ClassVar[bool] = False
     needs_roads: ClassVar[bool] = False
+    hooks: ClassVar[tuple[str, ...]] = ("start", "settle")
 
     @classmethod
     def _builtin_named(cls, name: str) -> type | None:
@@ -96,6 +97,7 @@ class Selection(Part):
     """
 
     kind: ClassVar[str] = "selection"
+    hooks: ClassVar[tuple[str, ...]] = ("start", "choose", "settle", "kinds", "ev")
 
     def kinds(self) -> tuple[str, ...]:
         """The bet kinds this selection may choose."""
@@ -105,7 +107,7 @@ class Selection(Part):
         """The code chosen per session for the coup about to be dealt."""
         raise NotImplementedError(missing_method(
             type(self), "choose", "self, table", "the method that picks each session's bet",
-            known=("kinds", "ev", "start", "settle"), role="picks the bets"))
+            role="picks the bets"))
 
     def ev(self) -> np.ndarray | None:
         """The EV per unit staked of the bets chosen at this coup (NaN where unknown), or
@@ -141,6 +143,7 @@ class Staking(Part):
     """
 
     kind: ClassVar[str] = "staking"
+    hooks: ClassVar[tuple[str, ...]] = ("start", "stakes", "settle")
 
     base: float = Field(10.0, gt=0, description="base stake in table units")
 
@@ -148,7 +151,7 @@ class Staking(Part):
         """The stake per session for the coup about to be dealt."""
         raise NotImplementedError(missing_method(
             type(self), "stakes", "self, table, choice", "the method that sizes each bet",
-            known=("start", "settle"), role="sizes the bets"))
+            role="sizes the bets"))
 
 
 class SessionRule(Part):
@@ -156,6 +159,7 @@ class SessionRule(Part):
     configuration (the engine applies them after every coup)."""
 
     kind: ClassVar[str] = "rules"
+    hooks: ClassVar[tuple[str, ...]] = ("policy",)
 
     def policy(self) -> dict[str, Any]:
         """The ``SessionPolicy`` fields this part sets (those it leaves unset are absent)."""

@@ -210,7 +210,9 @@ def _load_module(target: str) -> Any:
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # sys.exit() at import too: one line, never exit 0
             del sys.modules[module_name]
             raise StrategyError(f"strategy file {path} failed to import: "
                                 f"{_first_line(exc)}{_kit_hint(exc)}") from exc
@@ -226,7 +228,7 @@ KIT_IMPORTS = ("from baccarat.strategies import SimpleStrategy, Strategy, Select
                "Staking, SimpleSelection, SimpleStaking")
 
 
-def _kit_hint(exc: Exception) -> str:
+def _kit_hint(exc: BaseException) -> str:
     """The import to write when a plugin imported one of our modules that does not exist:
     the old top-level names (``engine``, ``strategies``) or a guessed module
     (``baccarat.strategy``)."""

@@ -72,6 +72,7 @@ class SimpleSelection(Selection):
     """
 
     bets: ClassVar[tuple[str, ...]] = ("banker", "player", "tie")
+    hooks: ClassVar[tuple[str, ...]] = ("reset", "pick", "learn", "kinds")
 
     def reset(self) -> None:
         """Start a new session (clear any state kept on ``self``)."""
@@ -80,7 +81,7 @@ class SimpleSelection(Selection):
         """The bet for the next coup in this session ("B", "P", "T", a kind, None, STOP)."""
         raise NotImplementedError(missing_method(
             type(self), "pick", purpose="the method that picks the session's bet",
-            known=("reset", "pick", "learn", "kinds"), role="picks the bet"))
+            role="picks the bet"))
 
     def learn(self, view: SessionView, outcome: str) -> None:
         """Learn the outcome ("B", "P" or "T") of a coup the session played."""
@@ -143,6 +144,8 @@ class SimpleStaking(Staking):
     every staking plan does on them).
     """
 
+    hooks: ClassVar[tuple[str, ...]] = ("reset", "stake", "won", "lost")
+
     def reset(self) -> None:
         """Start a new session (clear any state kept on ``self``)."""
 
@@ -150,7 +153,7 @@ class SimpleStaking(Staking):
         """The amount of the next bet in this session."""
         raise NotImplementedError(missing_method(
             type(self), "stake", purpose="the method that sizes the session's bet",
-            known=("reset", "stake", "won", "lost"), role="sizes the bet"))
+            role="sizes the bet"))
 
     def won(self, view: SessionView, net: float) -> None:
         """The session's bet won ``net``."""

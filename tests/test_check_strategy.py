@@ -150,7 +150,7 @@ def verdicts(checks: dict[str, Check]) -> dict[str, bool | None]:
 
 
 ALL_PASS = {
-    "plays without an error": True, "no writes to the table": True,
+    "plays without an error": True, "places a bet": True, "no writes to the table": True,
     "stakes are finite, non-negative numbers": True,
     "stakes only on bets the table offers": True, "same ledger whatever the chunking": True,
     "same ledger whatever the order of the sessions": True,
@@ -234,14 +234,14 @@ def test_a_plugin_that_raises_fails_the_first_check_and_the_rest_do_not_run(plug
     checks = checks_of(plugins, "Typo")
     assert checks["plays without an error"].passed is False
     assert "bse" in checks["plays without an error"].detail
-    assert [c.passed for c in checks.values()][1:] == [None] * 7
+    assert [c.passed for c in checks.values()][1:] == [None] * 8
 
 
 def test_cli_exit_status_and_report(plugins: Path):
     small = ["--shoes", "8", "--speed-shoes", "8"]
     good = runner.invoke(app, ["check-strategy", spec(plugins, "Good"), *small])
     assert good.exit_code == 0, good.output
-    assert "all 8 checks passed" in good.stdout
+    assert "all 9 checks passed" in good.stdout
     bad = runner.invoke(app, ["check-strategy", spec(plugins, "RandomStake"), *small,
                               "--json"])
     assert bad.exit_code == 1

@@ -238,8 +238,10 @@ def test_a_stake_that_is_not_one_is_refused_at_its_coup(what: str, said: str):
     assert message.startswith(f"strategy 'returns:what={what}', sessions 0-1 at their coup 3 "
                               f"(session 0: shoe 0, coup 3): wager() returned ")
     assert said in message
+    line = ReturnsStake.wager.__code__.co_firstlineno  # where the plugin's wager() is
     assert message.endswith("as the stake on banker; expected a number or a numeric array "
-                            "of shape (2,), one stake per session")
+                            f"of shape (2,), one stake per session (wager() at "
+                            f"tests/test_contract.py:{line})")
 
 
 class SimpleReturns(SimpleStrategy):

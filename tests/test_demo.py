@@ -71,7 +71,8 @@ def test_demo_refuses_a_folder_with_something_in_it_and_is_reproducible(
         tmp_path: Path) -> None:
     """One demo into an empty folder; the same demo refused by a folder with a user's file
     in it, ``--force`` included (it replaces only a demo's own output); then written over
-    the first with ``--force``: the two give the same summary and comparison. (One test,
+    the first, without ``--force`` (it is the demo's own folder): the two give the same
+    summary and comparison. (One test,
     as each part needs a whole demo run of its own.)"""
     (tmp_path / "a").mkdir()  # an empty folder is not "something in it"
     a = run_demo(tmp_path / "a", shoes=120)
@@ -88,9 +89,8 @@ def test_demo_refuses_a_folder_with_something_in_it_and_is_reproducible(
         assert [p.name for p in out.iterdir()] == ["notes.txt"]
         assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "demo"]  # nothing left
 
-    first = tmp_path / "a"
-    result = runner.invoke(app, ["demo", "--out", str(first), "--shoes", "120", "-q",
-                                 "--force"])
+    first = tmp_path / "a"  # a demo's own folder: the demo run again writes it again
+    result = runner.invoke(app, ["demo", "--out", str(first), "--shoes", "120", "-q"])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in first.iterdir()) == ["comparison.parquet", "report.html",
                                                        "run"]

@@ -152,6 +152,7 @@ def backtest(
         used = result.summary["rules"].unique()  # the rules played, the dataset's shoe rules
         title = str(used[0]) if len(used) == 1 else f"{len(used)} rule sets"
         print_answer(result.summary, summary_labels(result.summary), f"Backtest: {title}")
+    _warn_no_bets(result.summary)
     short = result.info.get("short_last_session")
     if short:
         kept = ("kept (--last-session drop leaves it out)" if short["kept"] else
@@ -164,6 +165,19 @@ def backtest(
     counts = result.info["counts"]
     done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
+
+
+def _warn_no_bets(summary: Any) -> None:
+    """A warning for each configuration that placed no bet in the whole run: its figures
+    are all zeros, which a misspelt hook produces silently."""
+    from .tables import summary_labels
+
+    for label, wagered, sessions in zip(summary_labels(summary), summary["mean_wagered"],
+                                        summary["sessions"], strict=True):
+        if sessions > 0 and wagered == 0:
+            print_labelled("warning", f"{label} placed no bet in the whole run: every figure "
+                           f"of it is 0 (`baccarat check-strategy` checks a plugin's "
+                           f"hooks)", "yellow")
 
 
 @app.command()

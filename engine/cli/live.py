@@ -78,13 +78,16 @@ def live(
     if resume is not None and out is not None and Path(out) != Path(resume):
         raise LiveOptionsError(f"--resume {resume} continues that file; --out {out} names "
                                f"another: give one of them")
-    systems = make_systems(list(strategies or []))
+    specs = list(strategies or [])
+    systems = make_systems(specs)
     if resume is not None:
         journal = Journal.resume(Path(resume), rules)
     else:
         journal = Journal.create(Path(out) if out is not None else default_out(datetime.now()),
-                                 rules or build_rules(None))
+                                 rules or build_rules(None), specs)
     try:
+        if resume is not None and not specs:  # the systems the scorecard was started with
+            systems = make_systems(journal.systems)
         scorecard = Scorecard(LiveSession(journal), systems, bankroll)
         if plain or not _full_screen_possible():
             if not plain:
@@ -94,7 +97,12 @@ def live(
         else:
             from ..live.app import LiveApp
 
-            LiveApp(scorecard).run()
+            app = LiveApp(scorecard)
+            app.run()
+            if app.return_code == LiveApp.INTERRUPTED:
+                raise KeyboardInterrupt
+            if app.failure is not None:
+                raise app.failure
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"interrupted; everything entered is in {journal.path} "
                                 f"(continue with --resume {journal.path})") from None

@@ -10,7 +10,8 @@ the later ones) goes through this module, so one rule holds for all of them:
   dataset a run is reading. The OS drops the lock when its holder dies, however.
 - **A temporary name** beside the output (``.NAME.<hex>.tmp``, shortened with a hash of
   the name when the file system would not take it whole), so a half-written output never
-  sits at the user's path, and a failed command leaves nothing.
+  sits at the user's path, and a failed command leaves nothing; what a killed one left is
+  removed by the next writer of the same output, as it takes the lock.
 - **A rename that replaces only what it expected**: the output is renamed into place only
   if nothing appeared there meanwhile (``renameat2(RENAME_NOREPLACE)``), and with
   ``--force`` only if what is there is still the output of ours it checked at the start
@@ -91,17 +92,40 @@ def sibling(path: Path, suffix: str) -> Path:
     return path.with_name(f".{short}~{digest}{suffix}")
 
 
+_TEMPORARY = ".{}.tmp"
+_HEX = 8
+
+
 def temporary_sibling(path: Path) -> Path:
     """A unique temporary name beside ``path`` (same folder, so the rename is atomic)."""
-    return sibling(path, f".{uuid.uuid4().hex[:8]}.tmp")
+    return sibling(path, _TEMPORARY.format(uuid.uuid4().hex[:_HEX]))
+
+
+def remove_leftovers(path: Path) -> None:
+    """Remove the temporaries (``temporary_sibling``) a killed writer of ``path`` left
+    beside it. Called holding ``path``'s exclusive lock: every writer of them held it, so
+    none is alive."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    shape = sibling(path, _TEMPORARY.format("0" * _HEX)).name
+    head, tail = shape[:-len(_TEMPORARY.format("0" * _HEX))] + ".", ".tmp"
+    try:
+        names = [entry for entry in os.scandir(folder) if entry.name.startswith(head)]
+    except OSError:
+        return
+    for entry in names:
+        middle = entry.name[len(head):-len(tail)]
+        if (entry.name.endswith(tail) and len(middle) == _HEX
+                and all(c in "0123456789abcdef" for c in middle)):
+            remove(Path(entry.path))
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file of the output (or dataset) ``path``: ``.NAME.lock`` beside it, in its
-    folder with symlinks resolved, so every way of naming one output finds one lock."""
-    path = Path(path)
-    folder = Path(os.path.realpath(path.parent if str(path.parent) else "."))
-    return sibling(folder / path.name, ".lock")
+    """The lock file of the output (or dataset) ``path``: ``.NAME.lock`` beside it, every
+    symlink resolved (its folder's and its own), so every way of naming one output finds
+    one lock. (A hard link to a file is another name of the same file: ``OutputLock``
+    locks the file itself too.)"""
+    return sibling(Path(os.path.realpath(Path(path))), ".lock")
 
 
 # --- The lock -------------------------------------------------------------------------------
@@ -139,6 +163,7 @@ class OutputLock:
         self.run_id = ""
         self.shared = False
         self._fd: int | None = None
+        self._inode: int | None = None  # the output's own file or folder, locked too
 
     def acquire(self, shared: bool = False) -> None:
         """Take the lock, or raise ``OutputBusyError`` naming the holder's pid."""
@@ -158,9 +183,16 @@ class OutputLock:
             if same:
                 break
             os.close(fd)
-        self._fd, self.shared = fd, shared
+        try:
+            inode = _lock_file_itself(self.target, mode)
+        except OutputBusyError:
+            os.close(fd)
+            raise
+        self._fd, self._inode, self.shared = fd, inode, shared
         with _HELD_LOCK:
             _HELD.add(fd)
+            if inode is not None:
+                _HELD.add(inode)
         if shared:
             return
         self.run_id = uuid.uuid4().hex[:12]
@@ -181,8 +213,13 @@ class OutputLock:
         fd, self._fd = self._fd, None
         if fd is None:
             return
+        inode, self._inode = self._inode, None
         with _HELD_LOCK:
             _HELD.discard(fd)
+            if inode is not None:
+                _HELD.discard(inode)
+        if inode is not None:
+            os.close(inode)
         try:
             if self.shared:  # other readers may hold it: remove it only if none does
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -200,7 +237,29 @@ class OutputLock:
 FolderLock = OutputLock
 
 
-def lock_holders(fd: int) -> list[tuple[int, str]]:
+def _lock_file_itself(target: Path, mode: int) -> int | None:
+    """Lock the file or folder at ``target`` itself (its device and inode: every name of
+    it, a hard link's too, finds this lock) in ``mode``; its descriptor, None when there
+    is nothing there to lock (or it cannot be opened). Busy: ``OutputBusyError``."""
+    try:
+        if not (os.path.isfile(target) or os.path.isdir(target)):
+            return None
+        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holders = lock_holders(fd, named=False)
+        os.close(fd)
+        raise OutputBusyError(busy_message(target, holders, mode == fcntl.LOCK_SH)) from None
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def lock_holders(fd: int, named: bool = True) -> list[tuple[int, str]]:
     """The (pid, "READ" or "WRITE") of the processes holding a lock on the file of ``fd``,
     from ``/proc/locks`` (Linux); the pid the lock file names when that is not readable."""
     stat = os.fstat(fd)
@@ -216,7 +275,7 @@ def lock_holders(fd: int) -> list[tuple[int, str]]:
                     found.append((int(words[4]), words[3]))
     except OSError:
         pass
-    if not found:
+    if not found and named:  # a lock file names its writer's pid on its first line
         try:
             first = os.pread(fd, 64, 0).split()
             if first and first[0].isdigit():
@@ -509,6 +568,7 @@ def claim_output(path: str | Path, *, force: bool = False, folder: bool = False,
     try:
         try:
             lock.acquire()
+            remove_leftovers(target)
             before = _check_replaceable(target, force, folder, ours, what)
             temp = temporary_sibling(target)
             claim = Claim(target, temp, lock, folder, before, made)
@@ -598,5 +658,5 @@ def _ours(path: Path) -> bool:
 
 __all__ = ["Claim", "FolderLock", "FolderLockedError", "OutputBusyError", "OutputExistsError",
            "OutputLock", "OutputRefused", "check_name", "claim_output", "exchange",
-           "fsync_folder", "fsync_path", "lock_path", "pinned", "refused", "rename_new",
-           "sibling", "system_refusal", "temporary_sibling"]
+           "fsync_folder", "fsync_path", "lock_path", "pinned", "refused", "remove_leftovers",
+           "rename_new", "sibling", "system_refusal", "temporary_sibling"]

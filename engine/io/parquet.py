@@ -41,6 +41,7 @@ from .owner import (
     lock_path,
     pinned,
     refused,
+    remove_leftovers,
     temporary_sibling,
 )
 
@@ -675,6 +676,7 @@ def _claim(folder: Path, plan: dict[str, Any], claim: _FolderClaim, *, force: bo
     for parent in claim.parents:
         parent.mkdir()
     claim.lock.acquire()  # before anything is looked at: one claim at a time per name
+    remove_leftovers(folder)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         if resume:
             raise BaccaratError(f"{folder} is not an interrupted output (not a folder); "

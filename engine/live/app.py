@@ -15,9 +15,11 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
+from ..errors import DiskFullError
 from .scorecard import Scorecard
 from .screen import (
     KEYS,
@@ -90,12 +92,22 @@ class LiveApp(App[None]):
     #keys { height: 1; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[Any]] = [("ctrl+q", "quit", "Quit"),
-                                     ("ctrl+z", "undo", "Undo")]
+                                     ("ctrl+z", "undo", "Undo"),
+                                     Binding("ctrl+c", "interrupt", "Interrupt",
+                                             priority=True)]
+    #: The app's return code after Ctrl-C: the command then exits as interrupted (130).
+    INTERRUPTED = 130
 
     def __init__(self, scorecard: Scorecard, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scorecard = scorecard
+        self.failure: DiskFullError | None = None  # what ended the app, for the command
         self._working = False  # a thread is working out the systems' stakes
+
+    def action_interrupt(self) -> None:
+        """Ctrl-C (the terminal, in the app's raw mode, sends it as a key): end the app
+        as interrupted, for the command to exit 130 as a plain-mode Ctrl-C does."""
+        self.exit(return_code=self.INTERRUPTED)
 
     def compose(self) -> ComposeResult:
         for name in ("header", "roads", "derived", "cards"):
@@ -119,7 +131,13 @@ class LiveApp(App[None]):
     def enter(self, line: str) -> None:
         """Carry out a line (typed, or stood for by a key) and redraw; the systems'
         next stakes are worked out on a thread and drawn when they are ready."""
-        if not self.scorecard.handle(line, systems=False):
+        try:
+            going_on = self.scorecard.handle(line, systems=False)
+        except DiskFullError as exc:  # one line from the command, not a traceback here
+            self.failure = exc
+            self.exit(return_code=2)
+            return
+        if not going_on:
             self.exit()
             return
         self.redraw()

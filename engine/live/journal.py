@@ -19,13 +19,14 @@ import csv
 import io
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..cards import LABEL_OF_CODE, parse_card
 from ..coups import OUTCOME_LABELS
-from ..errors import BaccaratError
+from ..errors import BaccaratError, DiskFullError, is_disk_full
 from ..io.owner import OutputExistsError, OutputLock, check_name, claim_output, refused
 from ..rules import TableRules
 from .entry import Coup
@@ -36,6 +37,13 @@ COLUMNS = ("shoe", "coup", "player_card1", "player_card2", "player_card3", "bank
            "player_pair", "banker_pair")
 #: What a torn last line (a write cut short by a power cut) is kept as: a comment.
 TORN = "# cut short, kept as it was: "
+#: The key of the first line's JSON that keeps the systems (-s SPECs) beside the rules.
+SYSTEMS = "systems"
+#: The longest line a scorecard holds (a coup's row is under 100 bytes, a user's comment
+#: a few hundred), and the largest scorecard (some million coups): ``--resume`` refuses a
+#: file past either before reading it into memory.
+MAX_LINE = 4096
+MAX_BYTES = 256 << 20
 
 
 class JournalError(BaccaratError):
@@ -77,26 +85,31 @@ class Journal:
     rules: TableRules
     records: list[Record] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    systems: list[str] = field(default_factory=list)  # the -s SPECs it was started with
     _fd: int = -1
     _lock: OutputLock | None = None
     _starts: list[int] = field(default_factory=list)  # byte offset where each record begins
 
     @classmethod
-    def create(cls, path: Path, rules: TableRules) -> Journal:
+    def create(cls, path: Path, rules: TableRules, systems: Sequence[str] = ()) -> Journal:
         """Start a new file at ``path`` (refused if anything is there: nothing a user wrote
         is replaced), owned until :meth:`close`.
 
         The file is made as every output is (``baccarat.io.owner.claim_output``: the lock,
         the folders above it, a temporary renamed into place only if nothing appeared
-        there), holding the rules line and the header; it is then opened to append under
-        the lock again, and refused if another file took its place in between."""
+        there), holding the rules line (with the ``systems`` SPECs, which ``--resume``
+        plays again) and the header; it is then opened to append under the lock again,
+        and refused if another file took its place in between."""
         check_name(path)
         if path.is_dir():
             raise OutputExistsError(_folder(path))
         if os.path.lexists(path):
             raise OutputExistsError(_exists(path))
         with claim_output(path, what="scorecard", ours=_never_ours) as claim:
-            claim.temp.write_text(f"{MARK} {rules.model_dump_json()}\n{','.join(COLUMNS)}\n")
+            kept = {**rules.model_dump(mode="json"),
+                    **({SYSTEMS: list(systems)} if systems else {})}
+            line = json.dumps(kept, separators=(",", ":"))
+            claim.temp.write_text(f"{MARK} {line}\n{','.join(COLUMNS)}\n")
         made = os.stat(path)
         journal = cls.resume(path, rules)
         if (made.st_dev, made.st_ino) != journal._identity():  # another file since
@@ -119,9 +132,10 @@ class Journal:
             except OSError as exc:
                 raise refused(exc, path) from None
             try:
-                data = _read_all(fd)
-                own_rules, records, starts, torn = _parse(data, path)
-                journal = cls(path, own_rules, records, _fd=fd, _lock=lock, _starts=starts)
+                data = _read_all(fd, path)
+                own_rules, systems, records, starts, torn = _parse(data, path)
+                journal = cls(path, own_rules, records, systems=systems, _fd=fd, _lock=lock,
+                              _starts=starts)
                 if torn is not None:  # keep the bytes a crash cut short, as a comment
                     os.ftruncate(fd, len(data) - len(torn))
                     journal._write(TORN + torn.decode("utf-8", "replace").strip() + "\n",
@@ -197,6 +211,13 @@ class Journal:
                 raise OSError(28, "No space left on device")
             os.fsync(self._fd)
         except OSError as exc:
+            if is_disk_full(exc):  # what was entered before is in the file: say how much
+                kept = sum(isinstance(r, CoupRow) for r in self.records)
+                raise DiskFullError(
+                    f"no space left on device writing {self.path}: the last entry was not "
+                    f"kept; the {kept:,} coup{'s' if kept != 1 else ''} entered before it "
+                    f"{'are' if kept != 1 else 'is'} safe in the file (continue with "
+                    f"--resume {self.path} once there is room)") from None
             raise refused(exc, self.path) from None
 
 
@@ -239,16 +260,34 @@ def _lock(path: Path) -> OutputLock:
     return lock
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all(fd: int, path: Path) -> bytes:
+    """The scorecard's bytes, refused past ``MAX_BYTES`` or with a line past ``MAX_LINE``
+    (reading at most one block more than the limit)."""
     os.lseek(fd, 0, os.SEEK_SET)
     chunks = []
+    size, line_start, number = 0, 0, 1
     while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
+        at = 0
+        while (newline := chunk.find(b"\n", at)) >= 0:
+            if size + newline - line_start > MAX_LINE:
+                break
+            line_start, at, number = size + newline + 1, newline + 1, number + 1
+        size += len(chunk)
+        if size - line_start > MAX_LINE:
+            raise JournalError(f"{path}, line {number}: longer than {MAX_LINE:,} bytes; a "
+                               f"scorecard's lines are short (was something else appended "
+                               f"to it?): remove that line to resume")
+        if size > MAX_BYTES:
+            raise JournalError(f"{path} is larger than {MAX_BYTES >> 20} MB, more than a "
+                               f"scorecard holds; --resume continues only those")
     return b"".join(chunks)
 
 
-def _parse(data: bytes, path: Path) -> tuple[TableRules, list[Record], list[int], bytes | None]:
-    """The rules, the records with the offset each begins at, and a torn last line."""
+def _parse(data: bytes, path: Path
+           ) -> tuple[TableRules, list[str], list[Record], list[int], bytes | None]:
+    """The rules, the systems, the records with the offset each begins at, and a torn
+    last line."""
     torn = None
     if data and not data.endswith(b"\n"):
         cut = data.rfind(b"\n") + 1
@@ -258,11 +297,14 @@ def _parse(data: bytes, path: Path) -> tuple[TableRules, list[Record], list[int]
     except UnicodeDecodeError:
         raise JournalError(f"{path} is not a scorecard baccarat live wrote (not UTF-8 "
                            f"text)") from None
-    lines = text.splitlines(keepends=True)
+    # Lines end at "\n" only, as they are written: str.splitlines would also cut at the
+    # "\r", "\x85" or "\u2028" a hand-typed row may hold, so that a row kept once (as a
+    # comment, when it was cut short) became a malformed row at the next resume.
+    lines = [line + "\n" for line in text.split("\n")[:-1]]
     if not lines or not lines[0].startswith(MARK):
         raise JournalError(f"{path} is not a scorecard baccarat live wrote (its first line "
                            f"is not '{MARK} ...'); --resume continues only those")
-    rules = _rules(lines[0], path)
+    rules, systems = _rules(lines[0], path)
     if len(lines) < 2 or lines[1].strip() != ",".join(COLUMNS):
         raise JournalError(f"{path}, line 2: expected the header {','.join(COLUMNS)}")
     records: list[Record] = []
@@ -274,17 +316,23 @@ def _parse(data: bytes, path: Path) -> tuple[TableRules, list[Record], list[int]
             records.append(record)
             starts.append(offset)
         offset += len(line.encode())
-    return rules, records, starts, torn
+    return rules, systems, records, starts, torn
 
 
-def _rules(line: str, path: Path) -> TableRules:
+def _rules(line: str, path: Path) -> tuple[TableRules, list[str]]:
+    """The rules of the first line, and the systems' SPECs kept beside them."""
     from ..rules import rules_from_mapping
 
     try:
         mapping: dict[str, Any] = json.loads(line[len(MARK):])
     except ValueError:
         raise JournalError(f"{path}, line 1: the rules after '{MARK}' are not JSON") from None
-    return rules_from_mapping(mapping, source=f"{path}, line 1")
+    if not isinstance(mapping, dict):
+        raise JournalError(f"{path}, line 1: the rules after '{MARK}' are not a JSON object")
+    systems = mapping.pop(SYSTEMS, [])
+    if not isinstance(systems, list) or not all(isinstance(s, str) for s in systems):
+        raise JournalError(f"{path}, line 1: {SYSTEMS!r} is not a list of SPECs")
+    return rules_from_mapping(mapping, source=f"{path}, line 1"), systems
 
 
 def _record(line: str, where: str) -> Record | None:

@@ -41,7 +41,7 @@ class DemoResult:
 
 def is_demo_folder(folder: Path) -> bool:
     """Whether ``folder`` is a demo's output (its run folder, comparison and report, all
-    ours), and so may be replaced with --force."""
+    ours), and so may be replaced by a demo."""
     from ..io.parquet import is_output_file, is_output_folder
 
     expected = {RUN_FOLDER: is_output_folder, COMPARISON_FILE: is_output_file,
@@ -58,14 +58,16 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
              report_progress: Callable[[int, int], None] | None = None) -> DemoResult:
     """Run the demo into ``out``: a folder built under a temporary name and renamed into
     place when complete (``baccarat.io.owner.claim_output``). An existing folder is
-    replaced only with ``force`` and only if it holds a demo's output; an empty one is
-    used. A failed or interrupted demo leaves nothing."""
+    replaced only if it holds a demo's output (then without ``force`` too: a demo run
+    again writes its own folder again); an empty one is used. A failed or interrupted
+    demo leaves nothing."""
     from .. import warm
     from ..errors import DiskFullError, Interrupted
     from ..io.owner import claim_output
 
     target = Path(out)
-    with claim_output(target, force=force, folder=True, ours=is_demo_folder,
+    again = target.is_dir() and not target.is_symlink() and is_demo_folder(target)
+    with claim_output(target, force=force or again, folder=True, ours=is_demo_folder,
                       what="demo") as claim:
         try:
             comparison = _run_into(claim.temp, target, shoes, seed, command,

@@ -801,6 +801,7 @@ class _Run:
             u = self.chain_state(first, phase, i if self.relative else None,
                                  self.start_rule())
             windows.setdefault(u, {})[i] = windows.get(u, {}).get(i, 0.0) + p
+        self._widen(max((i for cells in windows.values() for i in cells), default=0) + 1)
         self._load({u: _window(cells) for u, cells in windows.items()})
         if self.mode == BY_SHOE:
             self._play_by_shoe()
@@ -893,6 +894,10 @@ class _Run:
         self.buf = np.concatenate(parts) if parts else np.zeros(0)
 
     def _widen(self, width: int) -> None:
+        if width > self.chain.cell_limit:  # the bankroll amounts alone pass the budget
+            raise TooManyStates(f"the session's bankroll spans {width:,} amounts of "
+                                f"{float(self.unit):g}, more than {self.chain.cell_limit:,} "
+                                f"cells")
         if width > self.final.shape[2]:
             out = np.zeros((2, N_REASONS, max(width, int(self.final.shape[2] * 1.5))))
             out[:, :, : self.final.shape[2]] = self.final

@@ -19,6 +19,7 @@ import contextlib
 import copy
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -129,6 +130,7 @@ def search(
         indices, configs = list(range(len(space))), list(space)
     with _pinned(coups):  # the same shoes from the first read to the null's last
         coups = _in_memory(coups, rules)
+        first_read = _files_identity(coups)
         shoe_ids, lengths = dataset_shoes(coups)
         sessions = -(-shoe_ids.size // max(session_shoes, 1))
         split = (fold_split(sessions, folds, walk_forward) if folds is not None
@@ -176,6 +178,11 @@ def search(
             matrix = read_sessions(folder / RUN_FOLDER, len(configs), (*BASE_COLUMNS,
                                                                       *chosen_metric.columns))
             lap("play")
+            if _files_identity(coups) != first_read:  # swapped since the shoes were counted
+                raise BaccaratError(
+                    f"{coups} changed while the search read it (its files are not those "
+                    f"its hold-out split was made from); run the search again once nothing "
+                    f"replaces it")
             if matrix.sessions != sessions:
                 raise BaccaratError(f"{run.info['dataset']['description']}: {matrix.sessions} "
                                     f"sessions played, {sessions} expected")
@@ -273,6 +280,20 @@ def _pinned(coups: Coups | str | Path) -> contextlib.AbstractContextManager[obje
     from ..io.owner import pinned
 
     return pinned(coups)
+
+
+def _files_identity(coups: Coups | str | Path) -> list[tuple[str, int, int, int, int]]:
+    """Each file of a stored dataset by (name, device, inode, size, mtime): the same list
+    later means the same files, not others moved or written into their place."""
+    if isinstance(coups, Coups) or not Path(coups).exists():
+        return []
+    from ..io.parquet import parquet_files
+
+    found = []
+    for file in parquet_files(Path(coups)):
+        stat = os.stat(file)
+        found.append((str(file), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    return found
 
 
 def _in_memory(coups: Coups | str | Path, rules: TableRules | None) -> Coups | str | Path:

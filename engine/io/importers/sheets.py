@@ -32,6 +32,13 @@ _MAX_COLUMNS = 1000
 BLOCK_ROWS = 50_000
 #: Rows of each sheet or table looked at to choose the one with known columns.
 _CHOICE_ROWS = 200
+#: The most a workbook's part may unpack to, and the most it may unpack to per byte
+#: packed once past ``PACKED_RATIO_FROM`` (a sheet's XML packs some 10-20 times; one huge
+#: cell of repeated text thousands of times): beyond either the workbook is refused
+#: before openpyxl reads it into memory.
+MAX_UNPACKED = 1 << 31
+MAX_PACKED_RATIO = 200
+PACKED_RATIO_FROM = 16 << 20
 
 
 def cell_text(value: Any) -> str | None:
@@ -107,9 +114,32 @@ def _open_workbook(path: Path) -> Any:
     from openpyxl import load_workbook
 
     try:
+        _check_unpacked(path)
         return load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, SyntaxError) as exc:
         raise ImportDataError(f"{path}: cannot read as an .xlsx workbook: {exc}") from None
+
+
+def _check_unpacked(path: Path) -> None:
+    """Refuse a workbook whose parts unpack beyond the bounds (``MAX_UNPACKED``,
+    ``MAX_PACKED_RATIO``): their declared sizes are what reading them can produce."""
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            size, packed = info.file_size, max(info.compress_size, 1)
+            if size > MAX_UNPACKED or (size > PACKED_RATIO_FROM
+                                       and size > MAX_PACKED_RATIO * packed):
+                raise ImportDataError(
+                    f"{path}: its part {info.filename} unpacks to {size:,} bytes from "
+                    f"{packed:,}: beyond what a sheet of coups holds (at most "
+                    f"{MAX_UNPACKED:,} bytes, {MAX_PACKED_RATIO} times packed); not read")
+
+
+def _sheet_rows(book: Any, name: str) -> Iterator[tuple[Any, ...]]:
+    """A sheet's rows to its last, whatever the ``<dimension>`` its file declares (a
+    writer may declare A1:B2 above a million rows)."""
+    sheet = book[name]
+    sheet.reset_dimensions()
+    return sheet.iter_rows(values_only=True, max_col=_MAX_COLUMNS)  # type: ignore[no-any-return]
 
 
 def _header_and_rows(source: Source, rows: Iterator[tuple[Any, ...]]
@@ -175,8 +205,7 @@ def _choose_sheet(path: Path, book: Any, sheet: str | None) -> tuple[str, str]:
     tables = []
     for name in names:
         source = Source(path, rows=True, part=name)
-        rows = book[name].iter_rows(values_only=True, max_col=_MAX_COLUMNS)
-        sample = list(itertools.islice(rows, _CHOICE_ROWS))
+        sample = list(itertools.islice(_sheet_rows(book, name), _CHOICE_ROWS))
         try:
             tables.append(_rows_table(source, sample))
         except ImportDataError:
@@ -203,7 +232,7 @@ def xlsx_blocks(path: Path, sheet: str | None = None,
     try:
         name, why = _choose_sheet(path, book, sheet)
         source = Source(path, rows=True, part=name)
-        stream = book[name].iter_rows(values_only=True, max_col=_MAX_COLUMNS)
+        stream = _sheet_rows(book, name)
         found = _header_and_rows(source, stream)
         if found is None:
             raise ImportDataError(f"{source.at(1)}: empty (a header row was expected)")
@@ -227,6 +256,8 @@ def xlsx_blocks(path: Path, sheet: str | None = None,
             first += len(batch)
             if len(batch) < rows:
                 return
+    except SyntaxError as exc:  # the XML parser's (entities expanding without end, ...)
+        raise ImportDataError(f"{path}: cannot read as an .xlsx workbook: {exc}") from None
     finally:
         book.close()
 
@@ -297,30 +328,37 @@ def sqlite_blocks(path: Path, table: str | None = None,
     rows = rows or BLOCK_ROWS
     connection = _open_sqlite(path)
     try:
-        table, why = _sqlite_table(path, connection, table)
-        source = Source(path, rows=True, part=table)
-        try:
-            cursor = connection.execute(f"SELECT * FROM {_quoted(table)} ORDER BY rowid")
-        except sqlite3.OperationalError:  # a view, or a table without rowid
-            cursor = connection.execute(f"SELECT * FROM {_quoted(table)}")
-        header = [d[0] for d in cursor.description]
-        _no_duplicate_names(source, header)
-        first = 1
-        produced = False
-        while True:
-            try:
-                batch = cursor.fetchmany(rows)
-            except sqlite3.DatabaseError as exc:
-                raise ImportDataError(f"{source.path}: cannot read table {table!r}: "
-                                      f"{exc}") from None
-            if not batch and produced:
-                return
-            block = _rows_table(source, batch, header=header, first=first)
-            block.why = {"table": why} if why and not produced else {}
-            yield block
-            produced = True
-            first += len(batch)
-            if not batch:
-                return
+        yield from _sqlite_rows(path, connection, table, rows)
+    except sqlite3.DatabaseError as exc:  # a corrupt page, wherever it is met
+        raise ImportDataError(f"{path}: cannot read as SQLite: {exc}") from None
     finally:
         connection.close()
+
+
+def _sqlite_rows(path: Path, connection: sqlite3.Connection, table: str | None,
+                 rows: int) -> Iterator[RawTable]:
+    table, why = _sqlite_table(path, connection, table)
+    source = Source(path, rows=True, part=table)
+    try:
+        cursor = connection.execute(f"SELECT * FROM {_quoted(table)} ORDER BY rowid")
+    except sqlite3.OperationalError:  # a view, or a table without rowid
+        cursor = connection.execute(f"SELECT * FROM {_quoted(table)}")
+    header = [d[0] for d in cursor.description]
+    _no_duplicate_names(source, header)
+    first = 1
+    produced = False
+    while True:
+        try:
+            batch = cursor.fetchmany(rows)
+        except sqlite3.DatabaseError as exc:
+            raise ImportDataError(f"{source.path}: cannot read table {table!r}: "
+                                  f"{exc}") from None
+        if not batch and produced:
+            return
+        block = _rows_table(source, batch, header=header, first=first)
+        block.why = {"table": why} if why and not produced else {}
+        yield block
+        produced = True
+        first += len(batch)
+        if not batch:
+            return
