@@ -802,9 +802,7 @@ def backtest(
         temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
         folder = Path(temp.name) / "run" if temp is not None \
             else Path(out)  # type: ignore[arg-type]
-        # Without the ledger the built-in configurations play native kernels only.
-        with Backend(workers, scheduler, numba=bool(ledger),
-                     **(backend_options or {})) as backend:
+        with Backend(workers, scheduler, **(backend_options or {})) as backend:
             backend.connect()  # a scheduler out of reach stops it before anything is made
             # The workers stop (on Ctrl-C: are killed) before the folder's claim ends, so
             # none stages a part after its temporaries are cleared and its lock released.

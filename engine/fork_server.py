@@ -1,12 +1,11 @@
 """The fork server a local pool's workers are forked from, started as early as a command
 knows it will want workers.
 
-A pool's worker is forked from a server process that has imported the engine once
-(``PRELOAD``), and set numba up for jobs whose kernels need it (``NUMBA``): half a second
-to a second of a core. A command that starts the server as its first step
-(``warm_workers``, from ``baccarat.cli``) has it ready about when its chunks are planned,
-so its workers start playing at once instead of that much later. The module imports
-nothing heavy, so that starting the server waits for nothing.
+A pool's worker is forked from a server process that has imported the engine and numba
+once (``PRELOAD``): half a second to a second of a core. A command that starts the
+server as its first step (``warm_workers``, from ``baccarat.cli``) has it ready about
+when its chunks are planned, so its workers start playing at once instead of that much
+later. The module imports nothing heavy, so that starting the server waits for nothing.
 """
 
 from __future__ import annotations
@@ -20,12 +19,7 @@ from contextlib import contextmanager
 from multiprocessing.context import BaseContext
 
 #: What the server imports once, before it forks any worker.
-PRELOAD = ["baccarat.backtest", "baccarat.parallel", "baccarat.strategies.presets",
-           "baccarat.worker_start"]
-#: numba set up (about 0.4 s of the server's start): for jobs whose kernels run through
-#: numba (generating shoes, the replay, the ledger). A run that plays only native kernels
-#: (``baccarat.native``: the fused path without the ledger) never imports numba.
-NUMBA = "baccarat.numba_preload"
+PRELOAD = ["baccarat.backtest", "baccarat.parallel", "baccarat.strategies.presets", "numba"]
 
 
 def default_workers() -> int:
@@ -41,14 +35,13 @@ def default_workers() -> int:
 SMALL_JOB_SHOES = 10_000
 
 
-def start_fork_server(numba: bool = True) -> BaseContext:
+def start_fork_server() -> BaseContext:
     """Start this process's fork server (and multiprocessing's resource tracker) unless
     they run already; returns the context a pool forks its workers from. Cheap once
-    started: the server is shared by every pool of the process, and what it preloaded
-    (numba set up or not, ``numba``) is what the first start asked for; a worker imports
-    anything else it needs itself."""
+    started: the server is shared by every pool of the process; a worker imports anything
+    else it needs itself."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD + [NUMBA] * numba)
+    context.set_forkserver_preload(PRELOAD)
     # The fork server (and so every worker forked from it) starts with Ctrl-C held
     # back: Ctrl-C at a terminal reaches the whole process group, and is the main
     # process's to handle (a server or worker hit while starting printed a traceback).
@@ -72,11 +65,11 @@ def likely_pool(workers: int | None, *, scheduler: str | None = None,
 
 
 def warm_workers(workers: int | None, *, scheduler: str | None = None,
-                 shoes: int | None = None, dataset_bytes: int = 0, numba: bool = True) -> None:
+                 shoes: int | None = None, dataset_bytes: int = 0) -> None:
     """Start the fork server now if the job will most likely run a local pool
-    (``likely_pool``), with numba set up if its kernels need it."""
+    (``likely_pool``)."""
     if likely_pool(workers, scheduler=scheduler, shoes=shoes, dataset_bytes=dataset_bytes):
-        start_fork_server(numba)
+        start_fork_server()
 
 
 #: A stored dataset at least this big (about 10,000 shoes of coups) most likely makes a
@@ -114,5 +107,5 @@ def _ignored_by_children(signum: signal.Signals) -> Iterator[None]:
         signal.signal(signum, previous)
 
 
-__all__ = ["NUMBA", "PRELOAD", "SMALL_JOB_SHOES", "default_workers", "held_back", "likely_pool",
+__all__ = ["PRELOAD", "SMALL_JOB_SHOES", "default_workers", "held_back", "likely_pool",
            "start_fork_server", "warm_workers"]

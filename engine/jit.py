@@ -28,24 +28,18 @@ def prange(*args: int) -> range:
     return range(*args)
 
 
-#: Every kernel defined so far in this process, in order (``baccarat.warm`` compiles them all).
+#: Every kernel defined so far in this process, in order (``baccarat.warm`` counts what
+#: numba compiled and loaded of them).
 DEFINED: list[Kernel] = []
 
 
 class Kernel:
-    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call.
-
-    With the option ``native=True`` it runs as machine code loaded without numba once it
-    has been built (``baccarat.native``), where its arguments allow; otherwise, or with
-    ``BACCARAT_NATIVE=0``, through numba.
-    """
+    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call."""
 
     def __init__(self, func: Callable[..., Any], signatures: tuple[Any, ...],
                  options: dict[str, Any]) -> None:
         self.py_func = func
         self._signatures = signatures
-        self.native = bool(options.pop("native", False))
-        self._native: dict[tuple[str, ...], Any] = {}  # argument types -> loaded code
         self._options = options
         self._dispatcher: Any = None
         self._binding = False
@@ -76,15 +70,12 @@ class Kernel:
                     self.py_func)
         return self._dispatcher
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.native and not kwargs:
-            from . import native
+    @property
+    def dispatched(self) -> Any:
+        """The numba dispatcher if the kernel has been compiled or bound, else None."""
+        return self._dispatcher
 
-            if native.enabled():
-                try:
-                    return native.call(self, args)
-                except native.NotNative:
-                    pass
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         dispatcher = self._dispatcher if self._dispatcher is not None else self.compiled()
         if not dispatcher.overloads:  # the first call compiles or loads the machine code
             with interrupts_held():
@@ -144,35 +135,11 @@ def _bind(func: Callable[..., Any]) -> None:
             namespace[name] = numba.prange
 
 
-def prepare_numba() -> None:
-    """Import numba and set up its CPU target (its typing and lowering registries): about
-    half a second that a process pays before its first kernel, whichever it is. A pool's
-    fork server does it once (``baccarat.numba_preload``), and every worker it forks starts
-    with it done."""
-    with interrupts_held():  # setting the target up compiles numba's helpers
-        import numba  # noqa: F401
-        from numba.core.registry import cpu_target
-
-        cpu_target.typing_context.refresh()
-        cpu_target.target_context.refresh()
-
-
 def is_loaded(kernel: Any) -> bool:
     """Whether ``kernel`` has a compiled specialisation in this process (compiled, or
     loaded from numba's cache): calling it again costs no compile and no cache load."""
     dispatcher = kernel._dispatcher if isinstance(kernel, Kernel) else kernel
     return bool(getattr(dispatcher, "overloads", None))
-
-
-def is_reached(kernel: Kernel) -> bool:
-    """Whether ``kernel`` has been called in this process, or bound into a kernel that was
-    (a callee compiled into its caller, or loaded with it from the cache, has no
-    specialisation of its own but was reached all the same); so was a kernel whose code
-    was loaded as native code, its own or a caller's (``baccarat.native``)."""
-    from .native import loaded
-
-    return kernel._dispatcher is not None or \
-        f"{kernel.__module__}.{kernel.__qualname__}" in loaded
 
 
 def njit(*args: Any, **options: Any) -> Any:

@@ -214,9 +214,8 @@ class Backend:
 
     def __init__(self, workers: int = 1, scheduler: str | None = None, *,
                  connect_timeout: float = CONNECT_TIMEOUT,
-                 no_workers_timeout: float = NO_WORKERS_TIMEOUT, numba: bool = True) -> None:
+                 no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> None:
         self.workers = workers
-        self.numba = numba  # the tasks' kernels run through numba: set it up in the server
         self.scheduler = scheduler
         self.connect_timeout = connect_timeout
         self.no_workers_timeout = no_workers_timeout
@@ -299,7 +298,7 @@ class Backend:
             _run_here(func, tasks, callback, on_progress)
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        context = start_fork_server(self.numba)
+        context = start_fork_server()
         # A pool of its own each time: a worker killed while writing a report could leave
         # the channel's lock taken, and a broken pool is never used again.
         self._channel = pool_channel(context)

@@ -308,42 +308,6 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
     assert not out.exists()
 
 
-#: Run in a fresh process (the fork server is one per process, set up by its first start):
-#: what each of three tasks on a 2-worker pool finds imported before it touches anything.
-_WORKERS_MODULES = """
-import json, sys
-from baccarat.parallel import Backend
-
-probe = ("sorted(m for m in ('numba', 'numba.np.npyimpl', 'numba.np.arraymath') "
-         "if m in __import__('sys').modules)")
-seen = []
-with Backend(workers=2, numba={numba}) as backend:
-    backend.run(eval, [probe, probe, probe], lambda task, found: seen.append(found))
-print(json.dumps(seen))
-"""
-
-
-def _workers_modules(numba: bool) -> list[list[str]]:
-    done = subprocess.run([sys.executable, "-c", _WORKERS_MODULES.format(numba=numba)],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
-
-
-def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
-    """For jobs whose kernels run through numba (generating, the replay, the ledger), the
-    fork server sets numba up once (``baccarat.numba_preload``), so a worker runs its first
-    kernel without importing numba and its compiler's registries first: both are in the
-    worker's modules before its task has touched anything."""
-    assert _workers_modules(numba=True) == [
-        ["numba", "numba.np.arraymath", "numba.np.npyimpl"]] * 3
-
-
-def test_a_pool_for_native_kernels_only_never_sets_numba_up():
-    """A run without the ledger plays native kernels only: its server skips numba's 0.4 s,
-    and its workers start playing that much sooner."""
-    assert _workers_modules(numba=False) == [[]] * 3
-
-
 def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
     """`backtest --workers 2` starts its pool's fork server as its first step (so the
     server imports the engine while the command plans); the pool then forks its workers

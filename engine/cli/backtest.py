@@ -145,7 +145,7 @@ def backtest(
     chunk. run.json is written last: an interrupted run keeps its finished chunks and
     --resume finishes it.
     """
-    warm_pool(workers, scheduler, shoes=shoes, dataset=coups, numba=ledger != "none")
+    warm_pool(workers, scheduler, shoes=shoes, dataset=coups)
     from ..backtest import backtest as run_backtest
     from .tables import print_summary
 

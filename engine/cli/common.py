@@ -164,15 +164,13 @@ def local_workers(workers: int | None, scheduler: str | None) -> int | None:
 
 
 def warm_pool(workers: int | None, scheduler: str | None = None, *, shoes: int | None = None,
-              dataset: Path | None = None, numba: bool = True) -> None:
+              dataset: Path | None = None) -> None:
     """Start the fork server of the pool the command will most likely run, as its first
     step: the server imports the engine while the command plans (``baccarat.fork_server``).
-    ``shoes`` generated, or the ``dataset`` read (its size), say how big the job is;
-    ``numba``: whether its kernels run through numba (see ``Backend``)."""
+    ``shoes`` generated, or the ``dataset`` read (its size), say how big the job is."""
     from ..fork_server import warm_workers
 
-    warm_workers(workers, scheduler=scheduler, shoes=shoes, dataset_bytes=_bytes(dataset),
-                 numba=numba)
+    warm_workers(workers, scheduler=scheduler, shoes=shoes, dataset_bytes=_bytes(dataset))
 
 
 def _bytes(path: Path | None) -> int:

@@ -193,7 +193,7 @@ def search(
     best gets White's Reality Check and Hansen's SPA; --null N plays N fair datasets of
     the same shape to show what the best of this many gives by chance.
     """
-    warm_pool(workers, dataset=dataset, numba=False)  # its runs keep no ledger
+    warm_pool(workers, dataset=dataset)
     from ..search import search as run_search
 
     started = time.perf_counter()
