@@ -31,6 +31,7 @@ import dataclasses
 import difflib
 import hashlib
 import importlib.util
+import io
 import json
 import math
 import pickle
@@ -38,6 +39,7 @@ import shutil
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -644,20 +646,37 @@ def _fresh(config: Strategy) -> Strategy:
 
 
 def _shippable(job: _Job, configs: list[Strategy]) -> _Job:
-    """``job`` with its configurations pickled, for tasks run in other processes."""
-    plugins = {}
-    for config in configs:
-        module = sys.modules.get(type(config).__module__)
-        file = getattr(module, "__file__", None)
-        if module is not None and module.__name__.startswith("baccarat_plugin_") and file:
-            plugins[module.__name__] = file
+    """``job`` with its configurations pickled, for tasks run in other processes, and the
+    file of every plugin module the pickle names (a plugin composed with session rules or
+    parts included), so that a worker loads each one first, as this process did."""
+    found = io.BytesIO()
+    pickler = _PluginsNamed(found)
     try:
-        blob = pickle.dumps(configs)
+        pickler.dump(configs)
     except Exception as exc:
         raise BaccaratError(
             f"the strategies cannot be sent to worker processes ({exc}); define their "
             f"classes at module level, or run with workers=1") from None
-    return replace(job, configs=None, configs_blob=blob, plugins=tuple(sorted(plugins.items())))
+    plugins = {name: str(sys.modules[name].__file__) for name in pickler.plugins
+               if getattr(sys.modules.get(name), "__file__", None)}
+    return replace(job, configs=None, configs_blob=found.getvalue(),
+                   plugins=tuple(sorted(plugins.items())))
+
+
+class _PluginsNamed(pickle.Pickler):
+    """A pickler noting the plugin modules (loaded from files, ``baccarat_plugin_...``)
+    whose classes or functions the pickle names."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file)
+        self.plugins: set[str] = set()
+
+    def reducer_override(self, obj: Any) -> Any:
+        named = obj if isinstance(obj, type | types.FunctionType) else type(obj)
+        module = getattr(named, "__module__", None) or ""
+        if module.startswith("baccarat_plugin_"):
+            self.plugins.add(module)
+        return NotImplemented
 
 
 # --- The run ---------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ between processes and every backend writes the same files. A ``Backend`` runs th
 
 A chunk that fails twice stops the run with a ``ChunkFailed`` naming its shoes and the
 cause. Bad input (a ``BaccaratError``, e.g. a strategy's impossible stake) is not retried:
-it would fail the same way again. Parts already written stay, so ``--resume`` can finish.
+it would fail the same way again. Parts already written stay; the output's owner says
+whether ``--resume`` can finish (``baccarat.io.parquet.owned_output``).
 
 Workers die with their run. A pool worker ends when the main process ends in any way
 (kill -9 included): the kernel signals it when its parent (the fork server) dies, and a
@@ -50,7 +51,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .children import describe, die_with, stray_threads
-from .errors import BaccaratError
+from .errors import BaccaratError, ChunkFailed
 from .fork_server import SMALL_JOB_SHOES, default_workers, held_back, start_fork_server
 from .rules import TableRules
 from .task_progress import (
@@ -66,10 +67,6 @@ from .task_progress import (
 #: Environment variable of the fault-injection hook the resilience tests use (see
 #: ``inject_fault``); unset in normal use.
 FAULT_ENV = "BACCARAT_TEST_FAULT"
-
-
-class ChunkFailed(BaccaratError):
-    """A chunk that failed twice: which shoes it held and why it failed."""
 
 
 @dataclass(frozen=True)
@@ -477,8 +474,7 @@ class Backend:
         if now - alone_since >= self.no_workers_timeout:
             raise ChunkFailed(
                 f"the Dask cluster at {self.scheduler} has had no workers for "
-                f"{self.no_workers_timeout:g} s; the run stops (the parts already written "
-                f"are kept: --resume finishes the run once the cluster has workers)")
+                f"{self.no_workers_timeout:g} s; the run stops")
         return alone_since
 
 
@@ -547,9 +543,7 @@ def run_tasks(func: Callable[[T], R], tasks: Sequence[T], *, workers: int = 1,
 
 
 def _failed(task: Task, cause: str) -> ChunkFailed:
-    return ChunkFailed(f"{task.describe()} failed twice; the run stops (the parts "
-                       f"already written are kept: --resume finishes the run). Cause: "
-                       f"{cause}")
+    return ChunkFailed(f"{task.describe()} failed twice; the run stops. Cause: {cause}")
 
 
 def _cause(exc: BaseException) -> str:
@@ -715,7 +709,7 @@ def generate_dataset(
     return document
 
 
-__all__ = ["Backend", "CONNECT_TIMEOUT", "Chunk", "ChunkFailed", "FAULT_ENV", "GenerateTask",
+__all__ = ["Backend", "CONNECT_TIMEOUT", "Chunk", "FAULT_ENV", "GenerateTask",
            "NO_WORKERS_TIMEOUT", "SMALL_JOB_SHOES", "cap_workers", "default_workers",
            "fault_spec", "generate_chunk", "generate_dataset", "inject_fault", "plan_chunks",
            "resolve_workers", "run_tasks"]

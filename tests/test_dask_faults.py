@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
 from baccarat.cli import app
+from baccarat.errors import ChunkFailed
 from baccarat.io.parquet import PLAN_FILE
-from baccarat.parallel import ChunkFailed
 from baccarat.strategies.base import Strategy, Table, Wager
 from typer.testing import CliRunner
 

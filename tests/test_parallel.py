@@ -28,9 +28,9 @@ from baccarat.backtest import (
     read_run_table,
 )
 from baccarat.deal import generate_coups
-from baccarat.errors import BaccaratError, StrategyFault
+from baccarat.errors import BaccaratError, ChunkFailed, StrategyFault
 from baccarat.io.parquet import read_coups, read_metadata
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.rules import TableRules
 from baccarat.strategies.base import Strategy, Table, Wager
 from same_files import assert_same_files
@@ -211,6 +211,32 @@ def test_a_chunk_that_fails_twice_stops_the_run_naming_its_shoes(tmp_path: Path,
     assert {p.name for p in (out / SESSIONS_FILE).iterdir()} == {
         "part-00000.parquet", "part-00001.parquet"}
     assert not (out / RUN_FILE).exists() and (out / "_plan.json").exists()
+
+
+def test_a_failed_chunk_claims_no_resume_that_does_not_exist(tmp_path: Path, monkeypatch):
+    """``--resume`` is offered only where a run folder keeps finished chunks: not when the
+    first chunk failed (nothing kept, the folder removed), not for a run without a folder,
+    and not for ``search``, which has no ``--resume`` (its folder appears only whole)."""
+    monkeypatch.setenv(FAULT_ENV, "0:raise")
+    with pytest.raises(ChunkFailed, match=r"chunk 0 .*failed twice") as error:
+        run(tmp_path / "first")
+    assert "--resume" not in str(error.value) and "no chunk had finished" in str(error.value)
+    assert not (tmp_path / "first").exists()
+    monkeypatch.setenv(FAULT_ENV, "2:raise")
+    with pytest.raises(ChunkFailed) as error:
+        run(None)
+    assert str(error.value).endswith("(nothing was kept)")
+    from baccarat.search.run import search
+
+    coups = tmp_path / "coups"
+    monkeypatch.delenv(FAULT_ENV)
+    generate_dataset(coups, shoes=40, seed=1, chunk_shoes=20)
+    monkeypatch.setenv(FAULT_ENV, "0:raise")
+    with pytest.raises(ChunkFailed) as error:
+        search(coups, ["flat"], out=tmp_path / "found")
+    assert "--resume" not in str(error.value)
+    assert str(error.value).endswith(f"(the search wrote nothing ({tmp_path / 'found'} is "
+                                     f"as it was))")
 
 
 def test_a_worker_that_dies_is_retried_and_one_that_always_dies_stops_the_run(

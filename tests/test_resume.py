@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
 from baccarat.cli import app
-from baccarat.errors import BaccaratError
+from baccarat.errors import BaccaratError, ChunkFailed
 from baccarat.io.parquet import (
     DATASET_FILE,
     PLAN_FILE,
@@ -25,7 +25,7 @@ from baccarat.io.parquet import (
     OutputExistsError,
     read_coups,
 )
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.strategies.base import Strategy, Table, Wager
 from same_files import assert_same_files, output_files
 from typer.testing import CliRunner

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, backtest
 from baccarat.cli import app
-from baccarat.errors import BaccaratError
+from baccarat.errors import BaccaratError, ChunkFailed
 from baccarat.io.parquet import (
     LOCK_FILE,
     PLAN_FILE,
@@ -25,7 +25,7 @@ from baccarat.io.parquet import (
     OutputExistsError,
     accept_part,
 )
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.report.runs import load_run
 from typer.testing import CliRunner
 
