@@ -54,7 +54,7 @@ from . import __version__
 from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
-from .errors import BaccaratError, StrategyFault
+from .errors import BaccaratError, ChunkFailed, StrategyFault
 from .fused import FusedChunk, fused_plan, run_coups, run_generated
 from .io.datasets import DatasetChanged, PartPrint, dataset_prints
 from .io.inputs import import_in_memory, is_coups_parquet
@@ -86,9 +86,10 @@ from .notebook import ResultViews
 from .parallel import (
     Backend,
     Chunk,
-    ChunkFailed,
+    InProcess,
     fault_spec,
     inject_fault,
+    open_backend,
     plan_chunks,
     resolve_workers,
     worker_stray_threads,
@@ -739,7 +740,7 @@ def backtest(
     others, ``"exact"`` from the cards left for every strategy (card-level datasets; each
     coup bet on is then enumerated, which is slower).
 
-    ``backend_options`` go to the ``Backend`` (the Dask timeouts). ``policy`` gives the
+    ``backend_options`` go to ``open_backend`` (the Dask timeouts). ``policy`` gives the
     session rules as one ``SessionPolicy`` (``engine.Session``) instead of
     ``bankroll``, ``when_short``, ``stop_loss``, ``win_goal``, ``max_coups`` and
     ``session_shoes``.
@@ -821,7 +822,7 @@ def backtest(
         temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
         folder = Path(temp.name) / "run" if temp is not None \
             else Path(out)  # type: ignore[arg-type]
-        with Backend(workers, scheduler, **(backend_options or {})) as backend:
+        with open_backend(workers, scheduler, **(backend_options or {})) as backend:
             backend.connect()  # a scheduler out of reach stops it before anything is made
             # The workers stop (on Ctrl-C: are killed) before the folder's claim ends, so
             # none stages a part after its temporaries are cleared and its lock released.
@@ -868,8 +869,7 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
             stats[chunk.index] = read_part_info(folder / SESSIONS_FILE / part_name(chunk.index))
             if progress is not None:
                 progress(stats[chunk.index]["coups"], stats[chunk.index]["sessions"])
-    workers, scheduler = backend.workers, backend.scheduler
-    remote = scheduler is not None or (workers > 1 and len(chunks) - len(done) > 1)
+    remote = backend.elsewhere(len(chunks) - len(done))
     # A run whose chunks all run here keeps the columns the summary reads (a few per
     # session, while they are few enough), rather than read them back from the parts.
     keep = not remote and not done and \
@@ -943,7 +943,8 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
                       "shoes": dataset.n_shoes,
                       "coups": int(sum(s["coups"] for s in stats.values()))}
     info["chunks"] = {"shoes_per_chunk": per_chunk, "chunks": len(chunks),
-                      "resumed": len(done), "workers": workers, "scheduler": scheduler}
+                      "resumed": len(done), "workers": backend.workers,
+                      "scheduler": backend.scheduler}
     info["timings"] = {"seconds": round(elapsed, 3),
                        "coups_per_second": round(coups_run * len(configs) / elapsed)
                        if elapsed > 0 else None}
@@ -1178,7 +1179,7 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     def collect(task: _SummaryTask, result: list[dict[str, Any]]) -> None:
         by_config.update((int(row["config"]), row) for row in result)
 
-    (backend or Backend()).run(_summarize_configs, tasks, collect)
+    (backend or InProcess()).run(_summarize_configs, tasks, collect)
     frame = pd.DataFrame([by_config[k] for k in sorted(by_config)])
     ordered = ["config", "strategy", "spec", "params", "rules"] + [m.name for m in
                                                                    SUMMARY_METRICS]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -99,26 +98,11 @@ def interrupts_held() -> Iterator[None]:
     numba (and llvmlite) call back into Python while they build or load machine code; a
     KeyboardInterrupt raised inside such a callback is printed as "Exception ignored"
     with a traceback and lost, and the command goes on. Here the interrupt is only noted,
-    and raised once the machine code is in place (nothing to do outside the main thread,
-    where Python never runs signal handlers)."""
-    if threading.current_thread() is not threading.main_thread():
+    and raised once the machine code is in place (``baccarat.children.signals_deferred``)."""
+    from .children import signals_deferred
+
+    with signals_deferred(signal.SIGINT):
         yield
-        return
-    noted: list[int] = []
-    try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
-    except ValueError:  # pragma: no cover - a main thread that may not set handlers
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if noted and previous is not signal.SIG_IGN:
-            if callable(previous):
-                previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
-            else:
-                raise KeyboardInterrupt
 
 
 def _bind(func: Callable[..., Any]) -> None:

@@ -7,9 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import duckdb
@@ -332,65 +329,6 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
     assert not isinstance(error.value, ChunkFailed)
     assert 1 <= len(marker.read_text()) <= 2  # two chunks, each started once at most
     assert not out.exists()
-
-
-def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
-    """`backtest --workers 2` starts its pool's fork server as its first step (so the
-    server imports the engine while the command plans); the pool then forks its workers
-    from that server, not from a second one."""
-    script = textwrap.dedent(f"""
-        import json, sys
-        from multiprocessing import forkserver
-        import baccarat.cli.common as common
-        import baccarat.parallel as parallel
-
-        started = []
-        warm = common.warm_pool
-        def watched(*args, **kwargs):
-            warm(*args, **kwargs)
-            started.append(forkserver._forkserver._forkserver_pid)
-        common.warm_pool = watched
-        import baccarat.cli.backtest as command
-        command.warm_pool = watched
-        servers = []
-        new_pool = parallel.Backend._new_pool
-        def pool(self):
-            made = new_pool(self)
-            servers.append(forkserver._forkserver._forkserver_pid)
-            return made
-        parallel.Backend._new_pool = pool
-        from baccarat.cli import app
-        try:
-            app(["backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers",
-                 "2", "--ledger", "none", "--out", {str(tmp_path / "run")!r}, "-q"],
-                prog_name="baccarat")
-        except SystemExit as end:
-            assert not end.code, end.code
-        print(json.dumps({{"started": started, "servers": servers}}))
-    """)
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, check=True)
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(seen["started"]) == 1 and seen["started"][0] is not None
-    assert seen["servers"] and set(seen["servers"]) == set(seen["started"])
-
-
-@pytest.mark.parametrize(("workers", "scheduler", "shoes", "size", "expected"), [
-    (2, None, None, 0, True),              # asked for
-    (1, None, 10**6, 10**9, False),        # one process asked for
-    (2, "tcp://host:8786", None, 0, False),  # a Dask cluster's workers play
-    (None, None, 10_000, 0, True),         # the default pools a big job
-    (None, None, 9_999, 0, False),         # and plays a small one here
-    (None, None, None, 5 * 2**20, True),   # a big stored dataset
-    (None, None, None, 2**20, False),      # a small one
-])
-def test_which_jobs_start_a_fork_server_first(workers, scheduler, shoes, size, expected):
-    from baccarat.fork_server import default_workers, likely_pool
-
-    if default_workers() < 2:
-        pytest.skip("one core: no pool is ever started")
-    assert likely_pool(workers, scheduler=scheduler, shoes=shoes,
-                       dataset_bytes=size) is expected
 
 
 def _progress_of_a_run(tmp_path: Path, **backend: object) -> tuple[list[tuple[int, int]], int]:

@@ -43,7 +43,6 @@ from .common import (
     print_table,
     progress_bar,
     reports_errors,
-    warm_pool,
 )
 
 
@@ -145,7 +144,6 @@ def backtest(
     chunk. run.json is written last: an interrupted run keeps its finished chunks and
     --resume finishes it.
     """
-    warm_pool(workers, scheduler, shoes=shoes, dataset=coups)
     from ..backtest import backtest as run_backtest
     from .tables import print_summary
 

@@ -31,7 +31,6 @@ from .common import (
     local_workers,
     progress_bar,
     reports_errors,
-    warm_pool,
 )
 
 
@@ -78,7 +77,6 @@ def generate(
     interrupted run keeps its finished parts: --resume finishes it. --shuffle deals
     the shoes from a model of a real shuffle instead of a perfect one.
     """
-    warm_pool(workers, scheduler, shoes=shoes)
     from ..parallel import generate_dataset
     from ..shuffles import parse_shuffle
 

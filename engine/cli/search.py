@@ -35,7 +35,6 @@ from .common import (
     note_import,
     progress_bar,
     reports_errors,
-    warm_pool,
 )
 
 if TYPE_CHECKING:
@@ -193,7 +192,6 @@ def search(
     best gets White's Reality Check and Hansen's SPA; --null N plays N fair datasets of
     the same shape to show what the best of this many gives by chance.
     """
-    warm_pool(workers, dataset=dataset)
     from ..search import search as run_search
 
     started = time.perf_counter()
