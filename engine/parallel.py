@@ -329,11 +329,15 @@ class LocalPool:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
-        # The fork server (and so every worker forked from it) starts with Ctrl-C held
-        # back and ignored: Ctrl-C at a terminal reaches the whole process group, and is
-        # the main process's to handle (a server hit while starting printed a traceback).
-        with held_back(signal.SIGINT), _ignored_by_children(signal.SIGINT):
+        # The fork server (and so every worker forked from it) starts with Ctrl-C blocked
+        # (a signal mask is inherited across fork and exec): Ctrl-C at a terminal reaches
+        # the whole process group, and is the main process's to handle (a server hit while
+        # starting printed a traceback). Blocked, not ignored: ignoring it here as well
+        # lost a Ctrl-C that came meanwhile, and the run went on. The resource tracker
+        # first, on its own: starting it unblocks SIGINT in this thread once it runs.
+        with held_back(signal.SIGINT):
             resource_tracker.ensure_running()
+        with held_back(signal.SIGINT):
             forkserver.ensure_running()
         # A pool of its own each time: a worker killed while writing a report could leave
         # the channel's lock taken, and a broken pool is never used again.
@@ -494,23 +498,6 @@ def held_back(*signals: signal.Signals) -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-@contextmanager
-def _ignored_by_children(signum: signal.Signals) -> Iterator[None]:
-    """Processes started in the block (with ``exec``) ignore ``signum`` from their first
-    instruction (an ignored signal stays ignored across ``exec``; Python then installs no
-    handler of its own). Used with ``held_back``, so that this process loses none."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signum, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signum, previous)
-
-
 
 
 def _failed(task: Task, cause: str) -> ChunkFailed:
