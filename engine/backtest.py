@@ -31,6 +31,7 @@ import dataclasses
 import difflib
 import hashlib
 import importlib.util
+import io
 import json
 import math
 import pickle
@@ -38,6 +39,7 @@ import shutil
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -52,7 +54,7 @@ from . import __version__
 from .bets import BET_KINDS
 from .coups import CARD_COLUMNS, Coups
 from .deal import generate_coups
-from .errors import BaccaratError, StrategyFault
+from .errors import BaccaratError, ChunkFailed, StrategyFault
 from .fused import FusedChunk, fused_plan, run_coups, run_generated
 from .io.datasets import DatasetChanged, PartPrint, dataset_prints
 from .io.inputs import import_in_memory, is_coups_parquet
@@ -85,9 +87,10 @@ from .notebook import ResultViews
 from .parallel import (
     Backend,
     Chunk,
-    ChunkFailed,
+    InProcess,
     fault_spec,
     inject_fault,
+    open_backend,
     plan_chunks,
     resolve_workers,
     worker_stray_threads,
@@ -648,20 +651,37 @@ def _fresh(config: Strategy) -> Strategy:
 
 
 def _shippable(job: _Job, configs: list[Strategy]) -> _Job:
-    """``job`` with its configurations pickled, for tasks run in other processes."""
-    plugins = {}
-    for config in configs:
-        module = sys.modules.get(type(config).__module__)
-        file = getattr(module, "__file__", None)
-        if module is not None and module.__name__.startswith("baccarat_plugin_") and file:
-            plugins[module.__name__] = file
+    """``job`` with its configurations pickled, for tasks run in other processes, and the
+    file of every plugin module the pickle names (a plugin composed with session rules or
+    parts included), so that a worker loads each one first, as this process did."""
+    found = io.BytesIO()
+    pickler = _PluginsNamed(found)
     try:
-        blob = pickle.dumps(configs)
+        pickler.dump(configs)
     except Exception as exc:
         raise BaccaratError(
             f"the strategies cannot be sent to worker processes ({exc}); define their "
             f"classes at module level, or run with workers=1") from None
-    return replace(job, configs=None, configs_blob=blob, plugins=tuple(sorted(plugins.items())))
+    plugins = {name: str(sys.modules[name].__file__) for name in pickler.plugins
+               if getattr(sys.modules.get(name), "__file__", None)}
+    return replace(job, configs=None, configs_blob=found.getvalue(),
+                   plugins=tuple(sorted(plugins.items())))
+
+
+class _PluginsNamed(pickle.Pickler):
+    """A pickler noting the plugin modules (loaded from files, ``baccarat_plugin_...``)
+    whose classes or functions the pickle names."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file)
+        self.plugins: set[str] = set()
+
+    def reducer_override(self, obj: Any) -> Any:
+        named = obj if isinstance(obj, type | types.FunctionType) else type(obj)
+        module = getattr(named, "__module__", None) or ""
+        if module.startswith("baccarat_plugin_"):
+            self.plugins.add(module)
+        return NotImplemented
 
 
 # --- The run ---------------------------------------------------------------------------------
@@ -767,9 +787,7 @@ def play(job: BacktestJob) -> BacktestResult:
         temp = tempfile.TemporaryDirectory(prefix="baccarat-run-") if out is None else None
         folder = Path(temp.name) / "run" if temp is not None \
             else Path(out)  # type: ignore[arg-type]
-        # Without the ledger the built-in configurations play native kernels only.
-        with Backend(workers, scheduler, numba=bool(ledger),
-                     **(job.backend_options or {})) as backend:
+        with open_backend(workers, scheduler, **(job.backend_options or {})) as backend:
             backend.connect()  # a scheduler out of reach stops it before anything is made
             # The workers stop (on Ctrl-C: are killed) before the folder's claim ends, so
             # none stages a part after its temporaries are cleared and its lock released.
@@ -816,8 +834,7 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
             stats[chunk.index] = read_part_info(folder / SESSIONS_FILE / part_name(chunk.index))
             if progress is not None:
                 progress(stats[chunk.index]["coups"], stats[chunk.index]["sessions"])
-    workers, scheduler = backend.workers, backend.scheduler
-    remote = scheduler is not None or (workers > 1 and len(chunks) - len(done) > 1)
+    remote = backend.elsewhere(len(chunks) - len(done))
     # A run whose chunks all run here keeps the columns the summary reads (a few per
     # session, while they are few enough), rather than read them back from the parts.
     keep = not remote and not done and \
@@ -891,7 +908,8 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
                       "shoes": dataset.n_shoes,
                       "coups": int(sum(s["coups"] for s in stats.values()))}
     info["chunks"] = {"shoes_per_chunk": per_chunk, "chunks": len(chunks),
-                      "resumed": len(done), "workers": workers, "scheduler": scheduler}
+                      "resumed": len(done), "workers": backend.workers,
+                      "scheduler": backend.scheduler}
     info["timings"] = {"seconds": round(elapsed, 3),
                        "coups_per_second": round(coups_run * len(configs) / elapsed)
                        if elapsed > 0 else None}
@@ -1122,7 +1140,7 @@ def summarize_run(folder: str | Path, configs: Sequence[Strategy], rules: TableR
     def collect(task: _SummaryTask, result: list[dict[str, Any]]) -> None:
         by_config.update((int(row["config"]), row) for row in result)
 
-    (backend or Backend()).run(_summarize_configs, tasks, collect)
+    (backend or InProcess()).run(_summarize_configs, tasks, collect)
     frame = pd.DataFrame([by_config[k] for k in sorted(by_config)])
     ordered = ["config", "strategy", "spec", "params", "rules"] + [m.name for m in
                                                                    SUMMARY_METRICS]

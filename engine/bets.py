@@ -72,7 +72,7 @@ def _pair_state(rank_of, first, second):  # pragma: no cover - compiled
     return PAIR if r1 == r2 else NO_PAIR
 
 
-@njit(cache=True, native=True)
+@njit(cache=True)
 def _classify(cards, outcome, player_total, banker_total, rank_of, out):  # pragma: no cover
     """Write each coup's class into ``out``."""
     for i in range(outcome.shape[0]):

@@ -14,6 +14,7 @@ for the warning the command prints before it leaves without waiting for them.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import select
@@ -21,6 +22,7 @@ import signal
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 
 _PR_SET_PDEATHSIG = 1
 
@@ -62,6 +64,39 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@contextlib.contextmanager
+def signals_deferred(*signums: signal.Signals) -> Iterator[None]:
+    """Hold ``signums`` back for the block and deliver them after (their handlers run
+    then): a signal that arrives meanwhile is only noted. Python runs signal handlers in
+    the main thread whichever thread the kernel gave the signal to, so this holds where
+    blocking the signal in this thread would not (another thread may receive it, and the
+    main thread then raises at once). Nothing to do outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous = {}
+    try:
+        for signum in signums:
+            previous[signum] = signal.signal(signum, lambda number, frame: noted.append(number))
+    except ValueError:  # pragma: no cover - a main thread that may not set handlers
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        yield
+        return
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for number in dict.fromkeys(noted):
+            handler = previous[signal.Signals(number)]
+            if callable(handler):
+                handler(number, None)  # Python's own SIGINT handler raises KeyboardInterrupt
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(number)
 
 
 def stray_threads() -> list[threading.Thread]:

@@ -61,6 +61,20 @@ def is_disk_full(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS
 
 
+class ChunkFailed(BaccaratError):
+    """A chunk that failed twice: which shoes it held and why it failed (``message``), and
+    ``kept``: what of the run's output is left, said by the output's owner, which knows
+    whether there is anything to resume (``baccarat.io.parquet.owned_output``)."""
+
+    def __init__(self, message: str, kept: str = "") -> None:
+        super().__init__(f"{message} ({kept})" if kept else message)
+        self.message = message
+        self.kept = kept
+
+    def __reduce__(self) -> tuple[type[ChunkFailed], tuple[str, str]]:
+        return (type(self), (self.message, self.kept))
+
+
 class Interrupted(KeyboardInterrupt):
     """A run stopped by SIGINT or SIGTERM; the message says what was kept and how to finish."""
 

@@ -693,7 +693,7 @@ def _pairs_ignored(rules: TableRules, kind: str) -> bool:
                for j in range(1, by_pairs.shape[1]))
 
 
-@njit(cache=True, native=True)
+@njit(cache=True)
 def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end, extra_coup,
                   coups, out_classes, out_counts, cards, scratch, held, tail_cards, tail_pt,
                   tail_bt, tail_outcome, values):  # pragma: no cover - compiled
@@ -710,8 +710,7 @@ def _deal_classes(template, seed, shoe_ids, burn_mode, burn_count, cut_from_end,
     it (one shoe at a time costs three times as much per coup, two shoes one and a half
     times). The other shoes' classes wait in small buffers until the first one's are
     written; the shoes left over (fewer than four) are dealt one at a time. The arrays
-    from ``cards`` on are its working space (``_deal_work``): it allocates nothing, and so
-    runs as native code (``baccarat.native``).
+    from ``cards`` on are its working space (``_deal_work``): it allocates nothing.
     """
     n = template.shape[0]
     tail = _Tail(tail_cards, tail_pt, tail_bt, tail_outcome, values)

@@ -17,10 +17,10 @@ and the session sums (net, wagered, each bet kind's amount) reproduce numpy's pa
 summation over the chunk's grid width (``baccarat.fused._pairwise_sum``), so every column
 is the replay's bit for bit.
 
-The kernel allocates nothing (its callers pass its working space) so that it runs as
-native code (``baccarat.native``); it returns 0, or a problem code where the replay would
-raise (a stake that is not a finite non-negative number, a bet the dataset cannot
-settle): the caller then replays the chunk, which says where.
+The kernel allocates nothing (its callers pass its working space); it returns 0, or a
+problem code where the replay would raise (a stake that is not a finite non-negative
+number, a bet the dataset cannot settle): the caller then replays the chunk, which says
+where.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def _units(line, lo, hi):  # pragma: no cover - compiled
     return units
 
 
-@njit(cache=True, native=True)
+@njit(cache=True)
 def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, cards_ok,
                  kelly_ev, starts, width, sel, selp, stk, stkp, stk_n, kinds, rules, payouts,
                  win_pay, pow2, fib, cycles,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,24 +27,18 @@ def prange(*args: int) -> range:
     return range(*args)
 
 
-#: Every kernel defined so far in this process, in order (``baccarat.warm`` compiles them all).
+#: Every kernel defined so far in this process, in order (``baccarat.warm`` counts what
+#: numba compiled and loaded of them).
 DEFINED: list[Kernel] = []
 
 
 class Kernel:
-    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call.
-
-    With the option ``native=True`` it runs as machine code loaded without numba once it
-    has been built (``baccarat.native``), where its arguments allow; otherwise, or with
-    ``BACCARAT_NATIVE=0``, through numba.
-    """
+    """A function to be compiled by ``numba.njit(*signatures, **options)`` on its first call."""
 
     def __init__(self, func: Callable[..., Any], signatures: tuple[Any, ...],
                  options: dict[str, Any]) -> None:
         self.py_func = func
         self._signatures = signatures
-        self.native = bool(options.pop("native", False))
-        self._native: dict[tuple[str, ...], Any] = {}  # argument types -> loaded code
         self._options = options
         self._dispatcher: Any = None
         self._binding = False
@@ -76,15 +69,12 @@ class Kernel:
                     self.py_func)
         return self._dispatcher
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.native and not kwargs:
-            from . import native
+    @property
+    def dispatched(self) -> Any:
+        """The numba dispatcher if the kernel has been compiled or bound, else None."""
+        return self._dispatcher
 
-            if native.enabled():
-                try:
-                    return native.call(self, args)
-                except native.NotNative:
-                    pass
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         dispatcher = self._dispatcher if self._dispatcher is not None else self.compiled()
         if not dispatcher.overloads:  # the first call compiles or loads the machine code
             with interrupts_held():
@@ -108,26 +98,11 @@ def interrupts_held() -> Iterator[None]:
     numba (and llvmlite) call back into Python while they build or load machine code; a
     KeyboardInterrupt raised inside such a callback is printed as "Exception ignored"
     with a traceback and lost, and the command goes on. Here the interrupt is only noted,
-    and raised once the machine code is in place (nothing to do outside the main thread,
-    where Python never runs signal handlers)."""
-    if threading.current_thread() is not threading.main_thread():
+    and raised once the machine code is in place (``baccarat.children.signals_deferred``)."""
+    from .children import signals_deferred
+
+    with signals_deferred(signal.SIGINT):
         yield
-        return
-    noted: list[int] = []
-    try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
-    except ValueError:  # pragma: no cover - a main thread that may not set handlers
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if noted and previous is not signal.SIG_IGN:
-            if callable(previous):
-                previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
-            else:
-                raise KeyboardInterrupt
 
 
 def _bind(func: Callable[..., Any]) -> None:
@@ -144,35 +119,11 @@ def _bind(func: Callable[..., Any]) -> None:
             namespace[name] = numba.prange
 
 
-def prepare_numba() -> None:
-    """Import numba and set up its CPU target (its typing and lowering registries): about
-    half a second that a process pays before its first kernel, whichever it is. A pool's
-    fork server does it once (``baccarat.numba_preload``), and every worker it forks starts
-    with it done."""
-    with interrupts_held():  # setting the target up compiles numba's helpers
-        import numba  # noqa: F401
-        from numba.core.registry import cpu_target
-
-        cpu_target.typing_context.refresh()
-        cpu_target.target_context.refresh()
-
-
 def is_loaded(kernel: Any) -> bool:
     """Whether ``kernel`` has a compiled specialisation in this process (compiled, or
     loaded from numba's cache): calling it again costs no compile and no cache load."""
     dispatcher = kernel._dispatcher if isinstance(kernel, Kernel) else kernel
     return bool(getattr(dispatcher, "overloads", None))
-
-
-def is_reached(kernel: Kernel) -> bool:
-    """Whether ``kernel`` has been called in this process, or bound into a kernel that was
-    (a callee compiled into its caller, or loaded with it from the cache, has no
-    specialisation of its own but was reached all the same); so was a kernel whose code
-    was loaded as native code, its own or a caller's (``baccarat.native``)."""
-    from .native import loaded
-
-    return kernel._dispatcher is not None or \
-        f"{kernel.__module__}.{kernel.__qualname__}" in loaded
 
 
 def njit(*args: Any, **options: Any) -> Any:

@@ -3,45 +3,51 @@
 A long job (``generate``, ``backtest``) is cut into chunks of whole shoes. A chunk task is
 a pure function of a small picklable description (the job, the chunk's shoe range) that
 writes its own Parquet parts and returns small per-chunk figures, so nothing big travels
-between processes and every backend writes the same files. A ``Backend`` runs the tasks:
+between processes and every backend writes the same files. A :class:`Backend` runs the
+tasks; :func:`open_backend` picks one of three:
 
-- in this process (``workers=1``, or a single chunk);
-- on a ``concurrent.futures`` process pool (``workers=N``), each worker holding its next
-  chunk as it plays one. A worker process that dies (killed, out of memory) breaks the
-  pool: the pool is recreated and the chunks that were in flight are run again, one at a
-  time, so a chunk that kills its worker twice is known;
-- on a Dask distributed cluster (``scheduler=ADDRESS``), with ``retries=1``; Dask itself
-  reschedules the tasks of a worker it loses.
+- :class:`InProcess`: in this process (``workers=1``);
+- :class:`LocalPool`: the standard library's ``ProcessPoolExecutor`` (``workers=N``) on a
+  ``forkserver`` context, its initializer importing the play modules; each worker holds
+  its next chunk as it plays one. A worker process that dies (killed, out of memory)
+  breaks the pool: the pool is recreated and the chunks that were in flight are run
+  again, one at a time, so a chunk that kills its worker twice is known;
+- ``DaskBackend`` (``baccarat.dask_backend``, the ``[dask]`` extra) on a Dask distributed
+  cluster (``scheduler=ADDRESS``), with ``retries=1``; Dask itself reschedules the tasks
+  of a worker it loses.
 
 A chunk that fails twice stops the run with a ``ChunkFailed`` naming its shoes and the
 cause. Bad input (a ``BaccaratError``, e.g. a strategy's impossible stake) is not retried:
-it would fail the same way again. Parts already written stay, so ``--resume`` can finish.
+it would fail the same way again. Parts already written stay; the output's owner says
+whether ``--resume`` can finish (``baccarat.io.parquet.owned_output``).
 
 Workers die with their run. A pool worker ends when the main process ends in any way
 (kill -9 included): the kernel signals it when its parent (the fork server) dies, and a
-watchdog thread ends it when the main process is gone. An interrupted run (SIGINT,
-SIGTERM) kills its workers at once. A worker's parts carry the run's id in their staged
-name, and only the main process of that run renames them into place, so nothing a worker
-of another (dead) run writes is ever taken as a part.
+watchdog thread ends it when the main process is gone (``baccarat.children.die_with``).
+An interrupted run (SIGINT, SIGTERM) kills its workers at once. A worker's parts carry
+the run's id in their staged name, and only the main process of that run renames them
+into place, so nothing a worker of another (dead) run writes is ever taken as a part.
 
 This module also holds the chunked ``generate`` job (``generate_dataset``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import errno
+import importlib
 import json
+import multiprocessing
 import os
-import queue
 import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -49,28 +55,15 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from . import __version__
-from .children import describe, die_with, stray_threads
-from .errors import BaccaratError
+from .children import describe, die_with, signals_deferred, stray_threads
+from .errors import BaccaratError, ChunkFailed
 from .extras import require
-from .fork_server import SMALL_JOB_SHOES, default_workers, held_back, start_fork_server
 from .rules import TableRules
-from .task_progress import (
-    dask_listener,
-    in_pool_worker,
-    pool_channel,
-    received,
-    reporting,
-    run_in_pool,
-    run_on_dask,
-)
+from .task_progress import in_pool_worker, pool_channel, received, reporting, run_in_pool
 
 #: Environment variable of the fault-injection hook the resilience tests use (see
 #: ``inject_fault``); unset in normal use.
 FAULT_ENV = "BACCARAT_TEST_FAULT"
-
-
-class ChunkFailed(BaccaratError):
-    """A chunk that failed twice: which shoes it held and why it failed."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +87,21 @@ def plan_chunks(n_shoes: int, shoes_per_chunk: int) -> list[Chunk]:
                             params=("chunk_shoes",))
     return [Chunk(i, start, min(shoes_per_chunk, n_shoes - start))
             for i, start in enumerate(range(0, n_shoes, shoes_per_chunk))]
+
+
+
+
+def default_workers() -> int:
+    """The cores this process may run on (the default ``--workers``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+#: Below this many shoes a process pool costs more to start than it saves: the default
+#: (``workers=None``) then runs the chunks in this process.
+SMALL_JOB_SHOES = 10_000
 
 
 def resolve_workers(workers: int | None, shoes: int, scheduler: str | None = None) -> int:
@@ -183,14 +191,21 @@ def inject_fault(index: int, spec: str | None, *, written: bool = False) -> None
     raise ValueError(f"{FAULT_ENV}: unknown action {action!r}")
 
 
+#: What a pool's worker imports as it starts, before its first task: the play modules.
+PLAY_MODULES = ("baccarat.backtest", "baccarat.strategies.presets", "numba")
+
+
 def _init_worker(main_pid: int, channel: Any = None) -> None:
-    """Make a pool worker die with its run (``baccarat.children.die_with``), leave Ctrl-C
-    to the main process, and report its tasks' progress on ``channel``."""
+    """A pool worker's start: die with the run (``baccarat.children.die_with``), leave
+    Ctrl-C to the main process, report its tasks' progress on ``channel``, and import the
+    play modules."""
     global IN_POOL_WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with(main_pid)
     in_pool_worker(channel)
     IN_POOL_WORKER = True
+    for module in PLAY_MODULES:
+        importlib.import_module(module)
 
 
 #: Whether this process is a worker of a local pool (set by its initializer).
@@ -205,77 +220,30 @@ def worker_stray_threads() -> list[str]:
     return sorted(set(describe(thread) for thread in stray_threads()))
 
 
-class Backend:
-    """Where tasks run: this process, a local process pool, or a Dask cluster.
+class Backend(Protocol):
+    """Where tasks run. Used as a context, it keeps its workers (or its Dask client) for
+    every ``run`` inside, so the phases of a job (the chunks, then the summary) share
+    workers started once. The context may be entered again inside the first (around the
+    work on an output it owns), so that the workers are stopped before the claim on the
+    output ends. ``workers`` and ``scheduler`` are what the run records of it."""
 
-    Used as a context, it keeps its pool (or its Dask client) for every ``run`` inside, so
-    the phases of a job (the chunks, then the summary) share workers started once. The
-    context may be entered again inside the first (around the work on an output it
-    owns), so that the workers are stopped before the claim on the output ends.
-    """
+    workers: int
+    scheduler: str | None
 
-    def __init__(self, workers: int = 1, scheduler: str | None = None, *,
-                 connect_timeout: float = CONNECT_TIMEOUT,
-                 no_workers_timeout: float = NO_WORKERS_TIMEOUT, numba: bool = True) -> None:
-        self.workers = workers
-        self.numba = numba  # the tasks' kernels run through numba: set it up in the server
-        self.scheduler = scheduler
-        self.connect_timeout = connect_timeout
-        self.no_workers_timeout = no_workers_timeout
-        self._pool: ProcessPoolExecutor | None = None
-        self._channel: Any = None  # the pool's workers' progress reports
-        self._client: Any = None
-
-    def __enter__(self) -> Backend:
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        # After an error, start no more tasks; let the running ones finish (their parts are
-        # valid) unless the user interrupted the run: then the workers are killed now.
-        interrupted = exc_type is not None and issubclass(exc_type, KeyboardInterrupt)
-        self._close_pool(wait=not interrupted, kill=interrupted)
-        if self._client is not None:
-            client, self._client = self._client, None
-            if interrupted:
-                try:
-                    client.cancel(list(client.futures.values()), force=True)
-                except Exception:  # pragma: no cover - the cluster is going away anyway
-                    pass
-            try:
-                client.close(timeout=2)
-            except Exception:  # pragma: no cover - a scheduler gone: nothing to close
-                pass
+    def elsewhere(self, tasks: int) -> bool:
+        """Whether ``tasks`` tasks would run in other processes (and so must be
+        picklable)."""
+        ...
 
     def connect(self) -> None:
-        """Connect to the Dask scheduler now (nothing for local backends), so that a run
-        which cannot reach it stops before it writes anything. Gives up after
-        ``connect_timeout`` seconds with one clear line."""
-        if not self.scheduler or self._client is not None:
-            return
-        require("distributed", "scheduler")
-        from distributed import Client
-
-        problem = _probe_scheduler(self.scheduler, self.connect_timeout)
-        if problem is None:
-            try:
-                self._client = Client(self.scheduler, timeout=self.connect_timeout,
-                                      set_as_default=False)
-            except (OSError, TimeoutError, ValueError) as exc:
-                problem = str(exc) or type(exc).__name__
-        if problem is not None:
-            raise BaccaratError(f"cannot reach the Dask scheduler at {self.scheduler!r}: "
-                                f"{problem} (scheduler_timeout sets how long to wait; "
-                                f"now {self.connect_timeout:g} s)", params=("scheduler_timeout",))
+        """Reach the cluster now, if there is one, so a run that cannot stops before it
+        writes anything."""
+        ...
 
     def release(self) -> None:
-        """Stop the local workers now (their memory with them); a later ``run`` starts new
-        ones. A Dask cluster's workers are not ours to stop."""
-        self._close_pool(wait=True)
-
-    @property
-    def parallel(self) -> bool:
-        """Whether tasks run in other processes (and so must be picklable)."""
-        return bool(self.scheduler) or self.workers > 1
+        """Stop the local workers now (their memory with them); a later ``run`` starts
+        new ones."""
+        ...
 
     def run(self, func: Callable[[T], R], tasks: Sequence[T],
             on_done: Callable[[T, R], None] | None = None,
@@ -286,60 +254,142 @@ class Backend:
         Dask. Results arrive in completion order (tasks write their own files, so the
         order does not change the output). ``on_progress(task, counts)``: what a running
         task reports (``baccarat.task_progress``), in this thread, wherever the task runs,
-        before its result; nothing of a task whose result has arrived.
-        """
+        before its result; nothing of a task whose result has arrived."""
+        ...
+
+    def __enter__(self) -> Backend: ...
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None: ...
+
+
+class InProcess:
+    """Tasks run one after the other in this process."""
+
+    workers: int = 1
+    scheduler: str | None = None
+
+    def elsewhere(self, tasks: int) -> bool:
+        return False
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        pass
+
+    def connect(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+    def run(self, func: Callable[[T], R], tasks: Sequence[T],
+            on_done: Callable[[T, R], None] | None = None,
+            on_progress: Progress[T] | None = None) -> None:
+        _run_here(func, tasks, on_done or (lambda task, result: None), on_progress)
+
+
+class LocalPool:
+    """Tasks run on ``workers`` processes of the standard library's process pool, forked
+    from a fork server (``multiprocessing``'s ``forkserver`` context)."""
+
+    scheduler: str | None = None
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._processes: list[Any] = []  # the pool's worker processes, as they start
+        self._channel: Any = None  # the pool's workers' progress reports
+        self._running: dict[Future[Any], int] = {}  # the tasks in flight
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        # After an error, start no more tasks; let the running ones finish (their parts are
+        # valid) unless the user interrupted the run: then the workers are killed now.
+        interrupted = exc_type is not None and issubclass(exc_type, KeyboardInterrupt)
+        self._close_pool(kill=interrupted)
+
+    def elsewhere(self, tasks: int) -> bool:
+        return tasks > 1  # a single task runs here
+
+    def connect(self) -> None:
+        pass
+
+    def release(self) -> None:
+        self._close_pool(kill=False)
+
+    def run(self, func: Callable[[T], R], tasks: Sequence[T],
+            on_done: Callable[[T, R], None] | None = None,
+            on_progress: Progress[T] | None = None) -> None:
         callback = on_done or (lambda task, result: None)
-        if not tasks:
-            return
-        if self.scheduler:
-            self._run_dask(func, tasks, callback, on_progress)
-        elif self.workers > 1 and len(tasks) > 1:
+        if len(tasks) > 1:
             self._run_pool(func, tasks, callback, on_progress)
         else:
             _run_here(func, tasks, callback, on_progress)
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        context = start_fork_server(self.numba)
+        context = multiprocessing.get_context("forkserver")
+        # The fork server (and so every worker forked from it) starts with Ctrl-C blocked
+        # (a signal mask is inherited across fork and exec): Ctrl-C at a terminal reaches
+        # the whole process group, and is the main process's to handle (a server hit while
+        # starting printed a traceback). Blocked, not ignored: ignoring it here as well
+        # lost a Ctrl-C that came meanwhile, and the run went on. The resource tracker
+        # first, on its own: starting it unblocks SIGINT in this thread once it runs.
+        with held_back(signal.SIGINT):
+            resource_tracker.ensure_running()
+        with held_back(signal.SIGINT):
+            forkserver.ensure_running()
         # A pool of its own each time: a worker killed while writing a report could leave
         # the channel's lock taken, and a broken pool is never used again.
         self._channel = pool_channel(context)
+        self._processes = []
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
                                    initializer=_init_worker,
                                    initargs=(os.getpid(), self._channel))
 
-    def _close_pool(self, wait: bool, kill: bool = False) -> None:
+    def _submit(self, *args: Any) -> Future[Any]:
+        """Submit a task; the worker processes it starts are noted (not interrupted half
+        way: a worker started but not yet noted would outlive the pool, and find the
+        pool's semaphores gone)."""
+        assert self._pool is not None
+        with signals_deferred(signal.SIGINT, signal.SIGTERM):
+            before = set(multiprocessing.active_children())
+            future = self._pool.submit(*args)
+            self._processes += [p for p in multiprocessing.active_children()
+                                if p not in before]
+        return future
+
+    def _close_pool(self, kill: bool) -> None:
+        """Stop the pool: its workers killed now (``kill``), or once the tasks running are
+        done, each with ``WORKER_EXIT_SECONDS`` to end before it is stopped (a worker a
+        strategy's stray thread keeps alive would keep the pool waiting for ever)."""
         if self._pool is None:
             return
-        # The pool keeps its processes and its manager thread private: no public way.
-        processes = list((getattr(self._pool, "_processes", None) or {}).values())
-        manager = getattr(self._pool, "_executor_manager_thread", None)
+        pool, self._pool = self._pool, None
         if kill:
-            for process in processes:
+            for process in self._processes:
                 process.kill()
-            for process in processes:  # gone before anything they wrote is cleared
-                process.join()
-        elif wait:
-            # A worker ends once its tasks are done, unless a strategy left a thread
-            # running in it (not a daemon): Python then waits for that thread for ever,
-            # and so would the pool. So the tasks running are waited for, then each
-            # worker has a grace period to end before it is stopped.
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            pending = getattr(self._pool, "_pending_work_items", None) or {}
-            while pending and any(process.is_alive() for process in processes):
-                time.sleep(0.01)
+        # shutdown(wait=True) returns once the pool's manager thread has seen every worker
+        # end: run it beside, and stop the workers that do not end in time.
+        closing = threading.Thread(target=pool.shutdown,
+                                   kwargs={"wait": True, "cancel_futures": True},
+                                   name="baccarat-pool-shutdown", daemon=True)
+        closing.start()
+        if not kill:
+            running = [future for future in self._running if not future.done()]
+            while running and any(p.is_alive() for p in self._processes):
+                wait(running, timeout=0.05)
+                running = [future for future in running if not future.done()]
             deadline = time.monotonic() + WORKER_EXIT_SECONDS
-            for process in processes:
+            for process in self._processes:
                 process.join(max(0.0, deadline - time.monotonic()))
-            for process in processes:
-                if process.is_alive():
-                    process.kill()
-        # Killed workers end at once, so wait for the pool's manager thread then too:
-        # left running, it can meet interpreter exit with its wake-up pipe closed and
-        # print a traceback (a race in Python's concurrent.futures before 3.12).
-        self._pool.shutdown(wait=wait or kill, cancel_futures=True)
-        if manager is not None and (wait or kill):  # the first shutdown let go of it
-            manager.join()
-        self._pool = None
+        for process in self._processes:
+            if process.is_alive():
+                process.kill()
+            process.join()
+        closing.join()
 
     def _run_pool(self, func: Callable[[T], R], tasks: Sequence[T],
                   on_done: Callable[[T, R], None], on_progress: Progress[T] | None) -> None:
@@ -360,6 +410,7 @@ class Backend:
         suspects: deque[int] = deque()
         failures = [0] * len(tasks)
         running: dict[Future[R], int] = {}
+        self._running = running  # what closing the pool waits for
         if self._pool is None:
             self._pool = self._new_pool()
         while pending or suspects or running:
@@ -369,16 +420,13 @@ class Backend:
                 queue = suspects if suspects else pending
                 i = queue.popleft()
                 try:
-                    # Not interrupted half way: a worker started but not yet registered
-                    # would outlive the pool (and find its semaphores gone).
-                    with held_back(signal.SIGINT, signal.SIGTERM):
-                        future = self._pool.submit(func, tasks[i]) if on_progress is None \
-                            else self._pool.submit(run_in_pool, func, tasks[i], (stamp, i))
+                    future = self._submit(func, tasks[i]) if on_progress is None \
+                        else self._submit(run_in_pool, func, tasks[i], (stamp, i))
                     running[future] = i
                 except BrokenProcessPool:  # a worker died since the last wait: not task i
                     queue.appendleft(i)
                     if not running:  # nothing of ours went down with it: a new pool
-                        self._close_pool(wait=True)
+                        self._close_pool(kill=False)
                         self._pool = self._new_pool()
                     break  # else the running tasks' futures report the broken pool
             done, _ = wait(list(running), return_when=FIRST_COMPLETED,
@@ -404,7 +452,7 @@ class Backend:
             if broken:
                 broken.extend(running.values())  # the whole pool went down with it
                 running.clear()
-                self._close_pool(wait=True)
+                self._close_pool(kill=False)
                 for i in broken:
                     failures[i] += 1
                     if failures[i] >= 2:
@@ -412,146 +460,48 @@ class Backend:
                 suspects.extend(sorted(broken))
                 self._pool = self._new_pool()
 
-    def _run_dask(self, func: Callable[[T], R], tasks: Sequence[T],
-                  on_done: Callable[[T, R], None], on_progress: Progress[T] | None) -> None:
-        self.connect()
-        client = self._client
-        stamp = f"{os.getpid()}-{time.monotonic_ns()}"
-        topic = f"baccarat-progress-{stamp}"
-        events: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        if on_progress is not None:  # subscribed before any task is sent
-            client.subscribe_topic(topic, dask_listener(events))
-        # Dask retries a task on any exception; bad input (a strategy's error above all)
-        # fails the same way every time, so it comes back as a value, never retried.
-        futures = {client.submit(_bad_input_returned, func, task,
-                                 topic if on_progress is not None else None, i,
-                                 retries=1, pure=False, key=f"baccarat-{i}-{stamp}"): task
-                   for i, task in enumerate(tasks)}
-        pending = list(futures)
-        index = {future: i for i, future in enumerate(futures)}
-        alone_since: float | None = None
-        try:
-            while pending:
-                # Polled, not awaited: Ctrl-C is seen at once, and so is a cluster left
-                # without workers.
-                finished = [future for future in pending if future.done()]
-                if on_progress is not None:  # what they sent before they finished too
-                    running = {index[future] for future in pending}
-                    for i, counts in received(events):
-                        if i in running:
-                            on_progress(tasks[i], counts)
-                if not finished:
-                    alone_since = self._check_workers(alone_since)
-                    time.sleep(0.1)
-                    continue
-                alone_since = None
-                pending = [future for future in pending if not future.done()
-                           or future not in finished]
-                for future in finished:
-                    task = futures[future]
-                    try:
-                        result = future.result()
-                    except BaccaratError:
-                        raise
-                    except Exception as exc:
-                        raise _failed(task, _cause(exc)) from exc
-                    if isinstance(result, _BadInput):
-                        raise result.error
-                    on_done(task, result)
-        except BaseException:
-            client.cancel(list(futures))
-            raise
-        finally:
-            if on_progress is not None:
-                try:
-                    client.unsubscribe_topic(topic)
-                except Exception:  # pragma: no cover - a cluster gone: nothing to undo
-                    pass
-
-    def _check_workers(self, alone_since: float | None) -> float | None:
-        """When the cluster has had no worker for ``no_workers_timeout`` seconds, stop."""
-        if self._client.scheduler_info().get("workers"):
-            return None
-        now = time.monotonic()
-        if alone_since is None:
-            return now
-        if now - alone_since >= self.no_workers_timeout:
-            raise ChunkFailed(
-                f"the Dask cluster at {self.scheduler} has had no workers for "
-                f"{self.no_workers_timeout:g} s; the run stops (the parts already written "
-                f"are kept: resume=True finishes the run once the cluster has workers)",
-                              params=("resume",))
-        return alone_since
 
 
-def _probe_scheduler(address: str, timeout: float) -> str | None:
-    """Why ``address`` is not a Dask scheduler answering within ``timeout`` s (None if it
-    is). A distributed ``Client`` may wait far past its timeout on a port that accepts
-    and says nothing (or speaks another protocol), so this asks it once, with a deadline,
-    in a thread of its own (the caller may be running an event loop)."""
-    from distributed.comm import connect
+def open_backend(workers: int = 1, scheduler: str | None = None, *,
+                 connect_timeout: float = CONNECT_TIMEOUT,
+                 no_workers_timeout: float = NO_WORKERS_TIMEOUT) -> Backend:
+    """The backend for ``workers`` local processes, or the Dask cluster at ``scheduler``
+    (which waits ``connect_timeout`` s for the scheduler and ``no_workers_timeout`` s for
+    a worker; see ``baccarat.dask_backend``)."""
+    if scheduler:
+        require("distributed", "scheduler")
+        from .dask_backend import DaskBackend
 
-    async def identity() -> Any:
-        comm = await connect(address, timeout=timeout)
-        try:
-            await comm.write({"op": "identity"})
-            return await comm.read()
-        finally:
-            await comm.close()
-
-    outcome: list[Any] = []
-
-    def ask() -> None:
-        try:
-            outcome.append(asyncio.run(asyncio.wait_for(identity(), timeout)))
-        except BaseException as exc:  # noqa: BLE001 - whatever it was, it is not a scheduler
-            outcome.append(exc)
-
-    thread = threading.Thread(target=ask, name="baccarat-probe", daemon=True)
-    thread.start()
-    thread.join(timeout + 1)
-    if not outcome:
-        return f"no answer within {timeout:g} s"
-    answer = outcome[0]
-    if isinstance(answer, asyncio.TimeoutError | TimeoutError) or (
-            isinstance(answer, OSError) and str(answer).startswith("Timed out")):
-        return f"no answer within {timeout:g} s"  # distributed's own timeout is an OSError
-    if isinstance(answer, BaseException):
-        return f"{type(answer).__name__}: {answer}".rstrip(": ")[:300]
-    if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
-        return "it answers, but it is not a Dask scheduler"
-    return None
-
-
-@dataclass(frozen=True)
-class _BadInput:
-    """A task's bad-input error, carried back as its result."""
-
-    error: BaccaratError
-
-
-def _bad_input_returned(func: Callable[[T], R], task: T, topic: str | None = None,
-                        index: int = 0) -> R | _BadInput:
-    try:
-        if topic is None:
-            return func(task)
-        return run_on_dask(func, task, topic, index)  # type: ignore[no-any-return]
-    except BaccaratError as exc:
-        return _BadInput(exc)
+        return DaskBackend(scheduler, workers, connect_timeout=connect_timeout,
+                           no_workers_timeout=no_workers_timeout)
+    return LocalPool(workers) if workers > 1 else InProcess()
 
 
 def run_tasks(func: Callable[[T], R], tasks: Sequence[T], *, workers: int = 1,
               scheduler: str | None = None,
               on_done: Callable[[T, R], None] | None = None) -> None:
-    """Run ``func`` over ``tasks`` on a ``Backend`` of its own (see ``Backend.run``)."""
-    with Backend(workers, scheduler) as backend:
+    """Run ``func`` over ``tasks`` on a backend of its own (see ``Backend.run``)."""
+    with open_backend(workers, scheduler) as backend:
         backend.run(func, tasks, on_done)
 
 
+@contextmanager
+def held_back(*signals: signal.Signals) -> Iterator[None]:
+    """Hold ``signals`` back in this thread for the block: one that arrives meanwhile is
+    delivered (its handler run) when the block ends. Processes started in the block start
+    with them held back too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, set(signals))
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _failed(task: Task, cause: str) -> ChunkFailed:
-    return ChunkFailed(f"{task.describe()} failed twice; the run stops (the parts "
-                       f"already written are kept: --resume finishes the run). Cause: "
-                       f"{cause}")
+    return ChunkFailed(f"{task.describe()} failed twice; the run stops. Cause: {cause}")
 
 
 def _cause(exc: BaseException) -> str:
@@ -649,7 +599,7 @@ def generate_dataset(
     job), or the Dask cluster at ``scheduler``. ``progress(coups, shoes)`` is called as
     chunks finish. ``shuffle`` (an :class:`baccarat.shuffles.ShuffleModel`) deals the shoes
     from a real shuffle's model; None or uniform: the uniform shoes, unchanged.
-    ``backend_options`` go to the ``Backend`` (Dask timeouts). Returns the
+    ``backend_options`` go to ``open_backend`` (Dask timeouts). Returns the
     ``_dataset.json`` document.
     """
     from .io.parquet import (
@@ -681,7 +631,7 @@ def generate_dataset(
     plan = {"job": "generate", "version": __version__, "kind": "coups",
             "rules": rules.model_dump(), "seed": seed, "shoes": shoes,
             "chunk_shoes": chunk_shoes, "chunks": len(chunks), **model}
-    with Backend(workers, scheduler, **(backend_options or {})) as backend:
+    with open_backend(workers, scheduler, **(backend_options or {})) as backend:
         backend.connect()  # a scheduler out of reach stops the run before anything is made
         # The workers stop before the folder's claim ends (see baccarat.backtest.backtest).
         with owned_output(folder, plan, force=force, resume=resume,
@@ -717,7 +667,7 @@ def generate_dataset(
     return document
 
 
-__all__ = ["Backend", "CONNECT_TIMEOUT", "Chunk", "ChunkFailed", "FAULT_ENV", "GenerateTask",
-           "NO_WORKERS_TIMEOUT", "SMALL_JOB_SHOES", "cap_workers", "default_workers",
-           "fault_spec", "generate_chunk", "generate_dataset", "inject_fault", "plan_chunks",
-           "resolve_workers", "run_tasks"]
+__all__ = ["Backend", "CONNECT_TIMEOUT", "Chunk", "FAULT_ENV", "GenerateTask", "InProcess",
+           "LocalPool", "NO_WORKERS_TIMEOUT", "SMALL_JOB_SHOES", "cap_workers",
+           "default_workers", "fault_spec", "generate_chunk", "generate_dataset",
+           "inject_fault", "open_backend", "plan_chunks", "resolve_workers", "run_tasks"]

@@ -168,7 +168,7 @@ def session_start_rows(shoe: np.ndarray, session_shoes: int) -> np.ndarray:
     return starts[:_session_start_rows(shoe, session_shoes, starts)].copy()
 
 
-@njit(cache=True, native=True)
+@njit(cache=True)
 def _session_start_rows(shoe, session_shoes, starts):  # pragma: no cover - compiled
     """Write the rows opening every ``session_shoes``-th shoe (a shoe: a run of equal ids)
     into ``starts``; returns how many."""

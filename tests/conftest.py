@@ -72,7 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from baccarat import warm
 
-    if not warm.cold():
+    if not warm.cache_empty():
         return
     started = time.perf_counter()
     try:

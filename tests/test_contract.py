@@ -15,9 +15,8 @@ from baccarat.backtest import play
 from baccarat.cli import app
 from baccarat.coups import coups_from_outcomes
 from baccarat.deal import generate_coups
-from baccarat.errors import BaccaratError, StrategyFault
+from baccarat.errors import BaccaratError, ChunkFailed, StrategyFault
 from baccarat.job import BacktestJob
-from baccarat.parallel import ChunkFailed
 from baccarat.replay import SessionPolicy, replay
 from baccarat.rules import TableRules
 from baccarat.strategies.base import (

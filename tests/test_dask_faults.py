@@ -20,9 +20,9 @@ import pytest
 from baccarat import Run
 from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, play
 from baccarat.cli import app
+from baccarat.errors import ChunkFailed
 from baccarat.io.parquet import PLAN_FILE
 from baccarat.job import BacktestJob
-from baccarat.parallel import ChunkFailed
 from baccarat.strategies.base import Strategy, Table, Wager
 from typer.testing import CliRunner
 

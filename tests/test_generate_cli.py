@@ -189,12 +189,13 @@ def test_without_workers_a_small_job_runs_in_this_process_as_the_help_says(
 
     asked: list[int] = []
 
-    class Recording(parallel.Backend):
-        def __init__(self, workers: int = 1, *args, **kwargs) -> None:
-            asked.append(workers)
-            super().__init__(workers, *args, **kwargs)
+    opened = parallel.open_backend
 
-    monkeypatch.setattr(parallel, "Backend", Recording)
+    def recording(workers: int = 1, *args, **kwargs):  # noqa: ANN202 - a Backend
+        asked.append(workers)
+        return opened(workers, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "open_backend", recording)
     result = run("generate", "--shoes", "120", "--chunk", "25", "--out",
                  str(tmp_path / "c.parquet"), "-q")
     assert result.exit_code == 0, result.output

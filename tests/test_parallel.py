@@ -7,9 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import duckdb
@@ -29,10 +26,10 @@ from baccarat.backtest import (
     read_run_table,
 )
 from baccarat.deal import generate_coups
-from baccarat.errors import BaccaratError, StrategyFault
+from baccarat.errors import BaccaratError, ChunkFailed, StrategyFault
 from baccarat.io.parquet import read_coups, read_metadata
 from baccarat.job import BacktestJob
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.rules import TableRules
 from baccarat.strategies.base import Strategy, Table, Wager
 from keywords import backtest_with
@@ -218,6 +215,32 @@ def test_a_chunk_that_fails_twice_stops_the_run_naming_its_shoes(tmp_path: Path,
     assert not (out / RUN_FILE).exists() and (out / "_plan.json").exists()
 
 
+def test_a_failed_chunk_claims_no_resume_that_does_not_exist(tmp_path: Path, monkeypatch):
+    """``--resume`` is offered only where a run folder keeps finished chunks: not when the
+    first chunk failed (nothing kept, the folder removed), not for a run without a folder,
+    and not for ``search``, which has no ``--resume`` (its folder appears only whole)."""
+    monkeypatch.setenv(FAULT_ENV, "0:raise")
+    with pytest.raises(ChunkFailed, match=r"chunk 0 .*failed twice") as error:
+        run(tmp_path / "first")
+    assert "--resume" not in str(error.value) and "no chunk had finished" in str(error.value)
+    assert not (tmp_path / "first").exists()
+    monkeypatch.setenv(FAULT_ENV, "2:raise")
+    with pytest.raises(ChunkFailed) as error:
+        run(None)
+    assert str(error.value).endswith("(nothing was kept)")
+    from baccarat.search.run import search
+
+    coups = tmp_path / "coups"
+    monkeypatch.delenv(FAULT_ENV)
+    generate_dataset(coups, shoes=40, seed=1, chunk_shoes=20)
+    monkeypatch.setenv(FAULT_ENV, "0:raise")
+    with pytest.raises(ChunkFailed) as error:
+        search(coups, ["flat"], out=tmp_path / "found")
+    assert "--resume" not in str(error.value)
+    assert str(error.value).endswith(f"(the search wrote nothing ({tmp_path / 'found'} is "
+                                     f"as it was))")
+
+
 def test_a_worker_that_dies_is_retried_and_one_that_always_dies_stops_the_run(
         reference: Path, tmp_path: Path, monkeypatch):
     marker = tmp_path / "died-once"
@@ -311,101 +334,6 @@ def test_a_strategy_error_on_a_dask_cluster_is_not_retried(tmp_path: Path, clust
     assert not isinstance(error.value, ChunkFailed)
     assert 1 <= len(marker.read_text()) <= 2  # two chunks, each started once at most
     assert not out.exists()
-
-
-#: Run in a fresh process (the fork server is one per process, set up by its first start):
-#: what each of three tasks on a 2-worker pool finds imported before it touches anything.
-_WORKERS_MODULES = """
-import json, sys
-from baccarat.parallel import Backend
-
-probe = ("sorted(m for m in ('numba', 'numba.np.npyimpl', 'numba.np.arraymath') "
-         "if m in __import__('sys').modules)")
-seen = []
-with Backend(workers=2, numba={numba}) as backend:
-    backend.run(eval, [probe, probe, probe], lambda task, found: seen.append(found))
-print(json.dumps(seen))
-"""
-
-
-def _workers_modules(numba: bool) -> list[list[str]]:
-    done = subprocess.run([sys.executable, "-c", _WORKERS_MODULES.format(numba=numba)],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
-
-
-def test_pool_workers_start_with_numba_set_up_by_their_fork_server():
-    """For jobs whose kernels run through numba (generating, the replay, the ledger), the
-    fork server sets numba up once (``baccarat.numba_preload``), so a worker runs its first
-    kernel without importing numba and its compiler's registries first: both are in the
-    worker's modules before its task has touched anything."""
-    assert _workers_modules(numba=True) == [
-        ["numba", "numba.np.arraymath", "numba.np.npyimpl"]] * 3
-
-
-def test_a_pool_for_native_kernels_only_never_sets_numba_up():
-    """A run without the ledger plays native kernels only: its server skips numba's 0.4 s,
-    and its workers start playing that much sooner."""
-    assert _workers_modules(numba=False) == [[]] * 3
-
-
-def test_a_command_starts_the_fork_server_before_it_plans(tmp_path: Path):
-    """`backtest --workers 2` starts its pool's fork server as its first step (so the
-    server imports the engine while the command plans); the pool then forks its workers
-    from that server, not from a second one."""
-    script = textwrap.dedent(f"""
-        import json, sys
-        from multiprocessing import forkserver
-        import baccarat.cli.common as common
-        import baccarat.parallel as parallel
-
-        started = []
-        warm = common.warm_pool
-        def watched(*args, **kwargs):
-            warm(*args, **kwargs)
-            started.append(forkserver._forkserver._forkserver_pid)
-        common.warm_pool = watched
-        import baccarat.cli.backtest as command
-        command.warm_pool = watched
-        servers = []
-        new_pool = parallel.Backend._new_pool
-        def pool(self):
-            made = new_pool(self)
-            servers.append(forkserver._forkserver._forkserver_pid)
-            return made
-        parallel.Backend._new_pool = pool
-        from baccarat.cli import app
-        try:
-            app(["backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers",
-                 "2", "--ledger", "none", "--out", {str(tmp_path / "run")!r}, "-q"],
-                prog_name="baccarat")
-        except SystemExit as end:
-            assert not end.code, end.code
-        print(json.dumps({{"started": started, "servers": servers}}))
-    """)
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, check=True)
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(seen["started"]) == 1 and seen["started"][0] is not None
-    assert seen["servers"] and set(seen["servers"]) == set(seen["started"])
-
-
-@pytest.mark.parametrize(("workers", "scheduler", "shoes", "size", "expected"), [
-    (2, None, None, 0, True),              # asked for
-    (1, None, 10**6, 10**9, False),        # one process asked for
-    (2, "tcp://host:8786", None, 0, False),  # a Dask cluster's workers play
-    (None, None, 10_000, 0, True),         # the default pools a big job
-    (None, None, 9_999, 0, False),         # and plays a small one here
-    (None, None, None, 5 * 2**20, True),   # a big stored dataset
-    (None, None, None, 2**20, False),      # a small one
-])
-def test_which_jobs_start_a_fork_server_first(workers, scheduler, shoes, size, expected):
-    from baccarat.fork_server import default_workers, likely_pool
-
-    if default_workers() < 2:
-        pytest.skip("one core: no pool is ever started")
-    assert likely_pool(workers, scheduler=scheduler, shoes=shoes,
-                       dataset_bytes=size) is expected
 
 
 def _progress_of_a_run(tmp_path: Path, **backend: object) -> tuple[list[tuple[int, int]], int]:

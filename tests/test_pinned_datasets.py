@@ -22,9 +22,10 @@ import pytest
 from baccarat import Run, backtest
 from baccarat.backtest import LEDGER_FILE, SESSIONS_FILE, BacktestResult
 from baccarat.cli import app
+from baccarat.errors import ChunkFailed
 from baccarat.io.datasets import DatasetChanged
 from baccarat.io.parquet import PART_LOG, PLAN_FILE, accept_part, part_record
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from holders import finish, lock_holders, one_line, spawn, wait_until
 from keywords import backtest_with
 from same_files import assert_same_files

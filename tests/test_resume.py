@@ -18,7 +18,7 @@ import pytest
 from baccarat import Run, backtest
 from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult, play
 from baccarat.cli import app
-from baccarat.errors import BaccaratError
+from baccarat.errors import BaccaratError, ChunkFailed
 from baccarat.io.parquet import (
     DATASET_FILE,
     PLAN_FILE,
@@ -27,7 +27,7 @@ from baccarat.io.parquet import (
     read_coups,
 )
 from baccarat.job import BacktestJob
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.strategies.base import Strategy, Table, Wager
 from same_files import assert_same_files, output_files
 from typer.testing import CliRunner

@@ -17,7 +17,7 @@ import pytest
 from baccarat import Run, backtest
 from baccarat.backtest import RUN_FILE, SESSIONS_FILE, BacktestResult
 from baccarat.cli import app
-from baccarat.errors import BaccaratError
+from baccarat.errors import BaccaratError, ChunkFailed
 from baccarat.io.parquet import (
     LOCK_FILE,
     PLAN_FILE,
@@ -26,7 +26,7 @@ from baccarat.io.parquet import (
     OutputExistsError,
     accept_part,
 )
-from baccarat.parallel import FAULT_ENV, ChunkFailed, generate_dataset
+from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.report.runs import load_run
 from typer.testing import CliRunner
 

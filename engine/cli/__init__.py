@@ -1,10 +1,13 @@
 """The ``baccarat`` command line: a thin layer over the Python API, one module per command.
 
+A plain typer application: every module of this package registers its commands on
+:data:`app`, and the last lines here import them all; ``--help`` is typer's own.
+
 Every bad input ends the same way, whoever catches it: one line on stderr starting with
 ``error:``, exit status 2. The commands turn the package's own errors into that line
 (``common.reports_errors``); :class:`OneLineErrors` does the same for the usage errors
-click and typer raise themselves (an unknown option, a value that is not a number, a
-number out of range), which would otherwise print a usage block and a framed box.
+typer raises itself (an unknown option, a value that is not a number, a number out of
+range), which would otherwise print a usage block and a framed box.
 
 Start-up is kept light so that ``baccarat --help`` and ``baccarat COMMAND --help`` answer
 at once: importing this package (and every command module) must not import numpy or the
@@ -17,127 +20,50 @@ heavy libraries. The rule for a command module:
   function that uses it, so only the command that runs pays for it;
 - names needed only in annotations go under ``if TYPE_CHECKING:``.
 
-The commands are defined lazily: :data:`COMMANDS` names the module holding each one, and
-the group imports a command's module only when that command runs or its help is asked
-for (``baccarat --help``, which lists them all, imports every one). A new command goes
-into :data:`COMMANDS`; ``tests/test_startup.py`` checks the table against the commands
-the modules define, and checks that no command's help imports anything heavy.
+``tests/test_startup.py`` checks that no command's help imports anything heavy.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 import sys
 import threading
-import types
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
-from typer.main import get_command_from_info, get_command_name
-
-try:  # typer 0.2x carries its own copy of click; older typer uses click itself
-    from typer._click import exceptions as click_errors
-except ImportError:  # pragma: no cover - depends on the typer release
-    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from .. import __version__
 
-#: Every command, in the order ``baccarat --help`` lists them, and its module in this package.
-COMMANDS = {
-    "analyze": "analyze", "backtest": "backtest", "strategies": "backtest",
-    "check-strategy": "check_strategy", "generate": "generate", "import": "importing",
-    "live": "live", "new-strategy": "new_strategy", "odds": "odds", "compare": "report",
-    "report": "report", "demo": "report", "risk": "risk", "roads": "roads",
-    "search": "search", "trace": "trace",
-    "warm": "warm",
-}
+#: The exit status of a usage error (click's, which typer raises).
+USAGE_ERROR = 2
 
 
-class QuickHelp(TyperCommand):
-    """A command whose ``--help`` flag defaults to False rather than None.
+class FlagHelp(TyperCommand):
+    """A command whose flags show no value in its help (typer prints ``<bool>`` beside
+    them), its ``--help`` flag included."""
 
-    typer checks a flag's value with a pydantic adapter unless the value is already a
-    bool, so a help flag left unset (None) costs importing pydantic (a fifth of a second)
-    to confirm that nothing was asked; False needs no check and means the same.
-    """
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _no_flag_value(param)
 
     def get_help_option(self, ctx: Any) -> Any:
-        return _unset_is_false(super().get_help_option(ctx))
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        _load_help_renderer()
-        super().format_help(ctx, formatter)
+        return _no_flag_value(super().get_help_option(ctx))
 
 
-def _unset_is_false(option: Any) -> Any:
-    if option is not None and option.default is None:
-        option.default = False
-    if option is not None:
-        _no_flag_value(option)
-    return option
-
-
-class LazyCommands(MutableMapping[str, Any]):
-    """The group's commands by name: a command's module is imported, and the command built
-    from what it registered on :data:`app`, the first time the command is looked up."""
-
-    def __init__(self, built: MutableMapping[str, Any]) -> None:
-        self._built = dict(built)
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._built:
-            if name not in COMMANDS:
-                raise KeyError(name)
-            self._built[name] = _build(name)
-        return self._built[name]
-
-    def __setitem__(self, name: str, command: Any) -> None:
-        self._built[name] = command
-
-    def __delitem__(self, name: str) -> None:
-        del self._built[name]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from COMMANDS
-        yield from (name for name in self._built if name not in COMMANDS)
-
-    def __len__(self) -> int:
-        return len(COMMANDS) + sum(name not in COMMANDS for name in self._built)
-
-    def __contains__(self, name: object) -> bool:
-        return name in COMMANDS or name in self._built
-
-    @property
-    def built(self) -> Mapping[str, Any]:
-        """The commands built so far."""
-        return self._built
-
-
-def _info(name: str) -> Any:
-    """What the module :data:`COMMANDS` names for command ``name`` registered on :data:`app`."""
-    importlib.import_module(f"{__name__}.{COMMANDS[name]}")
-    for info in app.registered_commands:
-        if (info.name or get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
-            return info
-    raise LookupError(f"baccarat.cli.{COMMANDS[name]} defines no command {name!r}")
-
-
-def _build(name: str) -> Any:
-    """The click command ``name``, from the module :data:`COMMANDS` names for it."""
-    info = _info(name)
-    if info.cls in (None, TyperCommand):  # typer's default, unless a command chose its own
-        info.cls = QuickHelp
-    if info.help is None:
-        info.help = reflow(inspect.getdoc(info.callback) or "")
-    command = get_command_from_info(info, pretty_exceptions_short=app.pretty_exceptions_short,
-                                    rich_markup_mode=app.rich_markup_mode)
-    for param in command.params:
-        _no_flag_value(param)
-    return command
+def _no_flag_value(param: Any) -> Any:
+    """A flag takes no value: its help shows none. A flag left unset is False, not None:
+    typer checks a value that is not already a bool with pydantic, and importing pydantic
+    is a fifth of a second that ``--help`` does not need."""
+    if param is not None and getattr(param, "is_flag", False) and \
+            not getattr(param, "count", False):
+        param.metavar = ""
+        if param.default is None:
+            param.default = False
+    return param
 
 
 def reflow(text: str) -> str:
@@ -154,121 +80,17 @@ def reflow(text: str) -> str:
     return "\n\n".join(paragraphs)
 
 
-def _no_flag_value(param: Any) -> Any:
-    """A flag takes no value: its help shows none (typer printed ``<bool>`` beside it)."""
-    if getattr(param, "is_flag", False) and not getattr(param, "count", False):
-        param.metavar = ""
-    return param
-
-
-def _listed(name: str) -> Any:
-    """Command ``name`` as the group's help lists it: its name and help text, no options.
-
-    Reading a command's options from its signature is most of what building it costs, and
-    the list shows only the first line of each command's help.
-    """
-    info = _info(name)
-    helptext = reflow(inspect.cleandoc(info.help) if info.help is not None
-                      else inspect.getdoc(info.callback) or "")
-    return TyperCommand(name, help=helptext, short_help=info.short_help, hidden=info.hidden,
-                        deprecated=info.deprecated, rich_markup_mode=app.rich_markup_mode,
-                        rich_help_panel=info.rich_help_panel)
-
-
-class ListedCommands(Mapping[str, Any]):
-    """The group's commands as its help lists them: the ones built already as they are,
-    the others as :func:`_listed` describes them, without building them."""
-
-    def __init__(self, commands: LazyCommands) -> None:
-        self._commands = commands
-
-    def __getitem__(self, name: str) -> Any:
-        if name in self._commands.built:
-            return self._commands[name]
-        if name not in COMMANDS:
-            raise KeyError(name)
-        return _listed(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._commands)
-
-    def __len__(self) -> int:
-        return len(self._commands)
-
-
-def _load_help_renderer() -> None:
-    """Import typer's rich help renderer without the two rich modules it cannot use here.
-
-    ``typer.rich_utils`` imports ``rich.markdown`` (with markdown-it and pygments) and
-    ``rich.traceback`` when it loads, for Markdown help texts and pretty tracebacks, both
-    off in this CLI (markup mode "rich", pretty exceptions disabled): they are most of the
-    time it takes to load, a third of a help's whole time. While it loads, their two names
-    are stand-ins that import the real class if ever used; the real modules stay importable.
-    """
-    if "typer.rich_utils" in sys.modules:
-        return
-    unused = (("rich.markdown", "Markdown"), ("rich.traceback", "Traceback"))
-    stand_ins = {module: _stand_in_module(module, attr) for module, attr in unused
-                 if module not in sys.modules}
-    sys.modules.update(stand_ins)
-    try:
-        importlib.import_module("typer.rich_utils")
-    finally:
-        for module, stand_in in stand_ins.items():
-            if sys.modules.get(module) is stand_in:
-                del sys.modules[module]
-
-
-class _Forwarding(type):
-    """The metaclass of a stand-in: any attribute of the class comes from the real one."""
-
-    def __getattr__(cls, attr: str) -> Any:
-        return getattr(cls.real(), attr)  # type: ignore[attr-defined]
-
-
-def _stand_in_module(module: str, attr: str) -> types.ModuleType:
-    """A module named ``module`` whose ``attr`` imports the real ``module.attr`` when used."""
-
-    def real() -> Any:
-        return getattr(importlib.import_module(module), attr)
-
-    def construct(cls: type, *args: Any, **kwargs: Any) -> Any:
-        return real()(*args, **kwargs)
-
-    stand_in = types.ModuleType(module)
-    setattr(stand_in, attr, _Forwarding(attr, (), {"real": staticmethod(real),
-                                                   "__new__": construct}))
-    return stand_in
-
-
 class OneLineErrors(TyperGroup):
-    """The command group, printing click's usage errors as one ``error:`` line, exit 2.
-
-    Its commands are a :class:`LazyCommands`: only the command that runs is imported.
-    """
+    """The command group, printing typer's usage errors as one ``error:`` line, exit 2,
+    and any other failure as one line too (never a traceback)."""
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
-        # Commands built before the group was (their modules imported first) are built
-        # again on demand, as :class:`QuickHelp` commands like the others.
-        self.commands = LazyCommands({name: command for name, command in self.commands.items()
-                                      if name not in COMMANDS})
         for param in self.params:
             _no_flag_value(param)
 
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(self.commands)
-
     def get_help_option(self, ctx: Any) -> Any:
-        return _unset_is_false(super().get_help_option(ctx))
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        _load_help_renderer()
-        commands, self.commands = self.commands, ListedCommands(self.commands)  # type: ignore[assignment,arg-type]
-        try:
-            super().format_help(ctx, formatter)
-        finally:
-            self.commands = commands
+        return _no_flag_value(super().get_help_option(ctx))
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
@@ -278,20 +100,20 @@ class OneLineErrors(TyperGroup):
                                 **extra)
         global _THREADS_BEFORE
         _THREADS_BEFORE = set(threading.enumerate())
+        given = list(sys.argv[1:] if args is None else args)
         try:
-            code = super().main(args, prog_name, complete_var, False, windows_expand_args,
-                                **extra)
-        except click_errors.NoArgsIsHelpError as exc:
-            exc.show()  # no arguments: the help text, as asked for by no_args_is_help
-            _leave(0)
-        except click_errors.ClickException as exc:
-            _leave(_one_line(exc))
+            code = super().main(given or ["--help"], prog_name, complete_var, False,
+                                windows_expand_args, **extra)
+        except typer.Exit as exc:
+            _leave(exc.exit_code)
         except typer.Abort as exc:
             if isinstance(exc.__context__, KeyboardInterrupt):  # click's word for Ctrl-C
                 print("interrupted", file=sys.stderr)
                 _leave(130)
             print("error: aborted", file=sys.stderr)
             _leave(1)
+        except typer.TyperException as exc:  # click's errors are TyperExceptions
+            _leave(_one_line(exc))
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             _leave(130)
@@ -346,21 +168,22 @@ def _format_hint(context: Any) -> str:
             f"reads it); --json is on {', '.join(with_json)}")
 
 
-def _one_line(exc: click_errors.ClickException) -> int:
-    """Print a click error as one line naming the command; returns the exit status."""
+def _one_line(exc: typer.TyperException) -> int:
+    """Print a usage error of click's (typer raises them as ``TyperException``) as one
+    line naming the command; returns the exit status (2 for a usage error)."""
     context = getattr(exc, "ctx", None)
     where = f"{context.command_path}: " if context is not None else ""
     message = " ".join(exc.format_message().split()).rstrip(".")
     given = _given_value(exc)
     if given is not None:
         message += f" (got {given!r})"
+    usage = exc.exit_code == USAGE_ERROR
     hint = (f" (`{context.command_path} --help` lists the options)"
-            if isinstance(exc, click_errors.UsageError) and context is not None else "")
-    if isinstance(exc, click_errors.NoSuchOption) and context is not None and \
-            exc.option_name in _FORMAT_FLAGS:
+            if usage and context is not None else "")
+    if usage and context is not None and getattr(exc, "option_name", None) in _FORMAT_FLAGS:
         hint = f" ({_format_hint(context)})"
     print(f"error: {where}{message}{hint}", file=sys.stderr)
-    return 2 if isinstance(exc, click_errors.UsageError) else exc.exit_code
+    return exc.exit_code
 
 
 def _unexpected(exc: BaseException) -> int:
@@ -396,7 +219,6 @@ def _given_value(exc: BaseException) -> object | None:
 app = typer.Typer(
     name="baccarat",
     help="Backtest baccarat betting strategies over recorded or generated shoes.",
-    no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     cls=OneLineErrors,
@@ -416,3 +238,29 @@ def main(
 ) -> None:
     """Backtest baccarat betting strategies over recorded or generated shoes."""
 
+
+# The commands, in the order ``baccarat --help`` lists them (each module registers its own).
+from . import (  # noqa: E402
+    analyze,
+    backtest,
+    check_strategy,
+    generate,
+    importing,
+    live,
+    new_strategy,
+    odds,
+    report,
+    risk,
+    roads,
+    search,
+    trace,
+    warm,
+)
+
+for _info in app.registered_commands:  # typer's public description of each command
+    if _info.cls in (None, TyperCommand):  # typer's default, unless a command chose its own
+        _info.cls = FlagHelp
+    _info.help = _info.help or reflow(inspect.getdoc(_info.callback) or "")
+
+__all__ = ["analyze", "app", "backtest", "check_strategy", "generate", "importing", "live",
+           "new_strategy", "odds", "report", "risk", "roads", "search", "trace", "warm"]

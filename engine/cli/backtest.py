@@ -34,7 +34,6 @@ from .common import (
     progress_bar,
     reports_errors,
     seed_in_range,
-    warm_pool,
 )
 from .rule_options import session_rules, table_rules
 
@@ -107,7 +106,6 @@ def backtest(
     chunk. run.json is written last: an interrupted run keeps its finished chunks and
     --resume finishes it.
     """
-    warm_pool(workers, scheduler, shoes=shoes, dataset=coups, numba=ledger != "none")
     from ..backtest import play
     from ..job import BacktestJob, Run
     from .tables import print_answer, summary_labels

@@ -172,30 +172,6 @@ def local_workers(workers: int | None, scheduler: str | None) -> int | None:
     return capped
 
 
-def warm_pool(workers: int | None, scheduler: str | None = None, *, shoes: int | None = None,
-              dataset: Path | None = None, numba: bool = True) -> None:
-    """Start the fork server of the pool the command will most likely run, as its first
-    step: the server imports the engine while the command plans (``baccarat.fork_server``).
-    ``shoes`` generated, or the ``dataset`` read (its size), say how big the job is;
-    ``numba``: whether its kernels run through numba (see ``Backend``)."""
-    from ..fork_server import warm_workers
-
-    warm_workers(workers, scheduler=scheduler, shoes=shoes, dataset_bytes=_bytes(dataset),
-                 numba=numba)
-
-
-def _bytes(path: Path | None) -> int:
-    """The size of a file, or of the files directly in a folder (0 if neither)."""
-    try:
-        if path is None:
-            return 0
-        if path.is_dir():
-            return sum(entry.stat().st_size for entry in path.iterdir() if entry.is_file())
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 def show_progress(quiet: bool) -> bool:
     """Progress bars only on a terminal and when not asked to be quiet."""
     return not quiet and sys.stderr.isatty()

@@ -25,7 +25,6 @@ from .common import (
     progress_bar,
     reports_errors,
     seed_in_range,
-    warm_pool,
 )
 from .rule_options import Burn, Commission, CutCard, Decks, RulesFile, TiePays, VariantOpt
 
@@ -73,7 +72,6 @@ def generate(
     interrupted run keeps its finished parts: --resume finishes it. --shuffle deals
     the shoes from a model of a real shuffle instead of a perfect one.
     """
-    warm_pool(workers, scheduler, shoes=shoes)
     from ..parallel import generate_dataset
     from ..shuffles import parse_shuffle
 

@@ -29,7 +29,6 @@ from .common import (
     progress_bar,
     reports_errors,
     seed_in_range,
-    warm_pool,
 )
 from .rule_options import session_rules, table_rules
 
@@ -172,7 +171,6 @@ def search(
     best gets White's Reality Check and Hansen's SPA; --null N plays N fair datasets of
     the same shape to show what the best of this many gives by chance.
     """
-    warm_pool(workers, dataset=dataset, numba=False)  # its runs keep no ledger
     from ..search import search as run_search
 
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""``baccarat warm``: compile the engine's kernels now, so no command's first run waits."""
+"""``baccarat warm``: fill numba's cache now, so no command's first run compiles."""
 
 from __future__ import annotations
 
@@ -20,42 +20,32 @@ def warm(
     processes: Annotated[int | None, typer.Option(
         min=1, help="processes compiling at once (default: the cores)")] = None,
     verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="name every kernel and what became of it")] = False,
+        "--verbose", "-v", help="name every tiny run and what numba did in it")] = False,
 ) -> None:
     """Compile the engine's kernels into numba's cache now (a step of the install).
 
+    Runs a tiny version of each command, as many at once as there are cores; every
+    kernel they call is compiled, or loaded if numba's cache holds it already.
     Otherwise the first run of a fresh install compiles the kernels it needs as it
-    goes: the first `baccarat demo` takes seconds longer than the next. Kernels
-    already cached are loaded, not compiled again.
+    goes: the first `baccarat demo` takes seconds longer than the next.
     """
     from ..warm import warm as warm_kernels
 
     with contextlib.ExitStack() as stack:
-        bars: list[Progress] = []  # a bar once there is something to compile
+        bars: list[Progress] = []
 
-        def compiled(n: int, total: int) -> None:
-            if not total:
-                return
+        def ran(n: int, total: int) -> None:
             if not bars:
-                bars.append(stack.enter_context(progress_bar("warm", total, "kernels", False)))
-            bars[0].update(bars[0].task_ids[0], completed=n, rate="kernels in the cache")
+                bars.append(stack.enter_context(progress_bar("warm", total, "runs", False)))
+            bars[0].update(bars[0].task_ids[0], completed=n, rate="tiny runs")
 
-        report = warm_kernels(processes, progress=compiled)
+        report = warm_kernels(processes, progress=ran)
     if verbose:
-        for title, names in (("compiled now", report.compiled), ("already cached", report.already),
-                             ("compiled into their callers", report.inlined),
-                             ("no command runs it: compiled on first use", report.first_use),
-                             ("not compiled (compiled on first use)", report.missing)):
-            for name in names:
-                console.print(f"  {name}: {title}", highlight=False)
-    if report.missing:
-        console.print(f"not reached by the warm-up, compiled on first use: "
-                      f"{', '.join(report.missing)}", highlight=False)
-    left = f"; {len(report.first_use)} no command runs, left to first use" \
-        if report.first_use else ""
-    done(f"{len(report.compiled)} kernels compiled and {len(report.already)} already cached "
-         f"(of {len(report.found)} found; {len(report.inlined)} compile into their callers"
-         f"{left}) in {report.seconds:.1f} s, {report.processes} at a time")
+        for line in report.runs:
+            console.print(f"  {line}", highlight=False)
+    done(f"{report.exercises} tiny runs, {report.processes} at a time, in "
+         f"{report.seconds:.1f} s: {report.compiled} kernels compiled, {report.loaded} "
+         f"loaded from numba's cache")
     for line in report.failed:  # a bug of the engine, not of the user's input
         err_console.print(f"error: {line}", highlight=False, soft_wrap=True)
     if report.failed:

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..coups import Coups
-from ..errors import BaccaratError, DiskFullError, Interrupted, is_disk_full
+from ..errors import BaccaratError, ChunkFailed, DiskFullError, Interrupted, is_disk_full
 from ..rules import TableRules
 from .datasets import DatasetChanged, PartPrint, opened_as_planned
 from .owner import (  # the lock's names, also where run-folder code always found them
@@ -616,7 +616,8 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
     replaced with ``force``) and no part was finished, the folder is removed; a folder it
     did not make is left as it was; otherwise it is left resumable. An interruption
     (``KeyboardInterrupt``) or a full disk is re-raised with a message saying which, and
-    what was kept. A folder that is not ``resumable`` (a temporary one) is removed.
+    what was kept, and so is a chunk that failed twice (``ChunkFailed``). A folder that is
+    not ``resumable`` (a temporary one) is removed.
     """
     folder = Path(path)
     claim = _FolderClaim(folder)
@@ -640,6 +641,10 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
         if isinstance(exc, DiskFullError):
             raise DiskFullError(f"{exc}; {what}") from None
         raise Interrupted(f"interrupted: {what}") from None
+    except ChunkFailed as exc:  # what is left, and whether --resume has anything to finish
+        kept = claim.undo()
+        what = _what_was_kept(folder, kept) if resumable else "nothing was kept"
+        raise ChunkFailed(exc.message, what) from exc.__cause__
     except BaseException:
         claim.undo()
         raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the pipeline is imported when the demo runs: the CLI reads the defaults
     import pandas as pd
@@ -61,7 +61,6 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
     replaced only if it holds a demo's output (then without ``force`` too: a demo run
     again writes its own folder again); an empty one is used. A failed or interrupted
     demo leaves nothing."""
-    from .. import warm
     from ..errors import DiskFullError, Interrupted
     from ..io.owner import claim_output
 
@@ -71,7 +70,7 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
                       what="demo") as claim:
         try:
             comparison = _run_into(claim.temp, target, shoes, seed, command,
-                                   backtest_progress, report_progress, warm)
+                                   backtest_progress, report_progress)
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted: the demo wrote nothing ({target} is as it "
                               f"was)") from None
@@ -87,8 +86,7 @@ def run_demo(out: str | Path = "demo", *, shoes: int = DEMO_SHOES, seed: int = D
 
 def _run_into(temp: Path, target: Path, shoes: int, seed: int, command: str | None,
               backtest_progress: Callable[[int, int], None] | None,
-              report_progress: Callable[[int, int], None] | None,
-              warm: Any) -> pd.DataFrame:
+              report_progress: Callable[[int, int], None] | None) -> pd.DataFrame:
     """The demo's run, comparison and report, written into the folder ``temp`` that will
     become ``target``; returns the comparison."""
     from ..backtest import play
@@ -98,17 +96,11 @@ def _run_into(temp: Path, target: Path, shoes: int, seed: int, command: str | No
     from .html import render_report
     from .runs import load_run
 
-    helper = warm.start(DEMO_STRATEGIES)  # a fresh install: compile on the second core too
-    try:
-        how = Run(out=temp / RUN_FOLDER, progress=backtest_progress or False,
-                  chunk_shoes=max(1, min(1000, shoes)))  # a progress bar that moves
-        play(BacktestJob(None, list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
-                         session=SessionPolicy(bankroll=DEMO_BANKROLL), run=how,
-                         command=command or f"baccarat demo --shoes {shoes} --seed {seed}"))
-    except BaseException:
-        warm.finish(helper, failed=True)
-        raise
-    warm.finish(helper)
+    how = Run(out=temp / RUN_FOLDER, progress=backtest_progress or False,
+              chunk_shoes=max(1, min(1000, shoes)))  # a progress bar that moves
+    play(BacktestJob(None, list(DEMO_STRATEGIES), shoes=shoes, seed=seed,
+                     session=SessionPolicy(bankroll=DEMO_BANKROLL), run=how,
+                     command=command or f"baccarat demo --shoes {shoes} --seed {seed}"))
     run = load_run(temp / RUN_FOLDER)
     run.shown = str(target / RUN_FOLDER)  # where it will be once renamed into place
     comparison = compare([run])

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..coups import Coups
-from ..errors import BaccaratError, Interrupted
+from ..errors import BaccaratError, ChunkFailed, Interrupted
 from ..job import BacktestJob, Run
 from ..metrics import edge_verdict, ratio_interval
 from ..replay import SessionPolicy
@@ -316,6 +316,9 @@ def _named_as(out: str | Path | None, temporary: Callable[[], Path]) -> Iterator
     except KeyboardInterrupt:
         kept = "" if out is None else f" ({out} is as it was)"
         raise Interrupted(f"interrupted: the search wrote nothing{kept}") from None
+    except ChunkFailed as exc:  # the folder is claimed whole: nothing to resume
+        kept = "" if out is None else f" ({out} is as it was)"
+        raise ChunkFailed(exc.message, f"the search wrote nothing{kept}") from exc.__cause__
     except BaccaratError as exc:
         where = str(temporary())
         if out is None or where in ("", ".") or where not in str(exc):
