@@ -175,7 +175,7 @@ def dataset_from(coups: Coups | str | Path | None, shoes: int | None, seed: int 
     chunks check before they read it.
     """
     if coups is not None and shoes is not None:
-        raise BaccaratError("give either a coups dataset or shoes/seed, not both",
+        raise BaccaratError("give either a coups dataset or shoes and seed, not both",
                             params=("shoes", "seed"))
     if isinstance(coups, Coups):
         return Dataset(coups=coups, fingerprint=_fingerprint_coups(coups),

@@ -67,7 +67,8 @@ class ChunkFailed(BaccaratError):
     whether there is anything to resume (``baccarat.io.parquet.owned_output``)."""
 
     def __init__(self, message: str, kept: str = "") -> None:
-        super().__init__(f"{message} ({kept})" if kept else message)
+        super().__init__(f"{message} ({kept})" if kept else message,
+                         params=("resume",) if "resume=True" in kept else ())
         self.message = message
         self.kept = kept
 

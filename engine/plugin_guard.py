@@ -142,12 +142,20 @@ def _engine_functions() -> dict[str, tuple[Any, tuple[Any, ...], dict[str, Any]]
     for name, module in list(sys.modules.items()):
         if (name == _PACKAGE or name.startswith(_PACKAGE + ".")) and isinstance(
                 module, types.ModuleType):
-            functions = {key: value for key, value in vars(module).items()
-                         if callable(value) and not key.startswith("__")}
-            if len(functions) > 1:  # itemgetter of one name gives the value, not a tuple
-                found[name] = (operator.itemgetter(*functions), tuple(functions.values()),
-                               functions)
+            entry = _entry(module)
+            if entry is not None:
+                found[name] = entry
     return found
+
+
+def _entry(module: types.ModuleType) -> tuple[Any, tuple[Any, ...], dict[str, Any]] | None:
+    """A module's functions as :func:`_engine_functions` keeps them, None for fewer than
+    two (an itemgetter of one name gives the value, not a tuple)."""
+    functions = {key: value for key, value in vars(module).items()
+                 if callable(value) and not key.startswith("__")}
+    if len(functions) < 2:
+        return None
+    return operator.itemgetter(*functions), tuple(functions.values()), functions
 
 
 def _replaced() -> list[str]:
@@ -183,6 +191,27 @@ def _replaced() -> list[str]:
     return replaced
 
 
+def _resync() -> None:
+    """Take as they are the engine functions changed while no plugin code ran (the engine
+    binding a kernel, a test choosing a path): only what changes during a hook is a
+    plugin's doing."""
+    for name, (get, before, _) in list(_snapshot.items()):
+        module = sys.modules.get(name)
+        if module is None:
+            del _snapshot[name]
+            continue
+        try:
+            if get(vars(module)) == before:
+                continue
+        except KeyError:
+            pass
+        entry = _entry(module)
+        if entry is not None:
+            _snapshot[name] = entry
+        else:
+            del _snapshot[name]
+
+
 def guard_for(strategy: Any) -> AbstractContextManager[None]:
     """:func:`plugin_code` for a configuration with plugin code (a class of its, or of a
     part, from outside this package), nothing for the engine's own."""
@@ -204,6 +233,8 @@ def plugin_code() -> Iterator[None]:
             _installed = True
         if len(sys.modules) != _snapshot_modules:
             _snapshot, _snapshot_modules = _engine_functions(), len(sys.modules)
+        else:
+            _resync()
         state.attempts = []
     state.depth += 1
     try:

@@ -57,7 +57,7 @@ def test_session_is_the_replays_policy_and_settings_go_in_their_group() -> None:
                        session=Session(bankroll=400, stop_loss=150), run=Run(workers=1))
     assert grouped.sessions["start_bankroll"].eq(400).all()
     with pytest.raises(TypeError, match="bankroll"):
-        backtest(None, ["flat"], shoes=10, session=Session(bankroll=400))  # type: ignore[call-arg]
+        backtest(None, ["flat"], shoes=10, bankroll=400)  # type: ignore[call-arg]
 
 
 def test_odds_risk_and_roads_answer_in_python() -> None:

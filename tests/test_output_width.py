@@ -16,8 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from baccarat.cli import COMMANDS
+import typer
+from baccarat.cli import app
 from rich.cells import cell_len
+
+COMMANDS = list(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 80

@@ -208,7 +208,7 @@ def test_a_chunk_that_fails_twice_stops_the_run_naming_its_shoes(tmp_path: Path,
     with pytest.raises(ChunkFailed, match=r"chunk 2 \(shoes 600-899\) failed twice") as error:
         run(out)
     assert "No space left on device" in str(error.value)
-    assert "--resume" in str(error.value)
+    assert "resume=True" in str(error.value)
     # The chunks done are kept, the run is visibly unfinished.
     assert {p.name for p in (out / SESSIONS_FILE).iterdir()} == {
         "part-00000.parquet", "part-00001.parquet"}

@@ -643,7 +643,7 @@ def owned_output(path: str | Path, plan: dict[str, Any], *, force: bool, resume:
         raise Interrupted(f"interrupted: {what}") from None
     except ChunkFailed as exc:  # what is left, and whether --resume has anything to finish
         kept = claim.undo()
-        what = _what_was_kept(folder, kept) if resumable else "nothing was kept"
+        what = _what_was_kept(folder, kept, "resume=True") if resumable else "nothing was kept"
         raise ChunkFailed(exc.message, what) from exc.__cause__
     except BaseException:
         claim.undo()
@@ -829,12 +829,14 @@ def _abandon(folder: Path, fresh: bool) -> bool:
     return True
 
 
-def _what_was_kept(folder: Path, kept: bool) -> str:
+def _what_was_kept(folder: Path, kept: bool, resume: str = "--resume") -> str:
+    """What a failed run leaves in ``folder``, and how to finish it (``resume``: the flag,
+    or the parameter for an error a Python caller reads)."""
     name = str(folder)
     if not kept:
         return f"no chunk had finished, {name} was removed"
     if (folder / PLAN_FILE).exists() and _has_parts(folder):
-        return (f"{name} keeps its finished chunks: run the same command with --resume "
+        return (f"{name} keeps its finished chunks: run the same command with {resume} "
                 f"to finish it")
     return f"{name} is as it was"
 
