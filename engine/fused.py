@@ -83,26 +83,6 @@ from .fused_play import (
     MIN_CARDS,
     N_FLOATS,
     N_INTS,
-    N_PATH,
-    N_RULES,
-    R_BELOW,
-    R_BROKE_BELOW,
-    R_CHIP,
-    R_GOAL_AT,
-    R_LOSS_AT,
-    R_MAX_COUPS,
-    R_MAX_LOSSES,
-    R_REDUCE,
-    R_SHOE_GOAL_AT,
-    R_SHOE_LOSS_AT,
-    R_SHOE_MAX_COUPS,
-    R_SHOE_MAX_LOSSES,
-    R_SHOE_TRAILING,
-    R_SHOES,
-    R_START,
-    R_TABLE_MAX,
-    R_TABLE_MIN,
-    R_TRAILING,
     SEL_AFTER_TIES,
     SEL_COUNT,
     SEL_PATTERN,
@@ -117,8 +97,6 @@ from .ledger import session_rows
 from .metrics import session_columns
 from .odds import bets_offered
 from .replay import (
-    END,
-    STOP_REASONS,
     ConfigLedger,
     SessionGrid,
     SessionPolicy,
@@ -129,13 +107,12 @@ from .replay import (
 )
 from .roads import BLUE, RED
 from .rules import TableRules
+from .session_play import N_PATH, policy_row
 from .shoe import shuffle_with
 from .strategies.base import Strategy
 from .strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
 from .strategies.kinds import win_payout
 from .strategies.staking.progressions import FIB as _FIB
-
-assert STOP_REASONS.index("end") == END
 
 #: 2**k as numpy's exp2 gives it (what the Martingale family and Paroli stake by).
 with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
@@ -399,7 +376,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
             np.array([system.staking.code for system in chosen], dtype=np.int64), stkp,
             np.array([len(system.staking.params) for system in chosen], dtype=np.int64),
             np.ascontiguousarray(kinds[batch]),
-            np.stack([_policy_row(system.policy, system.rules) for system in chosen]),
+            np.stack([policy_row(system.policy, system.rules) for system in chosen]),
             np.ascontiguousarray(np.stack([tables[system.rules] for system in chosen])),
             np.ascontiguousarray(win_pay[batch]),
             _POW2, _FIB, CYCLES, out_floats, out_ints, out_path, out_first, keep, *grids,
@@ -641,41 +618,6 @@ def _window(selection: PartForm) -> int:
             j += int(selection.params[j]) + 2
         return longest
     return 0
-
-
-#: ``SessionPolicy.below_min`` as the kernel reads it (the replay's codes).
-_BELOW_MODES = {"raise": 0, "skip": 1, "stop": 2}
-
-
-def _policy_row(policy: SessionPolicy, rules: TableRules) -> np.ndarray:
-    """A configuration's session policy and table limits as the kernel reads them, each
-    threshold computed exactly as the replay computes it (``_apply_stop_rules``,
-    ``_RuleState``)."""
-    row = np.zeros(N_RULES)
-
-    def at(value: float | None, sign: float) -> float:
-        return sign * (np.inf if value is None else value)
-
-    row[R_START] = float(policy.bankroll)
-    row[R_REDUCE] = policy.when_short == "reduce"
-    row[R_CHIP] = float(policy.chip) if policy.chip is not None else 0.0
-    row[R_BELOW] = _BELOW_MODES[policy.below_min]
-    row[R_TABLE_MIN] = float(rules.table_min)
-    row[R_TABLE_MAX] = float(rules.table_max)
-    row[R_BROKE_BELOW] = rules.table_min - 1e-9
-    row[R_LOSS_AT] = -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf
-    row[R_GOAL_AT] = policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf
-    row[R_MAX_COUPS] = policy.max_coups if policy.max_coups is not None else -1
-    row[R_TRAILING] = at(policy.trailing_stop, 1.0) - 1e-9
-    row[R_MAX_LOSSES] = -1 if policy.losses_in_row is None else policy.losses_in_row
-    row[R_SHOES] = policy.shoe_rules()
-    row[R_SHOE_LOSS_AT] = at(policy.shoe_stop_loss, -1.0) + 1e-9
-    row[R_SHOE_GOAL_AT] = at(policy.shoe_win_goal, 1.0) - 1e-9
-    row[R_SHOE_MAX_COUPS] = -1 if policy.shoe_max_coups is None else policy.shoe_max_coups
-    row[R_SHOE_TRAILING] = at(policy.shoe_trailing_stop, 1.0) - 1e-9
-    row[R_SHOE_MAX_LOSSES] = -1 if policy.shoe_losses_in_row is None \
-        else policy.shoe_losses_in_row
-    return row
 
 
 @functools.lru_cache(maxsize=64)

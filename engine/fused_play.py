@@ -29,6 +29,27 @@ import numpy as np
 
 from .bets import N_PAIR_STATES, N_SPECIAL
 from .jit import njit
+from .session_play import (
+    BELOW_MIN,
+    BUSTED,
+    END,
+    R_BELOW,
+    R_CHIP,
+    R_REDUCE,
+    R_SHOES,
+    R_START,
+    R_TABLE_MAX,
+    R_TABLE_MIN,
+    RUIN,
+    drawdown_step,
+    is_stake,
+    reduce_scale,
+    reduced_stake,
+    short,
+    stop_after_coup,
+    streak_step,
+    table_stake,
+)
 
 # Selections (baccarat.strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
 SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SKIP_FIRST, \
@@ -43,23 +64,12 @@ _BANKER, _PLAYER, _TIE = 0, 1, 2
 #: A coup's outcome is its class (``baccarat.bets``) divided by this.
 _PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
 
-#: The session policy of each configuration, one row of ``rules`` (see ``policy_row``).
-(R_START, R_REDUCE, R_CHIP, R_BELOW, R_TABLE_MIN, R_TABLE_MAX, R_BROKE_BELOW, R_LOSS_AT,
- R_GOAL_AT, R_MAX_COUPS, R_TRAILING, R_MAX_LOSSES, R_SHOES, R_SHOE_LOSS_AT, R_SHOE_GOAL_AT,
- R_SHOE_MAX_COUPS, R_SHOE_TRAILING, R_SHOE_MAX_LOSSES) = range(18)
-N_RULES = 18
-
-#: Why a session ended (``baccarat.replay.STOP_REASONS``).
-END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, LOSSES_IN_ROW, \
-    BELOW_MIN = range(10)
-
 #: The kernel's outputs per configuration and session: floats (then one row per bet
 #: kind: the amount staked on it), integers, the path metrics.
 F_NET, F_WAGERED, F_MAX_STAKE = range(3)
 N_FLOATS = 3
 I_LIMIT_HITS, I_RUINED, I_RUIN_COUP, I_STOP, I_COUPS, I_BETS = range(6)
 N_INTS = 6
-N_PATH = 9
 
 #: Problems: where the replay would raise.
 NOT_A_STAKE, UNSETTLED = 1, 2
@@ -211,26 +221,15 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
         base = stkp[c, 0]
         k_p1 = stkp[c, 1] if stkp.shape[1] > 1 else 0.0
         cap = int(k_p1)  # the Martingale family's most doublings (-1: none), wins to bank
-        start = rules[c, R_START]
-        reduce = rules[c, R_REDUCE] > 0
-        chip = rules[c, R_CHIP]
-        below = int(rules[c, R_BELOW])
-        tmin = rules[c, R_TABLE_MIN]
-        tmax = rules[c, R_TABLE_MAX]
-        broke_below = rules[c, R_BROKE_BELOW]
-        loss_at = rules[c, R_LOSS_AT]
-        goal_at = rules[c, R_GOAL_AT]
-        max_coups = int(rules[c, R_MAX_COUPS])
-        trailing = rules[c, R_TRAILING]
-        max_losses = int(rules[c, R_MAX_LOSSES])
-        shoes = rules[c, R_SHOES] > 0
-        shoe_loss_at = rules[c, R_SHOE_LOSS_AT]
-        shoe_goal_at = rules[c, R_SHOE_GOAL_AT]
-        shoe_max_coups = int(rules[c, R_SHOE_MAX_COUPS])
-        shoe_trailing = rules[c, R_SHOE_TRAILING]
-        shoe_max_losses = int(rules[c, R_SHOE_MAX_LOSSES])
+        policy = rules[c]
+        start = policy[R_START]
+        reduce = policy[R_REDUCE] > 0
+        chip = policy[R_CHIP]
+        below = int(policy[R_BELOW])
+        tmin = policy[R_TABLE_MIN]
+        tmax = policy[R_TABLE_MAX]
+        shoes = policy[R_SHOES] > 0
         tmin_low = tmin - 1e-12  # a stake below this is below the table minimum
-        max_coups_at = max_coups if max_coups >= 0 else np.iinfo(np.int64).max
         plain_stakes = chip <= 0  # no chip rounding: a stake the table takes stands
         # The selection's numbers.
         per_shoe = True
@@ -277,7 +276,6 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
         for kind in range(n_kinds):
             if kinds[c, kind]:
                 one_kind = kind if one_kind == -1 else -2
-        more_rules = trailing < np.inf or max_losses >= 0 or shoes
         # Whether the selection learns from the outcomes (always, skip_first and the road
         # followers read none of their own).
         learns = s_code != SEL_ALWAYS and s_code != SEL_SKIP_FIRST and s_code != SEL_ROAD \
@@ -429,35 +427,22 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                                     base)
                         if stkp[c, 2] >= 0:
                             stake = min(stake, stkp[c, 2])
-                    # --- the table rules (the replay's _settle_kernel), checked at once for
-                    # the common stake (one the table takes as it is), else one by one
+                    # --- the table rules, skipped for the common stake (one the table
+                    # takes as it is)
                     if not (plain_stakes & (stake >= tmin_low) & (stake <= tmax)):
-                        if not (np.isfinite(stake) and stake >= 0):
+                        if not is_stake(stake):
                             return NOT_A_STAKE
-                        if chip > 0 and stake > 0:
-                            stake = np.floor(stake / chip + 0.5) * chip
-                        if stake > tmax:
-                            limit_hits += 1
-                            stake = tmax
-                        if stake > 0 and stake < tmin_low:
-                            if below == 0:
-                                stake = tmin
-                            elif below == 1:
-                                stake = 0.0
-                            else:  # the session ends before this coup
-                                stop = BELOW_MIN
-                                break
+                        stake, capped, ends = table_stake(stake, chip, tmin, tmax, below)
+                        limit_hits += capped
+                        if ends:  # the session ends before this coup
+                            stop = BELOW_MIN
+                            break
                 total = 0.0 + stake
-                if total > bankroll + 1e-9:
+                if short(total, bankroll):
                     small = True
                     if reduce:
-                        scale = bankroll / (total if total > 0 else 1.0)
-                        small = False
-                        stake = stake * scale
-                        if chip > 0:  # what is left, in whole chips (rounded down)
-                            stake = np.floor(stake / chip + 1e-9) * chip
-                        if stake > 0 and stake < tmin - 1e-12:
-                            small = True
+                        scale = reduce_scale(total, bankroll)
+                        stake, small = reduced_stake(stake, scale, chip, tmin)
                         total = total * scale if chip <= 0 else stake
                     if small:
                         stop = BUSTED  # the session ends before this coup
@@ -482,26 +467,17 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                 played += 1
                 coup += 1
                 shoe_coup += 1
-                # --- the path metrics (the replay's _path_metrics)
-                peak = max(peak, bankroll)
-                trough = min(trough, bankroll)
-                dd = peak - bankroll
-                max_dd = max(max_dd, dd)
-                max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
-                # Written as 0/1 weights rather than branches from here on: the outcome is
-                # random, and a mispredicted branch costs more than the arithmetic.
+                # --- the path metrics; 0/1 weights rather than branches from here on
+                peak, trough, max_dd, max_dd_pct = drawdown_step(bankroll, peak, trough,
+                                                                 max_dd, max_dd_pct)
                 bet = np.int64(total > 0)
                 win = bet * np.int64(net > 0)
                 loss = bet * np.int64(net < 0)
                 same = 1 - win - loss  # neither: a push, or no bet
                 bets += bet
-                wins += win
-                losses += loss
-                pushes += bet - win - loss
-                win_run = (win_run + 1) * win + win_run * same
-                lose_run = (lose_run + 1) * loss + lose_run * same
-                best_win = max(best_win, win_run)
-                best_lose = max(best_lose, lose_run)
+                win_run, lose_run, best_win, best_lose, wins, losses, pushes = streak_step(
+                    bet, win, loss, win_run, lose_run, best_win, best_lose, wins, losses,
+                    pushes)
                 # --- the selection learns the coup it played
                 if learns:
                     outcome = classes[row] // _PER_OUTCOME
@@ -570,50 +546,18 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                                 return NOT_A_STAKE
                             line[line_hi] = written
                             line_hi += 1
-                # --- the stop rules, per session then per shoe (the replay's order),
-                # checked at once, then one by one where one of them stops the session
-                result = bankroll - start
-                if (bankroll < broke_below) | (result <= loss_at) | (result >= goal_at) \
-                        | (coup >= max_coups_at):
-                    if bankroll < broke_below:
-                        stop = RUIN
-                        ruined = 1
-                        ruin_coup = coup
-                    elif result <= loss_at:
-                        stop = STOP_LOSS
-                    elif result >= goal_at:
-                        stop = WIN_GOAL
-                    else:
-                        stop = MAX_COUPS
-                    break
-                if not more_rules:
-                    continue
-                losses_row = (losses_row + 1) * loss + losses_row * same
-                shoe_losses = (shoe_losses + 1) * loss + shoe_losses * same
-                shoe_peak = max(shoe_peak, bankroll)
-                shoe_coups += 1
-                if bankroll <= peak - trailing:
-                    stop = TRAILING_STOP
-                    break
-                if max_losses >= 0 and losses_row >= max_losses:
-                    stop = LOSSES_IN_ROW
-                    break
-                if shoes:
-                    shoe_result = bankroll - shoe_start
-                    reason = -1
-                    if shoe_result <= shoe_loss_at:
-                        reason = STOP_LOSS
-                    elif shoe_result >= shoe_goal_at:
-                        reason = WIN_GOAL
-                    elif shoe_max_coups >= 0 and shoe_coups >= shoe_max_coups:
-                        reason = MAX_COUPS
-                    elif bankroll <= shoe_peak - shoe_trailing:
-                        reason = TRAILING_STOP
-                    elif shoe_max_losses >= 0 and shoe_losses >= shoe_max_losses:
-                        reason = LOSSES_IN_ROW
-                    if reason >= 0:
-                        stop = reason
-                        sitting = True
+                # --- the stop rules, per session then per shoe
+                reason, shoe_stop, peak, losses_row, shoe_peak, shoe_losses, shoe_coups = \
+                    stop_after_coup(policy, bankroll, coup, win, loss, peak, losses_row,
+                                    shoe_start, shoe_peak, shoe_losses, shoe_coups)
+                if reason >= 0:
+                    stop = reason
+                    if not shoe_stop:
+                        if reason == RUIN:
+                            ruined = 1
+                            ruin_coup = coup
+                        break
+                    sitting = True
             # --- the session's sums over the grid width, as the replay's grids add them
             floats[c, F_NET, s] = pairwise_sum(nets, width, stack, left)
             floats[c, F_WAGERED, s] = pairwise_sum(totals, width, stack, left)

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .jit import njit
-from .replay import BUSTED, STOP_REASONS, ConfigLedger
+from .replay import ConfigLedger
+from .session_play import BUSTED, N_PATH, STOP_REASONS, drawdown_step, streak_step
 from .session_stats import INPUTS, SessionStats, batches_of, session_stats
 
 Z95 = 1.959963984540054
@@ -77,42 +78,24 @@ SESSION_METRICS: tuple[Metric, ...] = (
 
 @njit(cache=True)
 def _path_metrics(start, net, bankroll, played, total_stake):  # pragma: no cover - compiled
+    """Each session's path metrics (``baccarat.session_play.PATH_METRICS``) from its
+    grids, coup by coup as the fused path's kernel moves them."""
     n, width = net.shape
-    out = np.zeros((n, 9))
+    out = np.zeros((n, N_PATH))
     for i in range(n):
-        peak = start
-        trough = start
-        max_dd = 0.0
-        max_dd_pct = 0.0
-        win_run = lose_run = best_win = best_lose = 0
-        wins = losses = pushes = 0
+        peak = trough = start
+        max_dd = max_dd_pct = 0.0
+        win_run = lose_run = best_win = best_lose = wins = losses = pushes = 0
         for t in range(width):
             if not played[i, t]:
                 continue
-            b = bankroll[i, t]
-            if b > peak:
-                peak = b
-            if b < trough:
-                trough = b
-            dd = peak - b
-            if dd > max_dd:
-                max_dd = dd
-            if peak > 0 and dd / peak > max_dd_pct:
-                max_dd_pct = dd / peak
-            if total_stake[i, t] > 0:
-                x = net[i, t]
-                if x > 0:
-                    wins += 1
-                    win_run += 1
-                    lose_run = 0
-                    best_win = max(best_win, win_run)
-                elif x < 0:
-                    losses += 1
-                    lose_run += 1
-                    win_run = 0
-                    best_lose = max(best_lose, lose_run)
-                else:
-                    pushes += 1  # a push neither extends nor breaks a streak
+            peak, trough, max_dd, max_dd_pct = drawdown_step(bankroll[i, t], peak, trough,
+                                                             max_dd, max_dd_pct)
+            bet = np.int64(total_stake[i, t] > 0)
+            won = bet * np.int64(net[i, t] > 0)
+            lost = bet * np.int64(net[i, t] < 0)
+            win_run, lose_run, best_win, best_lose, wins, losses, pushes = streak_step(
+                bet, won, lost, win_run, lose_run, best_win, best_lose, wins, losses, pushes)
         out[i, 0] = peak
         out[i, 1] = trough
         out[i, 2] = max_dd
