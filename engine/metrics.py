@@ -108,6 +108,14 @@ def _path_metrics(start, net, bankroll, played, total_stake):  # pragma: no cove
     return out
 
 
+def grid_sums(grid: np.ndarray) -> np.ndarray:
+    """Each session's sum of a (sessions x steps) grid of amounts (its nets, its stakes,
+    its stakes on one bet kind): numpy's sum along the row. The replay's session sums and
+    the fused path's are both this, over the same grids, so they are the same bit for
+    bit."""
+    return grid.sum(axis=1)
+
+
 def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
     """Every per-session metric of one configuration's ledger grids, by metric name."""
     total_stake = np.zeros_like(ledger.net)
@@ -118,7 +126,7 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
     start = ledger.start_bankroll
     path = _path_metrics(float(start), ledger.net, ledger.bankroll, ledger.played, total_stake)
     return session_columns(
-        start=float(start), net=ledger.net.sum(axis=1), wagered=total_stake.sum(axis=1),
+        start=float(start), net=grid_sums(ledger.net), wagered=grid_sums(total_stake),
         expected=ledger.session_expected_net(), path=path,
         bets=(total_stake > 0).sum(axis=1), max_stake=max_stake,
         limit_hits=ledger.limit_hits, ruined=ledger.ruined, ruin_coup=ledger.ruin_coup,
