@@ -23,7 +23,7 @@ both paths, for every part and for combinations a property test draws.
 
 It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"`` to each
 configuration that is exactly a built-in composition (``baccarat.strategies.system.trusted_parts``)
-of the parts the kernel plays (``PLAYED_SELECTIONS``, ``PLAYED_STAKINGS``: every built-in part but
+of the parts the kernel plays (every part of ``strategies/compiled.py``'s tables but
 the count triggers that estimate or enumerate an EV, ``count:method=exact|true_count``;
 the published Dragon 7 and Panda 8 counts and Kelly read the cards seen, from
 ``card_counts``, Kelly's EVs enumerated once per chunk for the coups it may bet). Any
@@ -80,11 +80,6 @@ from .fused_play import (
     MIN_CARDS,
     N_INTS,
     NO_BET,
-    SEL_AFTER_TIES,
-    SEL_COUNT,
-    SEL_PATTERN,
-    SEL_ROAD,
-    STK_KELLY,
     play_systems,
 )
 from .jit import njit
@@ -105,25 +100,21 @@ from .rules import TableRules
 from .session_play import N_PATH, policy_row
 from .shoe import shuffle_with
 from .strategies.base import Strategy
-from .strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
+from .strategies.compiled import (
+    SEL_AFTER_TIES,
+    SEL_COUNT,
+    SEL_PATTERN,
+    SEL_ROAD,
+    STK_KELLY,
+    PartForm,
+    declared_part_form,
+)
 from .strategies.kinds import win_payout
 from .strategies.staking.progressions import FIB as _FIB
 
 #: 2**k as numpy's exp2 gives it (what the Martingale family and Paroli stake by).
 with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
     _POW2 = np.exp2(np.arange(1100, dtype=np.float64))
-
-#: The parts the play kernel plays (``baccarat.fused_play``), by their compiled codes (of the
-#: count triggers, the published counts: ``_plays``).
-PLAYED_SELECTIONS = frozenset(SELECTIONS[name] for name in (
-    "always", "follow", "chop", "streak", "ping_pong", "pattern", "skip_first",
-    "after_ties", "road", "count"))
-PLAYED_STAKINGS = frozenset(STAKINGS[name] for name in (
-    "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
-    "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
-    "reverse_labouchere", "parlay", "one_three_two_four", "percent", "kelly"))
-assert (SELECTIONS["road"], SELECTIONS["count"], STAKINGS["kelly"]) == \
-    (SEL_ROAD, SEL_COUNT, STK_KELLY)
 
 #: The most cells of (sessions x steps) grids the play kernel writes at once: its
 #: configurations are played a few at a time within this.
@@ -218,8 +209,7 @@ def system_form(config: Strategy, rules: TableRules,
         return None
     selection = declared_part_form(parts.selection)
     staking = declared_part_form(parts.staking)
-    if selection is None or staking is None or not _plays(selection) \
-            or staking.code not in PLAYED_STAKINGS:
+    if selection is None or staking is None or not _plays(selection):
         return None
     kinds = tuple(parts.selection.kinds())
     if not set(kinds) <= set(bets_offered(rules)):  # the replay refuses it, naming it
@@ -233,7 +223,7 @@ def _plays(selection: PartForm) -> bool:
     of additions the kernel cannot promise, and the enumeration)."""
     if selection.code == SEL_COUNT:
         return int(selection.params[1]) - COUNT_METHODS in range(len(PUBLISHED))
-    return selection.code in PLAYED_SELECTIONS
+    return True  # every other part of strategies.compiled's tables
 
 
 @dataclass

@@ -49,13 +49,32 @@ from .session_play import (
     streak_step,
     table_stake,
 )
-
-# Selections (baccarat.strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
-SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SKIP_FIRST, \
-    SEL_AFTER_TIES, SEL_ROAD, SEL_COUNT = range(10)
-STK_FLAT, STK_MARTINGALE, STK_GRAND_MARTINGALE, STK_PAROLI, STK_DALEMBERT, STK_FIBONACCI, \
-    STK_LABOUCHERE, STK_OSCARS_GRIND, STK_1326, STK_CONTRA_DALEMBERT, \
-    STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT, STK_KELLY = range(15)
+from .strategies.compiled import (
+    SEL_AFTER_TIES,
+    SEL_ALWAYS,
+    SEL_CHOP,
+    SEL_COUNT,
+    SEL_FOLLOW,
+    SEL_PATTERN,
+    SEL_PING_PONG,
+    SEL_ROAD,
+    SEL_SKIP_FIRST,
+    SEL_STREAK,
+    STK_1324,
+    STK_1326,
+    STK_CONTRA_DALEMBERT,
+    STK_DALEMBERT,
+    STK_FIBONACCI,
+    STK_FLAT,
+    STK_GRAND_MARTINGALE,
+    STK_LABOUCHERE,
+    STK_MARTINGALE,
+    STK_OSCARS_GRIND,
+    STK_PARLAY,
+    STK_PAROLI,
+    STK_PERCENT,
+    STK_REVERSE_LABOUCHERE,
+)
 
 #: A session's choice: a bet kind's index in ``baccarat.bets.BET_KINDS``, or no bet.
 NO_BET = -1
