@@ -362,6 +362,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
         out_top = np.zeros((len(batch), n_sessions))
         out_ints = np.zeros((len(batch), N_INTS, n_sessions), dtype=np.int64)
         out_path = np.zeros((len(batch), n_sessions, N_PATH))
+        first_step = np.full((len(batch), len(BET_KINDS)), width, dtype=np.int64)
         problem = play_systems(
             classes, shoe_first, roads, *per_coup, kelly_ev, starts,
             np.array([system.selection.code for system in chosen], dtype=np.int64),
@@ -371,7 +372,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
             np.stack([policy_row(system.policy, system.rules) for system in chosen]),
             np.ascontiguousarray(np.stack([tables[system.rules] for system in chosen])),
             np.ascontiguousarray(win_pay[batch]),
-            _POW2, _FIB, CYCLES, out_top, out_ints, out_path, keep, side, stake, net,
+            _POW2, _FIB, CYCLES, out_top, out_ints, out_path, first_step, keep, side, stake, net,
             bankroll, played, np.zeros(stkp.shape[1] + width + 2, dtype=np.int64),
             np.zeros(max([1, *(_window(system.selection) for system in chosen)]),
                      dtype=np.int64))
@@ -379,7 +380,8 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
             return None
         top[batch], ints[batch], path[batch] = out_top, out_ints, out_path
         for j, c in enumerate(batch):
-            sums[c] = SessionSums.of(systems[c].kinds, side[j], stake[j], net[j])
+            sums[c] = SessionSums.of(systems[c].kinds, first_step[j], side[j], stake[j],
+                                     net[j])
         if keep:
             c = batch[0]
             grids = (side[0], stake[0], net[0], bankroll[0], played[0])
@@ -491,21 +493,19 @@ class SessionSums:
     by_kind: dict[str, np.ndarray]
 
     @classmethod
-    def of(cls, kinds: tuple[str, ...], side: np.ndarray, stake: np.ndarray,
-           net: np.ndarray) -> SessionSums:
+    def of(cls, kinds: tuple[str, ...], first_step: np.ndarray, side: np.ndarray,
+           stake: np.ndarray, net: np.ndarray) -> SessionSums:
         """The sums of the grids of the kind chosen, the stake and the net (sessions x
-        steps) of a configuration whose selection may choose ``kinds``."""
+        steps) of a configuration whose selection may choose ``kinds``; ``first_step``:
+        by bet kind, the first step at which it was staked (the steps if never)."""
         wagered = grid_sums(stake)
-        met = []
-        for i, kind in enumerate(kinds):
-            on = side == KIND_INDEX[kind]
-            steps = np.flatnonzero((on & (stake > 0)).any(axis=0))
-            if steps.size:
-                met.append((int(steps[0]), i, kind, on))
-        met.sort(key=lambda m: m[:2])
+        met = sorted((int(first_step[KIND_INDEX[kind]]), i, kind)
+                     for i, kind in enumerate(kinds)
+                     if first_step[KIND_INDEX[kind]] < stake.shape[1])
         # one kind: its stakes are all the stakes
-        by_kind = {kind: wagered if len(kinds) == 1 else grid_sums(np.where(on, stake, 0.0))
-                   for _, _, kind, on in met}
+        by_kind = {kind: wagered if len(kinds) == 1 else
+                   grid_sums(np.where(side == KIND_INDEX[kind], stake, 0.0))
+                   for _, _, kind in met}
         return cls(grid_sums(net), wagered, by_kind)
 
 

@@ -111,7 +111,7 @@ def _units(line, lo, hi):  # pragma: no cover - compiled
 @njit(cache=True, native=True)
 def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, cards_ok,
                  kelly_ev, starts, sel, selp, stk, stkp, stk_n, rules, payouts, win_pay, pow2,
-                 fib, cycles, top, ints, path, keep, grid_side, grid_stake, grid_net,
+                 fib, cycles, top, ints, path, first_step, keep, grid_side, grid_stake, grid_net,
                  grid_bankroll, grid_played, line, recent):  # pragma: no cover - compiled
     """Play every configuration over every session; 0, or the problem (``NOT_A_STAKE``,
     ``UNSETTLED``) that makes the replay raise.
@@ -127,7 +127,10 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
     them), ``rules`` (its policy row, ``baccarat.session_play.policy_row``), ``payouts``
     (classes x bet kinds) and ``win_pay`` (each kind's win payout b of b:1, for Kelly).
     Out: ``top`` (configs x sessions: the largest stake), ``ints`` (configs x ``N_INTS``
-    x sessions), ``path`` (configs x sessions x ``N_PATH``) and the replay's grids
+    x sessions), ``path`` (configs x sessions x ``N_PATH``), ``first_step`` (configs x
+    bet kinds: the first step, over the sessions, at which each kind was staked, the
+    order the replay met them in; the number of steps as it comes in) and the replay's
+    grids
     (configs x sessions x the longest session, zeros and ``NO_BET`` as they come in) of
     what each session did on each coup it played: the kind chosen, the stake placed and
     the net (``grid_side``, ``grid_stake``, ``grid_net``: the session sums are numpy's
@@ -382,6 +385,8 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                     grid_bankroll[c, s, t] = bankroll
                     grid_played[c, s, t] = True
                 top_stake = max(top_stake, stake)
+                if stake > 0 and t < first_step[c, side]:
+                    first_step[c, side] = t
                 played += 1
                 coup += 1
                 shoe_coup += 1
