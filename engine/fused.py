@@ -481,6 +481,18 @@ def _config_ledger(system: SystemForm, grids: tuple[np.ndarray, ...], ints: np.n
         priced_by="remaining cards" if priced is not None else "full shoe")
 
 
+def _kind_sums(side: np.ndarray, stake: np.ndarray, kind: str) -> np.ndarray:
+    """``grid_sums`` of the stakes on ``kind`` (``side``: the kind of each stake), as the
+    replay's grid of that kind holds them; a block of sessions at a time, so that the
+    grid of one kind's stakes is never made whole."""
+    out = np.empty(stake.shape[0])
+    on = KIND_INDEX[kind]
+    for lo in range(0, stake.shape[0], 1024):
+        hi = lo + 1024
+        out[lo:hi] = grid_sums(np.where(side[lo:hi] == on, stake[lo:hi], 0.0))
+    return out
+
+
 @dataclass(frozen=True)
 class SessionSums:
     """A configuration's session sums, from its grids as the replay's are
@@ -503,8 +515,7 @@ class SessionSums:
                      for i, kind in enumerate(kinds)
                      if first_step[KIND_INDEX[kind]] < stake.shape[1])
         # one kind: its stakes are all the stakes
-        by_kind = {kind: wagered if len(kinds) == 1 else
-                   grid_sums(np.where(side == KIND_INDEX[kind], stake, 0.0))
+        by_kind = {kind: wagered if len(kinds) == 1 else _kind_sums(side, stake, kind)
                    for _, _, kind in met}
         return cls(grid_sums(net), wagered, by_kind)
 

@@ -42,6 +42,7 @@ from .session_play import (
     RUIN,
     drawdown_step,
     is_stake,
+    policy_values,
     reduce_scale,
     reduced_stake,
     short,
@@ -149,7 +150,7 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
         base = stkp[c, 0]
         k_p1 = stkp[c, 1] if stkp.shape[1] > 1 else 0.0
         cap = int(k_p1)  # the Martingale family's most doublings (-1: none), wins to bank
-        policy = rules[c]
+        policy = policy_values(rules[c])
         start = policy[R_START]
         reduce = policy[R_REDUCE] > 0
         chip = policy[R_CHIP]

@@ -112,6 +112,15 @@ def unit_thresholds(policy: SessionPolicy, start: int, unit: Fraction,
 
 
 @njit(cache=True, inline="always")
+def policy_values(row):  # pragma: no cover - compiled
+    """A ``policy_row`` as a tuple: values a kernel keeps at hand through its loops (an
+    array's entries are read again after every store the compiler cannot rule out)."""
+    return (row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+            row[9], row[10], row[11], row[12], row[13], row[14], row[15], row[16], row[17],
+            row[18])
+
+
+@njit(cache=True, inline="always")
 def is_stake(stake):  # pragma: no cover - compiled
     """Whether ``stake`` is a stake at all: a finite number, not negative."""
     return np.isfinite(stake) and stake >= 0
@@ -175,6 +184,7 @@ def stop_after_coup(rules, bankroll, coup, won, lost, peak, losses, shoe_start, 
     Returns (the stop reason or -1, whether it is a per-shoe stop: the session sits out
     the rest of the shoe, and the counts moved: peak, losses, shoe peak, shoe losses,
     shoe coups). Without a rule that needs the counts (``R_MORE``), they do not move.
+    ``rules``: the policy row, or its ``policy_values``.
     """
     result = bankroll - rules[R_START]
     max_coups = int(rules[R_MAX_COUPS])
