@@ -215,7 +215,6 @@ def stop_after_coup(rules, bankroll, coup, won, lost, peak, losses, shoe_start, 
     elif max_losses >= 0 and losses >= max_losses:
         reason = LOSSES_IN_ROW
     elif rules[R_SHOES] > 0:
-        per_shoe = True
         shoe_result = bankroll - shoe_start
         shoe_max_coups = int(rules[R_SHOE_MAX_COUPS])
         shoe_max_losses = int(rules[R_SHOE_MAX_LOSSES])
@@ -229,6 +228,7 @@ def stop_after_coup(rules, bankroll, coup, won, lost, peak, losses, shoe_start, 
             reason = TRAILING_STOP
         elif shoe_max_losses >= 0 and shoe_losses >= shoe_max_losses:
             reason = LOSSES_IN_ROW
+        per_shoe = reason >= 0
     return reason, per_shoe, peak, losses, shoe_peak, shoe_losses, shoe_coups
 
 
