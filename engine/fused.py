@@ -15,15 +15,15 @@ every session rule, per session and per shoe, and accumulates the per-session me
 the sessions table holds.
 
 "Change no result": every figure is the replay's, bit for bit. The kernel performs the
-floating-point operations of the replay in the same order, and the session sums (net,
-wagered, each bet kind's amount) reproduce numpy's pairwise summation over the chunk's
-grid width (``baccarat.fused_play.pairwise_sum``), which is what ``ndarray.sum(axis=1)``
-does on the replay's grids. ``tests/test_fused.py`` compares the sessions tables of both
-paths, for every part and for combinations a property test draws.
+floating-point operations of the replay in the same order (the table and session rules
+are ``baccarat.session_play``'s, the replay's own) and writes the replay's grids of
+stakes and nets, which the session sums are computed from as the replay's are
+(``baccarat.metrics.grid_sums``). ``tests/test_fused.py`` compares the sessions tables of
+both paths, for every part and for combinations a property test draws.
 
 It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"`` to each
 configuration that is exactly a built-in composition (``baccarat.strategies.system.trusted_parts``)
-of the parts the kernel plays (``PLAYED_SELECTIONS``, ``PLAYED_STAKINGS``: every built-in part but
+of the parts the kernel plays (every part of ``strategies/compiled.py``'s tables but
 the count triggers that estimate or enumerate an EV, ``count:method=exact|true_count``;
 the published Dragon 7 and Panda 8 counts and Kelly read the cards seen, from
 ``card_counts``, Kelly's EVs enumerated once per chunk for the coups it may bet). Any
@@ -71,9 +71,6 @@ from .deal import (
 from .fused_play import (
     COUNT_METHODS,
     CYCLES,
-    F_MAX_STAKE,
-    F_NET,
-    F_WAGERED,
     I_BETS,
     I_COUPS,
     I_LIMIT_HITS,
@@ -81,44 +78,15 @@ from .fused_play import (
     I_RUINED,
     I_STOP,
     MIN_CARDS,
-    N_FLOATS,
     N_INTS,
-    N_PATH,
-    N_RULES,
-    R_BELOW,
-    R_BROKE_BELOW,
-    R_CHIP,
-    R_GOAL_AT,
-    R_LOSS_AT,
-    R_MAX_COUPS,
-    R_MAX_LOSSES,
-    R_REDUCE,
-    R_SHOE_GOAL_AT,
-    R_SHOE_LOSS_AT,
-    R_SHOE_MAX_COUPS,
-    R_SHOE_MAX_LOSSES,
-    R_SHOE_TRAILING,
-    R_SHOES,
-    R_START,
-    R_TABLE_MAX,
-    R_TABLE_MIN,
-    R_TRAILING,
-    SEL_AFTER_TIES,
-    SEL_COUNT,
-    SEL_PATTERN,
-    SEL_ROAD,
-    STK_KELLY,
-    SUM_DEPTH,
-    pairwise_sum,
+    NO_BET,
     play_systems,
 )
 from .jit import njit
 from .ledger import session_rows
-from .metrics import session_columns
+from .metrics import grid_sums, session_columns
 from .odds import bets_offered
 from .replay import (
-    END,
-    STOP_REASONS,
     ConfigLedger,
     SessionGrid,
     SessionPolicy,
@@ -129,29 +97,28 @@ from .replay import (
 )
 from .roads import BLUE, RED
 from .rules import TableRules
+from .session_play import N_PATH, policy_row
 from .shoe import shuffle_with
 from .strategies.base import Strategy
-from .strategies.compiled import SELECTIONS, STAKINGS, PartForm, declared_part_form
+from .strategies.compiled import (
+    SEL_AFTER_TIES,
+    SEL_COUNT,
+    SEL_PATTERN,
+    SEL_ROAD,
+    STK_KELLY,
+    PartForm,
+    declared_part_form,
+)
 from .strategies.kinds import win_payout
 from .strategies.staking.progressions import FIB as _FIB
-
-assert STOP_REASONS.index("end") == END
 
 #: 2**k as numpy's exp2 gives it (what the Martingale family and Paroli stake by).
 with np.errstate(over="ignore"):  # 2**1024 and above: inf, as numpy stakes them
     _POW2 = np.exp2(np.arange(1100, dtype=np.float64))
 
-#: The parts the play kernel plays (``baccarat.fused_play``), by their compiled codes (of the
-#: count triggers, the published counts: ``_plays``).
-PLAYED_SELECTIONS = frozenset(SELECTIONS[name] for name in (
-    "always", "follow", "chop", "streak", "ping_pong", "pattern", "skip_first",
-    "after_ties", "road", "count"))
-PLAYED_STAKINGS = frozenset(STAKINGS[name] for name in (
-    "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
-    "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
-    "reverse_labouchere", "parlay", "one_three_two_four", "percent", "kelly"))
-assert (SELECTIONS["road"], SELECTIONS["count"], STAKINGS["kelly"]) == \
-    (SEL_ROAD, SEL_COUNT, STK_KELLY)
+#: The most cells of (sessions x steps) grids the play kernel writes at once: its
+#: configurations are played a few at a time within this.
+_GRID_CELLS = 4_000_000
 
 #: The published counts the kernel keeps (``Count.compiled_form``'s methods from
 #: ``COUNT_METHODS`` on), and their tags by card value.
@@ -242,8 +209,7 @@ def system_form(config: Strategy, rules: TableRules,
         return None
     selection = declared_part_form(parts.selection)
     staking = declared_part_form(parts.staking)
-    if selection is None or staking is None or not _plays(selection) \
-            or staking.code not in PLAYED_STAKINGS:
+    if selection is None or staking is None or not _plays(selection):
         return None
     kinds = tuple(parts.selection.kinds())
     if not set(kinds) <= set(bets_offered(rules)):  # the replay refuses it, naming it
@@ -257,7 +223,7 @@ def _plays(selection: PartForm) -> bool:
     of additions the kernel cannot promise, and the enumeration)."""
     if selection.code == SEL_COUNT:
         return int(selection.params[1]) - COUNT_METHODS in range(len(PUBLISHED))
-    return selection.code in PLAYED_SELECTIONS
+    return True  # every other part of strategies.compiled's tables
 
 
 @dataclass
@@ -362,10 +328,9 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
     tables = {r: _payouts(r) for r in set(plan.rules)}
     roads = road_features(classes // _PER_OUTCOME, shoe_first) if plan.needs_roads else \
         np.zeros((1, 3, 3), dtype=np.int8)
-    floats = np.zeros((n_configs, N_FLOATS + n_kinds, n_sessions))
+    top = np.zeros((n_configs, n_sessions))
     ints = np.zeros((n_configs, N_INTS, n_sessions), dtype=np.int64)
     path = np.zeros((n_configs, n_sessions, N_PATH))
-    first_step = np.full((n_configs, n_kinds), width, dtype=np.int64)
     per_coup = (cards.counts, cards.seen, cards.left, cards.whole) if cards is not None else \
         (np.zeros((len(PUBLISHED), 1), dtype=np.int64), np.zeros(1, dtype=np.int64),
          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_))
@@ -374,81 +339,87 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
                         for system in systems])
     # A count's or Kelly's stakes are priced from the cards left, coup by coup, as the
     # replay prices every strategy that reads the cards: those configurations are played
-    # one at a time, keeping their grids; the others all at once.
+    # one at a time, keeping their grids; the others a few at a time, as many as
+    # _GRID_CELLS of grids hold.
     priced = [c for c, system in enumerate(systems) if system.reads_cards]
     kept = list(range(n_configs)) if plan.ledger else priced  # each one's grids kept
-    batches = [([c for c in range(n_configs) if c not in kept], False)]
+    rest = [c for c in range(n_configs) if c not in kept]
+    per_batch = max(1, _GRID_CELLS // max(n_sessions * width, 1))
+    batches = [(rest[i:i + per_batch], False) for i in range(0, len(rest), per_batch)]
     batches += [([c], True) for c in kept]
+    sums: dict[int, SessionSums] = {}
     expected_of: dict[int, np.ndarray] = {}
     grids_of: dict[int, tuple[np.ndarray, ...]] = {}
     priced_grid: dict[int, np.ndarray] = {}
     for batch, keep in batches:
-        if not batch:
-            continue
         chosen = [systems[c] for c in batch]
         stkp = _padded([system.staking.params for system in chosen], extra=1)
-        grids = _grids(n_sessions, width) if keep else _grids(1, 1)
-        out_floats = np.zeros((len(batch), N_FLOATS + n_kinds, n_sessions))
+        shape = (len(batch), n_sessions, width)
+        side, stake, net = (np.full(shape, NO_BET, dtype=np.int8), np.zeros(shape),
+                            np.zeros(shape))
+        bankroll, played = (np.zeros(shape), np.zeros(shape, dtype=np.bool_)) if keep \
+            else (np.zeros((1, 1, 1)), np.zeros((1, 1, 1), dtype=np.bool_))
+        out_top = np.zeros((len(batch), n_sessions))
         out_ints = np.zeros((len(batch), N_INTS, n_sessions), dtype=np.int64)
         out_path = np.zeros((len(batch), n_sessions, N_PATH))
-        out_first = np.full((len(batch), n_kinds), width, dtype=np.int64)
+        first_step = np.full((len(batch), len(BET_KINDS)), width, dtype=np.int64)
         problem = play_systems(
-            classes, shoe_first, roads, *per_coup, kelly_ev, starts, width,
+            classes, shoe_first, roads, *per_coup, kelly_ev, starts,
             np.array([system.selection.code for system in chosen], dtype=np.int64),
             _padded([system.selection.params for system in chosen], extra=1),
             np.array([system.staking.code for system in chosen], dtype=np.int64), stkp,
             np.array([len(system.staking.params) for system in chosen], dtype=np.int64),
-            np.ascontiguousarray(kinds[batch]),
-            np.stack([_policy_row(system.policy, system.rules) for system in chosen]),
+            np.stack([policy_row(system.policy, system.rules) for system in chosen]),
             np.ascontiguousarray(np.stack([tables[system.rules] for system in chosen])),
             np.ascontiguousarray(win_pay[batch]),
-            _POW2, _FIB, CYCLES, out_floats, out_ints, out_path, out_first, keep, *grids,
-            np.zeros(width), np.zeros(width), np.full(width, -1, dtype=np.int64),
-            np.zeros(width), np.zeros(stkp.shape[1] + width + 2, dtype=np.int64),
+            _POW2, _FIB, CYCLES, out_top, out_ints, out_path, first_step, keep, side, stake, net,
+            bankroll, played, np.zeros(stkp.shape[1] + width + 2, dtype=np.int64),
             np.zeros(max([1, *(_window(system.selection) for system in chosen)]),
-                     dtype=np.int64),
-            np.empty((4, SUM_DEPTH), dtype=np.int64), np.empty(SUM_DEPTH))
+                     dtype=np.int64))
         if problem:
             return None
-        floats[batch], ints[batch], path[batch], first_step[batch] = \
-            out_floats, out_ints, out_path, out_first
-        if keep and batch[0] in priced:
-            assert cards is not None
-            priced_grid[batch[0]] = _priced_by_the_cards(chosen[0], grids, starts, cards)
-            expected_of[batch[0]] = priced_grid[batch[0]].sum(axis=1)
-        if keep and plan.ledger:
-            grids_of[batch[0]] = grids
+        top[batch], ints[batch], path[batch] = out_top, out_ints, out_path
+        for j, c in enumerate(batch):
+            sums[c] = SessionSums.of(systems[c].kinds, first_step[j], side[j], stake[j],
+                                     net[j])
+        if keep:
+            c = batch[0]
+            grids = (side[0], stake[0], net[0], bankroll[0], played[0])
+            if c in priced:
+                assert cards is not None
+                priced_grid[c] = _priced_by_the_cards(systems[c], grids, starts, cards)
+                expected_of[c] = priced_grid[c].sum(axis=1)
+            if plan.ledger:
+                grids_of[c] = grids
     session_ids = first_session + np.arange(n_sessions, dtype=np.int64)
     out = []
     staked_kinds: set[str] = set()
+    zeros = np.zeros(n_sessions)
     for c, system in enumerate(systems):
         # The bet kinds this configuration staked in the chunk, in the order the replay met
         # them (step by step, and within a step in its selection's order): what it prices.
-        met = sorted((int(first_step[c, KIND_INDEX[kind]]), i, kind)
-                     for i, kind in enumerate(system.kinds)
-                     if first_step[c, KIND_INDEX[kind]] < width)
-        staked_kinds.update(kind for _, _, kind in met)
+        by_kind = sums[c].by_kind
+        staked_kinds.update(by_kind)
         expected = expected_of.get(c)
         if expected is None:  # priced by the full shoe, as the replay prices it
             ev = full_shoe_ev(system.rules)
             expected = np.zeros(n_sessions)
-            for _, _, kind in met:
-                expected += floats[c, N_FLOATS + KIND_INDEX[kind]] * ev[kind]
+            for kind, amount in by_kind.items():
+                expected += amount * ev[kind]
         metrics = session_columns(
-            start=float(system.policy.bankroll), net=floats[c, F_NET],
-            wagered=floats[c, F_WAGERED], expected=expected, path=path[c],
-            bets=ints[c, I_BETS], max_stake=floats[c, F_MAX_STAKE],
+            start=float(system.policy.bankroll), net=sums[c].net,
+            wagered=sums[c].wagered, expected=expected, path=path[c],
+            bets=ints[c, I_BETS], max_stake=top[c],
             limit_hits=ints[c, I_LIMIT_HITS], ruined=ints[c, I_RUINED].astype(bool),
             ruin_coup=ints[c, I_RUIN_COUP], stop_reason=ints[c, I_STOP].astype(np.int8),
             coups=ints[c, I_COUPS])
-        by_kind = {kind: floats[c, N_FLOATS + KIND_INDEX[kind]] if first_step[
-            c, KIND_INDEX[kind]] < width else np.zeros(n_sessions) for kind in KIND_INDEX}
         k = plan.configs[c]
-        out.append(session_rows(k, names[k], session_ids, first_shoe, metrics, by_kind))
+        out.append(session_rows(k, names[k], session_ids, first_shoe, metrics,
+                                {kind: by_kind.get(kind, zeros) for kind in KIND_INDEX}))
     staked = sorted(staked_kinds, key=list(KIND_INDEX).index)
     chunk = FusedChunk(out, int(classes.size), n_sessions, staked, plan.configs)
     if plan.ledger:
-        chunk.ledgers = [_config_ledger(system, grids_of[c], ints[c], first_step[c], width,
+        chunk.ledgers = [_config_ledger(system, grids_of[c], ints[c], list(sums[c].by_kind),
                                         priced_grid.get(c))
                          for c, system in enumerate(systems)]
     return chunk
@@ -494,17 +465,13 @@ def _may_bet(selection: PartForm, cards: CardCounts) -> np.ndarray | bool:
 
 
 def _config_ledger(system: SystemForm, grids: tuple[np.ndarray, ...], ints: np.ndarray,
-                   first_step: np.ndarray, width: int,
-                   priced: np.ndarray | None) -> ConfigLedger:
+                   met: list[str], priced: np.ndarray | None) -> ConfigLedger:
     """A configuration's grids as the replay's ``ConfigLedger``: the stakes of each kind it
-    staked in the chunk (in the order the replay met them), the nets, the bankroll after
-    each coup and the coups played; its stakes' expected nets from the cards left where a
-    count priced them so (``priced``)."""
+    staked in the chunk (``met``: in the order the replay met them), the nets, the
+    bankroll after each coup and the coups played; its stakes' expected nets from the
+    cards left where a count priced them so (``priced``)."""
     side, stake, net, bankroll, played = grids
-    met = sorted((int(first_step[KIND_INDEX[kind]]), i, kind)
-                 for i, kind in enumerate(system.kinds)
-                 if first_step[KIND_INDEX[kind]] < width)
-    stakes = {kind: np.where(side == KIND_INDEX[kind], stake, 0.0) for _, _, kind in met}
+    stakes = {kind: np.where(side == KIND_INDEX[kind], stake, 0.0) for kind in met}
     return ConfigLedger(
         strategy=system.config, stakes=stakes, net=net, bankroll=bankroll, played=played,
         limit_hits=ints[I_LIMIT_HITS], ruined=ints[I_RUINED].astype(bool),
@@ -514,12 +481,43 @@ def _config_ledger(system: SystemForm, grids: tuple[np.ndarray, ...], ints: np.n
         priced_by="remaining cards" if priced is not None else "full shoe")
 
 
-def _grids(n_sessions: int, width: int) -> tuple[np.ndarray, ...]:
-    """The kernel's grids of one configuration (sessions x width): the kind chosen, the
-    stake placed, the net, the bankroll after the coup, whether it was played."""
-    return (np.full((n_sessions, width), -1, dtype=np.int8), np.zeros((n_sessions, width)),
-            np.zeros((n_sessions, width)), np.zeros((n_sessions, width)),
-            np.zeros((n_sessions, width), dtype=np.bool_))
+def _kind_sums(side: np.ndarray, stake: np.ndarray, kind: str) -> np.ndarray:
+    """``grid_sums`` of the stakes on ``kind`` (``side``: the kind of each stake), as the
+    replay's grid of that kind holds them; a block of sessions at a time, so that the
+    grid of one kind's stakes is never made whole."""
+    out = np.empty(stake.shape[0])
+    on = KIND_INDEX[kind]
+    for lo in range(0, stake.shape[0], 1024):
+        hi = lo + 1024
+        out[lo:hi] = grid_sums(np.where(side[lo:hi] == on, stake[lo:hi], 0.0))
+    return out
+
+
+@dataclass(frozen=True)
+class SessionSums:
+    """A configuration's session sums, from its grids as the replay's are
+    (``baccarat.metrics.grid_sums``): the net, the amount wagered and, for each bet kind
+    it staked, in the order the replay met them (step by step, and within a step in its
+    selection's order), the amount staked on it."""
+
+    net: np.ndarray
+    wagered: np.ndarray
+    by_kind: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, kinds: tuple[str, ...], first_step: np.ndarray, side: np.ndarray,
+           stake: np.ndarray, net: np.ndarray) -> SessionSums:
+        """The sums of the grids of the kind chosen, the stake and the net (sessions x
+        steps) of a configuration whose selection may choose ``kinds``; ``first_step``:
+        by bet kind, the first step at which it was staked (the steps if never)."""
+        wagered = grid_sums(stake)
+        met = sorted((int(first_step[KIND_INDEX[kind]]), i, kind)
+                     for i, kind in enumerate(kinds)
+                     if first_step[KIND_INDEX[kind]] < stake.shape[1])
+        # one kind: its stakes are all the stakes
+        by_kind = {kind: wagered if len(kinds) == 1 else _kind_sums(side, stake, kind)
+                   for _, _, kind in met}
+        return cls(grid_sums(net), wagered, by_kind)
 
 
 def _priced_by_the_cards(system: SystemForm, grids: tuple[np.ndarray, ...],
@@ -641,41 +639,6 @@ def _window(selection: PartForm) -> int:
             j += int(selection.params[j]) + 2
         return longest
     return 0
-
-
-#: ``SessionPolicy.below_min`` as the kernel reads it (the replay's codes).
-_BELOW_MODES = {"raise": 0, "skip": 1, "stop": 2}
-
-
-def _policy_row(policy: SessionPolicy, rules: TableRules) -> np.ndarray:
-    """A configuration's session policy and table limits as the kernel reads them, each
-    threshold computed exactly as the replay computes it (``_apply_stop_rules``,
-    ``_RuleState``)."""
-    row = np.zeros(N_RULES)
-
-    def at(value: float | None, sign: float) -> float:
-        return sign * (np.inf if value is None else value)
-
-    row[R_START] = float(policy.bankroll)
-    row[R_REDUCE] = policy.when_short == "reduce"
-    row[R_CHIP] = float(policy.chip) if policy.chip is not None else 0.0
-    row[R_BELOW] = _BELOW_MODES[policy.below_min]
-    row[R_TABLE_MIN] = float(rules.table_min)
-    row[R_TABLE_MAX] = float(rules.table_max)
-    row[R_BROKE_BELOW] = rules.table_min - 1e-9
-    row[R_LOSS_AT] = -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf
-    row[R_GOAL_AT] = policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf
-    row[R_MAX_COUPS] = policy.max_coups if policy.max_coups is not None else -1
-    row[R_TRAILING] = at(policy.trailing_stop, 1.0) - 1e-9
-    row[R_MAX_LOSSES] = -1 if policy.losses_in_row is None else policy.losses_in_row
-    row[R_SHOES] = policy.shoe_rules()
-    row[R_SHOE_LOSS_AT] = at(policy.shoe_stop_loss, -1.0) + 1e-9
-    row[R_SHOE_GOAL_AT] = at(policy.shoe_win_goal, 1.0) - 1e-9
-    row[R_SHOE_MAX_COUPS] = -1 if policy.shoe_max_coups is None else policy.shoe_max_coups
-    row[R_SHOE_TRAILING] = at(policy.shoe_trailing_stop, 1.0) - 1e-9
-    row[R_SHOE_MAX_LOSSES] = -1 if policy.shoe_losses_in_row is None \
-        else policy.shoe_losses_in_row
-    return row
 
 
 @functools.lru_cache(maxsize=64)
@@ -872,13 +835,6 @@ def _main_bet_class(outcome, player_total, banker_total, player_third,
 
 
 assert BURN_STANDARD == _BURN_CODES["standard"]
-
-
-def _numpy_sum(a: np.ndarray, n: int) -> float:
-    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64
-    (``baccarat.fused_play.pairwise_sum`` with its working space)."""
-    return float(pairwise_sum(a, n, np.empty((4, SUM_DEPTH), dtype=np.int64),
-                              np.empty(SUM_DEPTH)))
 
 
 #: The derived roads (``baccarat.roads``: 1 big eye boy, 2 small road, 3 cockroach pig) and

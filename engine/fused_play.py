@@ -1,21 +1,20 @@
-"""The fused path's play kernel: every built-in selection, staking plan and session rule.
+"""The fused path's play kernel: every built-in selection and staking plan.
 
 ``play_systems`` plays each configuration of a chunk (a system of built-in parts: a
 selection, a staking plan, its session policy) session after session, coup after coup,
 in the replay's order of operations (``engine/replay.py``): before each coup the session
 rules' new-shoe bookkeeping, the selection's choice, the staking plan's stake, the table
-rules (chip rounding, the table maximum, a stake below the minimum raised, skipped or
-ending the session, the bankroll shortfall stopped or reduced), the payout lookup and the
-bankroll; after it the path metrics, the selection and the staking plan learning the coup
-(a plan moves only on a coup its session staked on and won or lost), the stop rules per
-session and then per shoe (a per-shoe stop sits the session out to its next shoe).
+rules, the payout lookup and the bankroll; after it the path metrics, the selection and
+the staking plan learning the coup (a plan moves only on a coup its session staked on and
+won or lost), the stop rules per session and then per shoe. The table rules, the stop
+rules and the path metrics are ``baccarat.session_play``'s functions, the replay's own.
 
 Each part's compiled form (``strategies/compiled.py``: a code and the numbers its Python
 form reads) is read here; the Python parts stay the reference, and ``tests/test_fused.py``
 compares the two bet for bet. Every floating-point operation follows the replay's order,
-and the session sums (net, wagered, each bet kind's amount) reproduce numpy's pairwise
-summation over the chunk's grid width (``baccarat.fused._pairwise_sum``), so every column
-is the replay's bit for bit.
+and the kernel writes the replay's grids of stakes and nets, from which the session sums
+are computed as the replay's are (``baccarat.metrics.grid_sums``): every column is the
+replay's bit for bit.
 
 The kernel allocates nothing (its callers pass its working space); it returns 0, or a
 problem code where the replay would raise (a stake that is not a finite non-negative
@@ -29,13 +28,54 @@ import numpy as np
 
 from .bets import N_PAIR_STATES, N_SPECIAL
 from .jit import njit
-
-# Selections (baccarat.strategies.compiled.SELECTIONS) and staking plans (STAKINGS), by code.
-SEL_ALWAYS, SEL_FOLLOW, SEL_CHOP, SEL_STREAK, SEL_PING_PONG, SEL_PATTERN, SEL_SKIP_FIRST, \
-    SEL_AFTER_TIES, SEL_ROAD, SEL_COUNT = range(10)
-STK_FLAT, STK_MARTINGALE, STK_GRAND_MARTINGALE, STK_PAROLI, STK_DALEMBERT, STK_FIBONACCI, \
-    STK_LABOUCHERE, STK_OSCARS_GRIND, STK_1326, STK_CONTRA_DALEMBERT, \
-    STK_REVERSE_LABOUCHERE, STK_PARLAY, STK_1324, STK_PERCENT, STK_KELLY = range(15)
+from .session_play import (
+    BELOW_MIN,
+    BUSTED,
+    END,
+    R_BELOW,
+    R_CHIP,
+    R_REDUCE,
+    R_SHOES,
+    R_START,
+    R_TABLE_MAX,
+    R_TABLE_MIN,
+    RUIN,
+    drawdown_step,
+    is_stake,
+    policy_values,
+    reduce_scale,
+    reduced_stake,
+    short,
+    stop_after_coup,
+    streak_step,
+    table_stake,
+)
+from .strategies.compiled import (
+    SEL_AFTER_TIES,
+    SEL_ALWAYS,
+    SEL_CHOP,
+    SEL_COUNT,
+    SEL_FOLLOW,
+    SEL_PATTERN,
+    SEL_PING_PONG,
+    SEL_ROAD,
+    SEL_SKIP_FIRST,
+    SEL_STREAK,
+    STK_1324,
+    STK_1326,
+    STK_CONTRA_DALEMBERT,
+    STK_DALEMBERT,
+    STK_FIBONACCI,
+    STK_FLAT,
+    STK_GRAND_MARTINGALE,
+    STK_LABOUCHERE,
+    STK_MARTINGALE,
+    STK_OSCARS_GRIND,
+    STK_PARLAY,
+    STK_PAROLI,
+    STK_PERCENT,
+    STK_REVERSE_LABOUCHERE,
+)
 
 #: A session's choice: a bet kind's index in ``baccarat.bets.BET_KINDS``, or no bet.
 NO_BET = -1
@@ -43,23 +83,9 @@ _BANKER, _PLAYER, _TIE = 0, 1, 2
 #: A coup's outcome is its class (``baccarat.bets``) divided by this.
 _PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
 
-#: The session policy of each configuration, one row of ``rules`` (see ``policy_row``).
-(R_START, R_REDUCE, R_CHIP, R_BELOW, R_TABLE_MIN, R_TABLE_MAX, R_BROKE_BELOW, R_LOSS_AT,
- R_GOAL_AT, R_MAX_COUPS, R_TRAILING, R_MAX_LOSSES, R_SHOES, R_SHOE_LOSS_AT, R_SHOE_GOAL_AT,
- R_SHOE_MAX_COUPS, R_SHOE_TRAILING, R_SHOE_MAX_LOSSES) = range(18)
-N_RULES = 18
-
-#: Why a session ended (``baccarat.replay.STOP_REASONS``).
-END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, LOSSES_IN_ROW, \
-    BELOW_MIN = range(10)
-
-#: The kernel's outputs per configuration and session: floats (then one row per bet
-#: kind: the amount staked on it), integers, the path metrics.
-F_NET, F_WAGERED, F_MAX_STAKE = range(3)
-N_FLOATS = 3
+#: The kernel's integer outputs per configuration and session.
 I_LIMIT_HITS, I_RUINED, I_RUIN_COUP, I_STOP, I_COUPS, I_BETS = range(6)
 N_INTS = 6
-N_PATH = 9
 
 #: Problems: where the replay would raise.
 NOT_A_STAKE, UNSETTLED = 1, 2
@@ -75,90 +101,6 @@ CYCLES = np.array([[1.0, 3.0, 2.0, 6.0], [1.0, 3.0, 2.0, 4.0]])
 
 
 @njit(cache=True, inline="always")
-def _block_sum(a, lo, n):  # pragma: no cover - compiled
-    """numpy's pairwise sum of ``a[lo:lo + n]`` for n <= 128 (see ``_pairwise_sum``)."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    end = n - n % 8
-    while i < end:
-        j = lo + i
-        r0 += a[j]
-        r1 += a[j + 1]
-        r2 += a[j + 2]
-        r3 += a[j + 3]
-        r4 += a[j + 4]
-        r5 += a[j + 5]
-        r6 += a[j + 6]
-        r7 += a[j + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-#: The deepest split ``pairwise_sum`` walks (a row of 128 * 2**63 values).
-SUM_DEPTH = 64
-
-
-@njit(cache=True)
-def pairwise_sum(a, n, stack, left):  # pragma: no cover - compiled
-    """``a[:n].sum()`` exactly as numpy adds a contiguous row of float64.
-
-    numpy sums blocks of at most 128 values (``_block_sum``) and, above that, splits the
-    row in two halves (the first a multiple of 8 long) and adds their sums. The split is
-    walked here with an explicit stack rather than recursion: ``stack`` (4 x
-    ``SUM_DEPTH`` integers) and ``left`` (``SUM_DEPTH`` floats) are its space.
-    """
-    if n <= 128:
-        return 0.0 + _block_sum(a, 0, n)
-    los, ns, halves, stage = stack[0], stack[1], stack[2], stack[3]
-    top = 0
-    los[0] = 0
-    ns[0] = n
-    stage[0] = 0
-    ret = 0.0
-    returning = False
-    while True:
-        if returning:
-            if top < 0:
-                return 0.0 + ret
-            if stage[top] == 1:  # the left half is summed: now the right half
-                left[top] = ret
-                stage[top] = 2
-                top += 1
-                los[top] = los[top - 1] + halves[top - 1]
-                ns[top] = ns[top - 1] - halves[top - 1]
-                stage[top] = 0
-                returning = False
-            else:
-                ret = left[top] + ret
-                top -= 1
-            continue
-        size = ns[top]
-        if size <= 128:
-            ret = _block_sum(a, los[top], size)
-            top -= 1
-            returning = True
-            continue
-        half = size // 2
-        half -= half % 8
-        halves[top] = half
-        stage[top] = 1
-        top += 1
-        los[top] = los[top - 1]
-        ns[top] = half
-        stage[top] = 0
-
-
-@njit(cache=True, inline="always")
 def _units(line, lo, hi):  # pragma: no cover - compiled
     """A Labouchere line's stake in base units: first + last, or the one number left."""
     units = line[lo]
@@ -169,11 +111,9 @@ def _units(line, lo, hi):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, cards_ok,
-                 kelly_ev, starts, width, sel, selp, stk, stkp, stk_n, kinds, rules, payouts,
-                 win_pay, pow2, fib, cycles,
-                 floats, ints, path, first_step, keep, grid_side, grid_stake, grid_net,
-                 grid_bankroll, grid_played, nets, totals, sides, kstake, line, recent,
-                 stack, left):  # pragma: no cover - compiled
+                 kelly_ev, starts, sel, selp, stk, stkp, stk_n, rules, payouts, win_pay, pow2,
+                 fib, cycles, top, ints, path, first_step, keep, grid_side, grid_stake, grid_net,
+                 grid_bankroll, grid_played, line, recent):  # pragma: no cover - compiled
     """Play every configuration over every session; 0, or the problem (``NOT_A_STAKE``,
     ``UNSETTLED``) that makes the replay raise.
 
@@ -183,26 +123,25 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
     (``counts``), the cards seen and left, and whether the counts are whole (``cards_ok``);
     for Kelly, the exact EV per unit of each bet kind on the cards left (``kelly_ev``,
     coups x bet kinds; 0 where it is not enumerated). Per session: ``starts`` (its first
-    coup; the last entry ends the chunk); ``width``: the longest session. Per
-    configuration: the selection's code and numbers (``sel``, ``selp``), the staking
-    plan's (``stk``, ``stkp``, ``stk_n`` of them), ``kinds`` (the bet kinds its selection
-    may choose), ``rules`` (its policy, ``R_*``), ``payouts`` (classes x bet kinds) and
-    ``win_pay`` (each kind's win payout b of b:1, for Kelly).
-    Out: ``floats`` (configs x (``N_FLOATS`` + bet kinds) x sessions), ``ints``
-    (configs x ``N_INTS`` x sessions), ``path`` (configs x sessions x ``N_PATH``) and
-    ``first_step`` (the first step, over the sessions, at which each kind was staked:
-    the order the replay met them in); with ``keep``, the replay's grids (sessions x
-    ``width``) of what each session did on each coup it played: the kind chosen, the stake
-    placed, the net, the bankroll after it and True (``grid_side``, ``grid_stake``,
-    ``grid_net``, ``grid_bankroll``, ``grid_played``, for the ledger and for the prices of
-    the stakes from the cards left). The rest is working space: ``nets``, ``totals``
-    (``width`` zeros), ``sides`` (``width`` ``NO_BET``), ``kstake`` (``width`` zeros),
-    ``line`` (a Labouchere line), ``recent`` (a pattern's or a tie window's outcomes),
-    ``stack``, ``left``.
+    coup; the last entry ends the chunk). Per configuration: the selection's code and
+    numbers (``sel``, ``selp``), the staking plan's (``stk``, ``stkp``, ``stk_n`` of
+    them), ``rules`` (its policy row, ``baccarat.session_play.policy_row``), ``payouts``
+    (classes x bet kinds) and ``win_pay`` (each kind's win payout b of b:1, for Kelly).
+    Out: ``top`` (configs x sessions: the largest stake), ``ints`` (configs x ``N_INTS``
+    x sessions), ``path`` (configs x sessions x ``N_PATH``), ``first_step`` (configs x
+    bet kinds: the first step, over the sessions, at which each kind was staked, the
+    order the replay met them in; the number of steps as it comes in) and the replay's
+    grids
+    (configs x sessions x the longest session, zeros and ``NO_BET`` as they come in) of
+    what each session did on each coup it played: the kind chosen, the stake placed and
+    the net (``grid_side``, ``grid_stake``, ``grid_net``: the session sums are numpy's
+    over them, as over the replay's), and with ``keep`` the bankroll after it and True
+    (``grid_bankroll``, ``grid_played``: for the ledger and for the prices of the stakes
+    from the cards left). The rest is working space: ``line`` (a Labouchere line),
+    ``recent`` (a pattern's or a tie window's outcomes).
     """
     n_configs = sel.shape[0]
     n_sessions = starts.shape[0] - 1
-    n_kinds = kinds.shape[1]
     n_pow2 = pow2.shape[0]
     n_fib = fib.shape[0]
     for c in range(n_configs):
@@ -211,26 +150,15 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
         base = stkp[c, 0]
         k_p1 = stkp[c, 1] if stkp.shape[1] > 1 else 0.0
         cap = int(k_p1)  # the Martingale family's most doublings (-1: none), wins to bank
-        start = rules[c, R_START]
-        reduce = rules[c, R_REDUCE] > 0
-        chip = rules[c, R_CHIP]
-        below = int(rules[c, R_BELOW])
-        tmin = rules[c, R_TABLE_MIN]
-        tmax = rules[c, R_TABLE_MAX]
-        broke_below = rules[c, R_BROKE_BELOW]
-        loss_at = rules[c, R_LOSS_AT]
-        goal_at = rules[c, R_GOAL_AT]
-        max_coups = int(rules[c, R_MAX_COUPS])
-        trailing = rules[c, R_TRAILING]
-        max_losses = int(rules[c, R_MAX_LOSSES])
-        shoes = rules[c, R_SHOES] > 0
-        shoe_loss_at = rules[c, R_SHOE_LOSS_AT]
-        shoe_goal_at = rules[c, R_SHOE_GOAL_AT]
-        shoe_max_coups = int(rules[c, R_SHOE_MAX_COUPS])
-        shoe_trailing = rules[c, R_SHOE_TRAILING]
-        shoe_max_losses = int(rules[c, R_SHOE_MAX_LOSSES])
+        policy = policy_values(rules[c])
+        start = policy[R_START]
+        reduce = policy[R_REDUCE] > 0
+        chip = policy[R_CHIP]
+        below = int(policy[R_BELOW])
+        tmin = policy[R_TABLE_MIN]
+        tmax = policy[R_TABLE_MAX]
+        shoes = policy[R_SHOES] > 0
         tmin_low = tmin - 1e-12  # a stake below this is below the table minimum
-        max_coups_at = max_coups if max_coups >= 0 else np.iinfo(np.int64).max
         plain_stakes = chip <= 0  # no chip rounding: a stake the table takes stands
         # The selection's numbers.
         per_shoe = True
@@ -273,11 +201,6 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
             n_sel = int(selp[c, 3])  # min_depth
         n_line = stk_n[c] - 1
         blank = 0 if s_code == SEL_AFTER_TIES else -1  # a window's empty place
-        one_kind = -1  # the one bet kind the selection may choose, if it is one
-        for kind in range(n_kinds):
-            if kinds[c, kind]:
-                one_kind = kind if one_kind == -1 else -2
-        more_rules = trailing < np.inf or max_losses >= 0 or shoes
         # Whether the selection learns from the outcomes (always, skip_first and the road
         # followers read none of their own).
         learns = s_code != SEL_ALWAYS and s_code != SEL_SKIP_FIRST and s_code != SEL_ROAD \
@@ -429,35 +352,22 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                                     base)
                         if stkp[c, 2] >= 0:
                             stake = min(stake, stkp[c, 2])
-                    # --- the table rules (the replay's _settle_kernel), checked at once for
-                    # the common stake (one the table takes as it is), else one by one
+                    # --- the table rules, skipped for the common stake (one the table
+                    # takes as it is)
                     if not (plain_stakes & (stake >= tmin_low) & (stake <= tmax)):
-                        if not (np.isfinite(stake) and stake >= 0):
+                        if not is_stake(stake):
                             return NOT_A_STAKE
-                        if chip > 0 and stake > 0:
-                            stake = np.floor(stake / chip + 0.5) * chip
-                        if stake > tmax:
-                            limit_hits += 1
-                            stake = tmax
-                        if stake > 0 and stake < tmin_low:
-                            if below == 0:
-                                stake = tmin
-                            elif below == 1:
-                                stake = 0.0
-                            else:  # the session ends before this coup
-                                stop = BELOW_MIN
-                                break
+                        stake, capped, ends = table_stake(stake, chip, tmin, tmax, below)
+                        limit_hits += capped
+                        if ends:  # the session ends before this coup
+                            stop = BELOW_MIN
+                            break
                 total = 0.0 + stake
-                if total > bankroll + 1e-9:
+                if short(total, bankroll):
                     small = True
                     if reduce:
-                        scale = bankroll / (total if total > 0 else 1.0)
-                        small = False
-                        stake = stake * scale
-                        if chip > 0:  # what is left, in whole chips (rounded down)
-                            stake = np.floor(stake / chip + 1e-9) * chip
-                        if stake > 0 and stake < tmin - 1e-12:
-                            small = True
+                        scale = reduce_scale(total, bankroll)
+                        stake, small = reduced_stake(stake, scale, chip, tmin)
                         total = total * scale if chip <= 0 else stake
                     if small:
                         stop = BUSTED  # the session ends before this coup
@@ -468,40 +378,30 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                     if np.isnan(mult):
                         return UNSETTLED
                     net += stake * mult
-                sides[t] = side
                 bankroll = bankroll + net
-                nets[t] = net
-                totals[t] = total
+                grid_side[c, s, t] = side
+                grid_stake[c, s, t] = stake
+                grid_net[c, s, t] = net
                 if keep:  # the ledger's grids: what the session did on this coup
-                    grid_side[s, t] = side
-                    grid_stake[s, t] = stake
-                    grid_net[s, t] = net
-                    grid_bankroll[s, t] = bankroll
-                    grid_played[s, t] = True
+                    grid_bankroll[c, s, t] = bankroll
+                    grid_played[c, s, t] = True
                 top_stake = max(top_stake, stake)
+                if stake > 0 and t < first_step[c, side]:
+                    first_step[c, side] = t
                 played += 1
                 coup += 1
                 shoe_coup += 1
-                # --- the path metrics (the replay's _path_metrics)
-                peak = max(peak, bankroll)
-                trough = min(trough, bankroll)
-                dd = peak - bankroll
-                max_dd = max(max_dd, dd)
-                max_dd_pct = max(max_dd_pct, dd / peak if peak > 0 else 0.0)
-                # Written as 0/1 weights rather than branches from here on: the outcome is
-                # random, and a mispredicted branch costs more than the arithmetic.
+                # --- the path metrics; 0/1 weights rather than branches from here on
+                peak, trough, max_dd, max_dd_pct = drawdown_step(bankroll, peak, trough,
+                                                                 max_dd, max_dd_pct)
                 bet = np.int64(total > 0)
                 win = bet * np.int64(net > 0)
                 loss = bet * np.int64(net < 0)
                 same = 1 - win - loss  # neither: a push, or no bet
                 bets += bet
-                wins += win
-                losses += loss
-                pushes += bet - win - loss
-                win_run = (win_run + 1) * win + win_run * same
-                lose_run = (lose_run + 1) * loss + lose_run * same
-                best_win = max(best_win, win_run)
-                best_lose = max(best_lose, lose_run)
+                win_run, lose_run, best_win, best_lose, wins, losses, pushes = streak_step(
+                    bet, win, loss, win_run, lose_run, best_win, best_lose, wins, losses,
+                    pushes)
                 # --- the selection learns the coup it played
                 if learns:
                     outcome = classes[row] // _PER_OUTCOME
@@ -570,77 +470,19 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                                 return NOT_A_STAKE
                             line[line_hi] = written
                             line_hi += 1
-                # --- the stop rules, per session then per shoe (the replay's order),
-                # checked at once, then one by one where one of them stops the session
-                result = bankroll - start
-                if (bankroll < broke_below) | (result <= loss_at) | (result >= goal_at) \
-                        | (coup >= max_coups_at):
-                    if bankroll < broke_below:
-                        stop = RUIN
-                        ruined = 1
-                        ruin_coup = coup
-                    elif result <= loss_at:
-                        stop = STOP_LOSS
-                    elif result >= goal_at:
-                        stop = WIN_GOAL
-                    else:
-                        stop = MAX_COUPS
-                    break
-                if not more_rules:
-                    continue
-                losses_row = (losses_row + 1) * loss + losses_row * same
-                shoe_losses = (shoe_losses + 1) * loss + shoe_losses * same
-                shoe_peak = max(shoe_peak, bankroll)
-                shoe_coups += 1
-                if bankroll <= peak - trailing:
-                    stop = TRAILING_STOP
-                    break
-                if max_losses >= 0 and losses_row >= max_losses:
-                    stop = LOSSES_IN_ROW
-                    break
-                if shoes:
-                    shoe_result = bankroll - shoe_start
-                    reason = -1
-                    if shoe_result <= shoe_loss_at:
-                        reason = STOP_LOSS
-                    elif shoe_result >= shoe_goal_at:
-                        reason = WIN_GOAL
-                    elif shoe_max_coups >= 0 and shoe_coups >= shoe_max_coups:
-                        reason = MAX_COUPS
-                    elif bankroll <= shoe_peak - shoe_trailing:
-                        reason = TRAILING_STOP
-                    elif shoe_max_losses >= 0 and shoe_losses >= shoe_max_losses:
-                        reason = LOSSES_IN_ROW
-                    if reason >= 0:
-                        stop = reason
-                        sitting = True
-            # --- the session's sums over the grid width, as the replay's grids add them
-            floats[c, F_NET, s] = pairwise_sum(nets, width, stack, left)
-            floats[c, F_WAGERED, s] = pairwise_sum(totals, width, stack, left)
-            floats[c, F_MAX_STAKE, s] = top_stake
-            if one_kind >= 0:  # every stake was on this kind: its amount is the wagered
-                floats[c, N_FLOATS + one_kind, s] = floats[c, F_WAGERED, s]
-                for t in range(min(length, first_step[c, one_kind])):
-                    if totals[t] > 0:
-                        first_step[c, one_kind] = t
+                # --- the stop rules, per session then per shoe
+                reason, shoe_stop, peak, losses_row, shoe_peak, shoe_losses, shoe_coups = \
+                    stop_after_coup(policy, bankroll, coup, win, loss, peak, losses_row,
+                                    shoe_start, shoe_peak, shoe_losses, shoe_coups)
+                if reason >= 0:
+                    stop = reason
+                    if not shoe_stop:
+                        if reason == RUIN:
+                            ruined = 1
+                            ruin_coup = coup
                         break
-            else:
-                for kind in range(n_kinds):
-                    if kinds[c, kind]:
-                        for t in range(length):
-                            kstake[t] = totals[t] if sides[t] == kind else 0.0
-                        floats[c, N_FLOATS + kind, s] = pairwise_sum(kstake, width, stack,
-                                                                     left)
-                        for t in range(min(length, first_step[c, kind])):
-                            if kstake[t] > 0:
-                                first_step[c, kind] = t
-                                break
-                        for t in range(length):
-                            kstake[t] = 0.0
-            for t in range(length):  # the buffers hold zeros past what was played
-                nets[t] = 0.0
-                totals[t] = 0.0
-                sides[t] = NO_BET
+                    sitting = True
+            top[c, s] = top_stake
             ints[c, I_LIMIT_HITS, s] = limit_hits
             ints[c, I_RUINED, s] = ruined
             ints[c, I_RUIN_COUP, s] = ruin_coup

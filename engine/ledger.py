@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from .coups import OUTCOME_LABELS, Coups
 from .jit import njit
-from .metrics import session_metrics
+from .metrics import grid_sums, session_metrics
 from .replay import ConfigLedger, SessionGrid
 
 _OUTCOMES = pa.array(OUTCOME_LABELS, type=pa.string())
@@ -82,7 +82,7 @@ def sessions_table(grid: SessionGrid, ledger: ConfigLedger, config: int,
     wagered = {}
     for kind in kinds:
         stake = ledger.stakes.get(kind)
-        wagered[kind] = stake.sum(axis=1) if stake is not None else np.zeros(n)
+        wagered[kind] = grid_sums(stake) if stake is not None else np.zeros(n)
     return session_rows(config, ledger.strategy.name, grid.session_ids, grid.first_shoe,
                         session_metrics(ledger), wagered)
 

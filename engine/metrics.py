@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .jit import njit
-from .replay import BUSTED, STOP_REASONS, ConfigLedger
+from .replay import ConfigLedger
+from .session_play import BUSTED, N_PATH, STOP_REASONS, drawdown_step, streak_step
 from .session_stats import INPUTS, SessionStats, batches_of, session_stats
 
 Z95 = 1.959963984540054
@@ -77,42 +78,24 @@ SESSION_METRICS: tuple[Metric, ...] = (
 
 @njit(cache=True)
 def _path_metrics(start, net, bankroll, played, total_stake):  # pragma: no cover - compiled
+    """Each session's path metrics (``baccarat.session_play.PATH_METRICS``) from its
+    grids, coup by coup as the fused path's kernel moves them."""
     n, width = net.shape
-    out = np.zeros((n, 9))
+    out = np.zeros((n, N_PATH))
     for i in range(n):
-        peak = start
-        trough = start
-        max_dd = 0.0
-        max_dd_pct = 0.0
-        win_run = lose_run = best_win = best_lose = 0
-        wins = losses = pushes = 0
+        peak = trough = start
+        max_dd = max_dd_pct = 0.0
+        win_run = lose_run = best_win = best_lose = wins = losses = pushes = 0
         for t in range(width):
             if not played[i, t]:
                 continue
-            b = bankroll[i, t]
-            if b > peak:
-                peak = b
-            if b < trough:
-                trough = b
-            dd = peak - b
-            if dd > max_dd:
-                max_dd = dd
-            if peak > 0 and dd / peak > max_dd_pct:
-                max_dd_pct = dd / peak
-            if total_stake[i, t] > 0:
-                x = net[i, t]
-                if x > 0:
-                    wins += 1
-                    win_run += 1
-                    lose_run = 0
-                    best_win = max(best_win, win_run)
-                elif x < 0:
-                    losses += 1
-                    lose_run += 1
-                    win_run = 0
-                    best_lose = max(best_lose, lose_run)
-                else:
-                    pushes += 1  # a push neither extends nor breaks a streak
+            peak, trough, max_dd, max_dd_pct = drawdown_step(bankroll[i, t], peak, trough,
+                                                             max_dd, max_dd_pct)
+            bet = np.int64(total_stake[i, t] > 0)
+            won = bet * np.int64(net[i, t] > 0)
+            lost = bet * np.int64(net[i, t] < 0)
+            win_run, lose_run, best_win, best_lose, wins, losses, pushes = streak_step(
+                bet, won, lost, win_run, lose_run, best_win, best_lose, wins, losses, pushes)
         out[i, 0] = peak
         out[i, 1] = trough
         out[i, 2] = max_dd
@@ -125,6 +108,14 @@ def _path_metrics(start, net, bankroll, played, total_stake):  # pragma: no cove
     return out
 
 
+def grid_sums(grid: np.ndarray) -> np.ndarray:
+    """Each session's sum of a (sessions x steps) grid of amounts (its nets, its stakes,
+    its stakes on one bet kind): numpy's sum along the row. The replay's session sums and
+    the fused path's are both this, over the same grids, so they are the same bit for
+    bit."""
+    return grid.sum(axis=1)
+
+
 def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
     """Every per-session metric of one configuration's ledger grids, by metric name."""
     total_stake = np.zeros_like(ledger.net)
@@ -135,7 +126,7 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
     start = ledger.start_bankroll
     path = _path_metrics(float(start), ledger.net, ledger.bankroll, ledger.played, total_stake)
     return session_columns(
-        start=float(start), net=ledger.net.sum(axis=1), wagered=total_stake.sum(axis=1),
+        start=float(start), net=grid_sums(ledger.net), wagered=grid_sums(total_stake),
         expected=ledger.session_expected_net(), path=path,
         bets=(total_stake > 0).sum(axis=1), max_stake=max_stake,
         limit_hits=ledger.limit_hits, ruined=ledger.ruined, ruin_coup=ledger.ruin_coup,

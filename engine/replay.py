@@ -29,6 +29,25 @@ from .odds.cache import CACHE
 from .odds.composition import MIN_CARDS
 from .plugin_guard import guard_for
 from .rules import TableRules
+from .session_play import (
+    BELOW_MIN,
+    BUSTED,
+    END,
+    R_BELOW,
+    R_CHIP,
+    R_REDUCE,
+    R_TABLE_MAX,
+    R_TABLE_MIN,
+    RUIN,
+    STRATEGY,
+    is_stake,
+    policy_row,
+    reduce_scale,
+    reduced_stake,
+    short,
+    stop_after_coup,
+    table_stake,
+)
 from .strategies.base import (
     Dealt,
     Result,
@@ -51,17 +70,6 @@ ExpectedMode = Literal["auto", "exact"]
 EXPECTED_MODES = ("auto", "exact")
 BelowMin = Literal["raise", "skip", "stop"]
 LastSession = Literal["keep", "drop"]
-#: Why a session ended. ``ruin``: its bankroll fell below the table minimum; ``busted``:
-#: the bankroll could not pay the stake the strategy asked for (a progression's next step)
-#: although it still covered the table minimum; ``strategy``: the strategy ended it
-#: (``Wager.end``, a selection's ``END``, a simple strategy's ``STOP``);
-#: ``trailing_stop``, ``losses_in_row``: those session rules; ``below_min``: a stake under
-#: the table minimum with ``below_min="stop"``. A per-shoe stop that cut the session's
-#: last shoe short gives that rule's reason too (``win_goal``, ...).
-STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups", "busted", "strategy",
-                "trailing_stop", "losses_in_row", "below_min")
-END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, \
-    LOSSES_IN_ROW, BELOW_MIN = range(10)
 
 
 @dataclass(frozen=True)
@@ -280,13 +288,12 @@ class _ConfigRun:
         self.stop_reason = np.full(n, END, dtype=np.int8)
         # Sessions not ended (a session sitting out the rest of a shoe is not ended).
         self.alive = np.ones(n, dtype=bool)
-        # The policy as the settle kernel reads it, and its buffers, made once.
-        self.chip = float(policy.chip) if policy.chip is not None else 0.0
-        self.below_mode = _BELOW_MODES[policy.below_min]
-        self.reduce = policy.when_short == "reduce"
+        # The policy and limits as the compiled rules read them, the settle kernel's
+        # buffers, the stop rules' counts: made once.
+        self.policy_row = policy_row(policy, rules)
         self.below_stop = np.empty(n, dtype=np.bool_)
         self.short_ruin = np.empty(n, dtype=np.bool_)
-        self.more_rules = _RuleState(n, policy) if _RuleState.needed(policy) else None
+        self.counts = _StopCounts(n, float(policy.bankroll), policy.shoe_rules())
         # The step being played: set by _play_step, read by _learn.
         self.step_net = np.zeros(n)
         self.step_staked = np.zeros(n)
@@ -309,13 +316,14 @@ class _ConfigRun:
         )
 
 
-class _RuleState:
-    """What the stop rules beyond the first wave's count per session: the highest bankroll,
-    losing bets in a row, and per shoe the same with the shoe's first bankroll and coups;
-    which sessions sit out the rest of their shoe. Kept only when such a rule is set."""
+class _StopCounts:
+    """What the stop rules count per session (``baccarat.session_play.stop_after_coup``):
+    the highest bankroll, losing bets in a row, and per shoe the shoe's first bankroll,
+    its highest, its losing bets in a row and its coups; which sessions sit out the rest
+    of their shoe."""
 
-    def __init__(self, n: int, policy: SessionPolicy) -> None:
-        start = float(policy.bankroll)
+    def __init__(self, n: int, start: float, shoes: bool) -> None:
+        self.shoes = shoes
         self.peak = np.full(n, start)
         self.losses = np.zeros(n, dtype=np.int64)
         self.shoe_start = np.full(n, start)
@@ -323,26 +331,6 @@ class _RuleState:
         self.shoe_losses = np.zeros(n, dtype=np.int64)
         self.shoe_coups = np.zeros(n, dtype=np.int64)
         self.sitting = np.zeros(n, dtype=bool)
-        self.shoes = policy.shoe_rules()
-
-        def at(value: float | None, sign: float) -> float:
-            return sign * (np.inf if value is None else value)
-
-        # Thresholds as the first wave's stop rules write them (1e-9 of slack).
-        self.trailing = at(policy.trailing_stop, 1.0) - 1e-9
-        self.max_losses = -1 if policy.losses_in_row is None else policy.losses_in_row
-        self.shoe_loss_at = at(policy.shoe_stop_loss, -1.0) + 1e-9
-        self.shoe_goal_at = at(policy.shoe_win_goal, 1.0) - 1e-9
-        self.shoe_max_coups = -1 if policy.shoe_max_coups is None else policy.shoe_max_coups
-        self.shoe_trailing = at(policy.shoe_trailing_stop, 1.0) - 1e-9
-        self.shoe_max_losses = -1 if policy.shoe_losses_in_row is None \
-            else policy.shoe_losses_in_row
-
-    @staticmethod
-    def needed(policy: SessionPolicy) -> bool:
-        """Whether ``policy`` sets a rule this state serves."""
-        return policy.trailing_stop is not None or policy.losses_in_row is not None \
-            or policy.shoe_rules()
 
     def new_shoe(self, opening: np.ndarray, bankroll: np.ndarray, alive: np.ndarray,
                  stop_reason: np.ndarray) -> None:
@@ -724,58 +712,47 @@ _NOT_A_STAKE, _UNSETTLED = 1, 3
 
 
 @njit(cache=True)
-def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min, table_max,
-                   reduce, limit_hits, net, total, any_stake, short_ruin, chip, below_mode,
-                   below_stop):  # pragma: no cover - compiled
+def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, rules, limit_hits, net,
+                   total, any_stake, short_ruin, below_stop):  # pragma: no cover - compiled
     """Apply the table rules to one step's stakes and settle them, all sessions in one pass.
 
-    ``stakes`` (kinds x sessions) is replaced by the stakes actually placed: each rounded
-    to the nearest multiple of ``chip`` (0: as asked), capped at the table maximum, and
-    one below the minimum raised to it (``below_mode`` 0), skipped (1) or the session
-    stopped (2: ``below_stop``); with ``reduce``, stakes the bankroll cannot cover are cut
-    to it in proportion, each in whole chips rounded down. Returns (problem, kind row,
-    session, how many sessions alike); problem 0 means none. The order of the checks, and
-    every floating-point operation, is that of the array form this kernel replaced, so
-    results are bit for bit the same. Without a problem the second value is the number of
-    sessions busted (the bankroll could not cover the stakes), the third the number
-    stopped below the minimum.
+    ``stakes`` (kinds x sessions) is replaced by the stakes actually placed, each as
+    ``baccarat.session_play.table_stake`` places it under the policy row ``rules`` (a stake
+    below the minimum under ``below_min="stop"`` sets ``below_stop``); stakes the
+    bankroll cannot cover bust the session (``short_ruin``) or, under ``reduce``, are cut
+    to it in proportion (``reduced_stake``). Returns (problem, kind row, session, how many
+    sessions alike); problem 0 means none. Without a problem the second value is the
+    number of sessions busted, the third the number stopped below the minimum.
     """
     n_kinds, n = stakes.shape
+    chip = rules[R_CHIP]
+    table_min = rules[R_TABLE_MIN]
+    table_max = rules[R_TABLE_MAX]
+    below = int(rules[R_BELOW])
+    reduce = rules[R_REDUCE] > 0
     shorts = 0
     for k in range(n_kinds):  # every stake a finite non-negative number
         first = -1
         count = 0
         for i in range(n):
-            if active[i]:
-                s = stakes[k, i]
-                if not (np.isfinite(s) and s >= 0):
-                    if first < 0:
-                        first = i
-                    count += 1
+            if active[i] and not is_stake(stakes[k, i]):
+                if first < 0:
+                    first = i
+                count += 1
         if first >= 0:
             return _NOT_A_STAKE, k, first, count
     stopped = 0
     for i in range(n):
         below_stop[i] = False
-    for k in range(n_kinds):  # chips and table limits
+    for k in range(n_kinds):  # chips, table limits and minimum
         for i in range(n):
-            s = stakes[k, i] if active[i] else 0.0
-            if chip > 0 and s > 0:
-                s = np.floor(s / chip + 0.5) * chip
-            if s > table_max:
-                limit_hits[i] += 1
-                s = table_max
+            s, capped, ends = table_stake(stakes[k, i] if active[i] else 0.0, chip, table_min,
+                                          table_max, below)
+            limit_hits[i] += capped
             stakes[k, i] = s
-        for i in range(n):
-            s = stakes[k, i]
-            if s > 0 and s < table_min - 1e-12:
-                if below_mode == 0:
-                    stakes[k, i] = table_min
-                elif below_mode == 1:
-                    stakes[k, i] = 0.0
-                elif not below_stop[i]:
-                    below_stop[i] = True
-                    stopped += 1
+            if ends and not below_stop[i]:
+                below_stop[i] = True
+                stopped += 1
     if stopped:
         for i in range(n):
             if below_stop[i]:
@@ -787,20 +764,17 @@ def _settle_kernel(stakes, kinds, active, bankroll, classes, payouts, table_min,
             t += stakes[k, i]
         total[i] = t
         short_ruin[i] = False
-        if active[i] and t > bankroll[i] + 1e-9:  # the bankroll cannot cover the stakes
+        if active[i] and short(t, bankroll[i]):  # the bankroll cannot cover the stakes
             small = True
             if reduce:
-                scale = bankroll[i] / (t if t > 0 else 1.0)
+                scale = reduce_scale(t, bankroll[i])
                 small = False
                 reduced = 0.0
                 for k in range(n_kinds):
-                    s = stakes[k, i] * scale
-                    if chip > 0:  # what is left, in whole chips (rounded down)
-                        s = np.floor(s / chip + 1e-9) * chip
+                    s, too_small = reduced_stake(stakes[k, i], scale, chip, table_min)
                     stakes[k, i] = s
                     reduced += s
-                    if s > 0 and s < table_min - 1e-12:
-                        small = True
+                    small = small or too_small
                 total[i] = t * scale if chip <= 0 else reduced
             if small:
                 short_ruin[i] = True
@@ -833,14 +807,12 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
                classes: np.ndarray, new_shoe: np.ndarray, coups: Coups,
                grid: SessionGrid) -> None:
     state = run.state
-    rules = run.rules
     n = state.n
     active = run.alive & dealt
-    more = run.more_rules
-    if more is not None:
-        more.new_shoe(new_shoe, state.bankroll, run.alive, run.stop_reason)
-        if more.shoes:
-            active &= ~more.sitting
+    counts = run.counts
+    if counts.shoes:
+        counts.new_shoe(new_shoe, state.bankroll, run.alive, run.stop_reason)
+        active &= ~counts.sitting
     state.set(active=active, new_shoe=new_shoe,
               shoe_coup=np.where(new_shoe, 0, state.shoe_coup))
     wager = _call(run, grid, coups, t, "wager", lambda: run.strategy.wager(run.table))
@@ -854,9 +826,8 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     any_stake = np.zeros(len(names), dtype=np.bool_)
     short_ruin, below_stop = run.short_ruin, run.below_stop
     problem, k, i, alike = _settle_kernel(
-        stakes, kinds, state.active, state.bankroll, classes, run.payouts,
-        float(rules.table_min), float(rules.table_max), run.reduce, run.limit_hits, net,
-        total, any_stake, short_ruin, run.chip, run.below_mode, below_stop)
+        stakes, kinds, state.active, state.bankroll, classes, run.payouts, run.policy_row,
+        run.limit_hits, net, total, any_stake, short_ruin, below_stop)
     if problem:
         where = _where(run, grid, coups, rows, i)
         if problem == _NOT_A_STAKE:
@@ -885,10 +856,6 @@ def _play_step(run: _ConfigRun, t: int, rows: np.ndarray, dealt: np.ndarray,
     run.bankroll[t] = state.bankroll
     run.played[t] = playing
     run.step_net, run.step_staked, run.step_played = net, total, playing
-
-
-#: ``SessionPolicy.below_min`` as the settle kernel reads it.
-_BELOW_MODES = {"raise": 0, "skip": 1, "stop": 2}
 
 
 def _stop_mask(run: _ConfigRun, stop: object, n: int, grid: SessionGrid, coups: Coups,
@@ -986,115 +953,47 @@ def _learn(run: _ConfigRun, t: int, dealt: np.ndarray, dealt_coup: Dealt, grid: 
 
 def _apply_stop_rules(run: _ConfigRun, playing: np.ndarray) -> None:
     state = run.state
-    policy = run.policy
+    counts = run.counts
     active = state.active.copy()
-    ended = _stop_kernel(
-        state.bankroll, state.start_bankroll, playing, active, state.coup,
-        state.rules.table_min - 1e-9,
-        -policy.stop_loss + 1e-9 if policy.stop_loss is not None else -np.inf,
-        policy.win_goal - 1e-9 if policy.win_goal is not None else np.inf,
-        policy.max_coups if policy.max_coups is not None else -1,
-        run.stop_reason, run.ruined, run.ruin_coup)
-    more = run.more_rules
-    if more is not None:
-        ended += _more_stops_kernel(
-            state.bankroll, playing, active, run.alive, more.sitting, run.step_net,
-            run.step_staked, more.peak, more.losses, more.shoe_start, more.shoe_peak,
-            more.shoe_losses, more.shoe_coups, more.trailing, more.max_losses,
-            more.shoes, more.shoe_loss_at, more.shoe_goal_at, more.shoe_max_coups,
-            more.shoe_trailing, more.shoe_max_losses, run.stop_reason)
-    if ended:
-        run.alive &= active | ~state.active | (more.sitting if more is not None else False)
+    if _stops_kernel(run.policy_row, state.bankroll, playing, active, run.alive,
+                     state.coup, run.step_net, run.step_staked, counts.peak, counts.losses,
+                     counts.shoe_start, counts.shoe_peak, counts.shoe_losses,
+                     counts.shoe_coups, counts.sitting, run.stop_reason, run.ruined,
+                     run.ruin_coup):
         state.set(active=active)
 
 
 @njit(cache=True)
-def _more_stops_kernel(bankroll, playing, active, alive, sitting, net, staked, peak, losses,
-                       shoe_start, shoe_peak, shoe_losses, shoe_coups, trailing, max_losses,
-                       shoes, shoe_loss_at, shoe_goal_at, shoe_max_coups, shoe_trailing,
-                       shoe_max_losses, stop_reason):  # pragma: no cover - compiled
-    """The stop rules after the first wave's (``_stop_kernel``), for the sessions that
-    played this coup: the trailing stop and losses in a row end the session; with
-    ``shoes``, the same rules per shoe (and the shoe's win goal, loss limit and coups) make
-    it sit out the rest of the shoe (``sitting``). Returns how many sessions stopped."""
+def _stops_kernel(rules, bankroll, playing, active, alive, coup, net, staked, peak, losses,
+                  shoe_start, shoe_peak, shoe_losses, shoe_coups, sitting, stop_reason,
+                  ruined, ruin_coup):  # pragma: no cover - compiled
+    """The stop rules after a coup (``stop_after_coup``), for every session that played
+    it: one that stops is no longer ``active``; it is no longer ``alive`` either unless
+    a per-shoe rule stopped it (then it is ``sitting`` out the rest of its shoe). Returns
+    how many sessions stopped."""
     stopped = 0
     for i in range(active.shape[0]):
         if not playing[i]:
             continue
-        b = bankroll[i]
-        if b > peak[i]:
-            peak[i] = b
-        if b > shoe_peak[i]:
-            shoe_peak[i] = b
-        if staked[i] > 0:
-            if net[i] < 0:
-                losses[i] += 1
-                shoe_losses[i] += 1
-            elif net[i] > 0:
-                losses[i] = 0
-                shoe_losses[i] = 0
-        shoe_coups[i] += 1
-        if not active[i]:
-            continue
-        reason = -1
-        shoe = False
-        if b <= peak[i] - trailing:
-            reason = TRAILING_STOP
-        elif max_losses >= 0 and losses[i] >= max_losses:
-            reason = LOSSES_IN_ROW
-        elif shoes:
-            shoe = True
-            result = b - shoe_start[i]
-            if result <= shoe_loss_at:
-                reason = STOP_LOSS
-            elif result >= shoe_goal_at:
-                reason = WIN_GOAL
-            elif shoe_max_coups >= 0 and shoe_coups[i] >= shoe_max_coups:
-                reason = MAX_COUPS
-            elif b <= shoe_peak[i] - shoe_trailing:
-                reason = TRAILING_STOP
-            elif shoe_max_losses >= 0 and shoe_losses[i] >= shoe_max_losses:
-                reason = LOSSES_IN_ROW
+        won = np.int64(staked[i] > 0) * np.int64(net[i] > 0)
+        lost = np.int64(staked[i] > 0) * np.int64(net[i] < 0)
+        reason, per_shoe, peak[i], losses[i], shoe_peak[i], shoe_losses[i], \
+            shoe_coups[i] = stop_after_coup(rules, bankroll[i], coup[i], won, lost, peak[i],
+                                            losses[i], shoe_start[i], shoe_peak[i],
+                                            shoe_losses[i], shoe_coups[i])
         if reason < 0:
             continue
         stop_reason[i] = reason
         active[i] = False
-        if shoe:
+        stopped += 1
+        if per_shoe:
             sitting[i] = True
         else:
             alive[i] = False
-        stopped += 1
+            if reason == RUIN:
+                ruined[i] = True
+                ruin_coup[i] = coup[i]
     return stopped
-
-
-@njit(cache=True)
-def _stop_kernel(bankroll, start, playing, active, coup, broke_below, loss_at, goal_at,
-                 max_coups, stop_reason, ruined, ruin_coup):  # pragma: no cover - compiled
-    """End the sessions a stop rule ends after this coup; returns how many.
-
-    In order, as the rules read: ruin (a session that played and can no longer cover the
-    table minimum), the stop loss, the win goal, the most coups (``max_coups`` < 0: none).
-    """
-    ended = 0
-    for i in range(active.shape[0]):
-        if not active[i]:
-            continue
-        result = bankroll[i] - start[i]
-        if playing[i] and bankroll[i] < broke_below:
-            stop_reason[i] = RUIN
-            ruined[i] = True
-            ruin_coup[i] = coup[i]
-        elif result <= loss_at:
-            stop_reason[i] = STOP_LOSS
-        elif result >= goal_at:
-            stop_reason[i] = WIN_GOAL
-        elif max_coups >= 0 and coup[i] >= max_coups:
-            stop_reason[i] = MAX_COUPS
-        else:
-            continue
-        active[i] = False
-        ended += 1
-    return ended
 
 
 _KIND_COLUMNS: dict[tuple[str, ...], np.ndarray] = {}
@@ -1123,4 +1022,4 @@ def _end(run: _ConfigRun, mask: np.ndarray, reason: int, ruined: bool = False) -
 
 
 __all__ = ["BET_KINDS", "ConfigLedger", "RULE_FIELDS", "SessionGrid", "SessionPolicy",
-           "StrategyFault", "config_policy", "replay", "session_grid", "STOP_REASONS"]
+           "StrategyFault", "config_policy", "replay", "session_grid"]

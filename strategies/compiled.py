@@ -10,8 +10,9 @@ need no form: the fused kernel reads the configuration's ``SessionPolicy``
 tests compare the two. Only a class that declares ``compiled_form`` itself is trusted
 with it; a subclass that does not declare its own (a plugin that changes how a
 Martingale stakes, say) is played by the generic replay. ``engine/fused_play.py`` reads
-the forms; ``baccarat.fused.PLAYED_SELECTIONS`` and ``PLAYED_STAKINGS`` say which it plays
-(the count triggers and Kelly, which price bets from the cards left, are replayed).
+the forms, by the codes named here (``SEL_*``, ``STK_*``: each read from the tables by
+the part's name): it plays every part of these tables (of the count triggers, only the
+published counts: ``baccarat.fused``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,33 @@ STAKINGS = {name: code for code, name in enumerate((
     "flat", "martingale", "grand_martingale", "paroli", "dalembert", "fibonacci",
     "labouchere", "oscars_grind", "one_three_two_six", "contra_dalembert",
     "reverse_labouchere", "parlay", "one_three_two_four", "percent", "kelly"))}
+
+#: Each part's code, by its name, as the play kernel branches on them.
+SEL_ALWAYS = SELECTIONS["always"]
+SEL_FOLLOW = SELECTIONS["follow"]
+SEL_CHOP = SELECTIONS["chop"]
+SEL_STREAK = SELECTIONS["streak"]
+SEL_PING_PONG = SELECTIONS["ping_pong"]
+SEL_PATTERN = SELECTIONS["pattern"]
+SEL_SKIP_FIRST = SELECTIONS["skip_first"]
+SEL_AFTER_TIES = SELECTIONS["after_ties"]
+SEL_ROAD = SELECTIONS["road"]
+SEL_COUNT = SELECTIONS["count"]
+STK_FLAT = STAKINGS["flat"]
+STK_MARTINGALE = STAKINGS["martingale"]
+STK_GRAND_MARTINGALE = STAKINGS["grand_martingale"]
+STK_PAROLI = STAKINGS["paroli"]
+STK_DALEMBERT = STAKINGS["dalembert"]
+STK_FIBONACCI = STAKINGS["fibonacci"]
+STK_LABOUCHERE = STAKINGS["labouchere"]
+STK_OSCARS_GRIND = STAKINGS["oscars_grind"]
+STK_1326 = STAKINGS["one_three_two_six"]
+STK_CONTRA_DALEMBERT = STAKINGS["contra_dalembert"]
+STK_REVERSE_LABOUCHERE = STAKINGS["reverse_labouchere"]
+STK_PARLAY = STAKINGS["parlay"]
+STK_1324 = STAKINGS["one_three_two_four"]
+STK_PERCENT = STAKINGS["percent"]
+STK_KELLY = STAKINGS["kelly"]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from baccarat.cli import app
 from baccarat.coups import Coups
 from baccarat.deal import generate_coups
 from baccarat.errors import StrategyFault
-from baccarat.fused import _POW2, _numpy_sum, deal_classes, fused_plan, run_coups
+from baccarat.fused import _POW2, deal_classes, fused_plan, run_coups
 from baccarat.ledger import ledger_table, sessions_table
 from baccarat.parallel import generate_dataset
 from baccarat.replay import SessionPolicy, replay
@@ -304,16 +304,6 @@ def test_the_cli_prints_the_same_summary_and_writes_the_same_counts(tmp_path: Pa
                     for p in (tmp_path / f).rglob("*") if p.is_file())
              for f in ("fused", "generic")]
     assert files[0] == files[1]
-
-
-def test_session_sums_add_as_numpy_adds_a_grid_row():
-    rng = np.random.default_rng(7)
-    for width in [*range(1, 40), 127, 128, 129, 130, 200, 255, 256, 257, 700, 3001]:
-        grid = rng.standard_normal((3, width)) * 10.0 ** rng.uniform(-3, 6, (3, width))
-        grid[1, width // 2:] = 0.0  # a session that stopped half way
-        expected = grid.sum(axis=1)
-        for row in range(3):
-            assert _numpy_sum(np.ascontiguousarray(grid[row]), width) == expected[row]
 
 
 def test_powers_of_two_are_numpys():

@@ -14,10 +14,11 @@ import pytest
 from baccarat.bets import KIND_INDEX
 from baccarat.coups import coups_from_outcomes
 from baccarat.odds import outcome_probabilities, shoe_counts
-from baccarat.replay import STOP_REASONS, SessionPolicy, replay
+from baccarat.replay import SessionPolicy, replay
 from baccarat.risk.chain import BY_SHOE, PHASES, SessionChain, _Run
 from baccarat.risk.exact import exact_risk, from_chain
 from baccarat.rules import TableRules
+from baccarat.session_play import STOP_REASONS
 from baccarat.strategies.base import Result, Table
 from baccarat.strategies.parts import END, Selection
 from baccarat.strategies.registry import expand_spec

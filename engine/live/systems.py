@@ -163,7 +163,7 @@ def _why() -> str:
 def _status(config: Strategy, ledger: ConfigLedger, bankroll: float) -> SystemStatus:
     """What the replay's ledger of the session says: the stake on its last (next) coup,
     the bankroll after the coups before it, or why it does not play that coup."""
-    from ..replay import STOP_REASONS
+    from ..session_play import STOP_REASONS
 
     played = ledger.played[0]
     so_far = bankroll + float(ledger.net[0, :-1][played[:-1]].sum())

@@ -38,21 +38,20 @@ import numpy as np
 from ..bets import BET_KINDS, KIND_INDEX
 from ..coups import OUTCOME_LABELS
 from ..jit import njit
-from ..replay import (
+from ..replay import SHOE_RULES, SessionPolicy, config_policy
+from ..rules import TableRules
+from ..session_play import (
     BUSTED,
     END,
     LOSSES_IN_ROW,
     MAX_COUPS,
     RUIN,
-    SHOE_RULES,
     STOP_LOSS,
     STOP_REASONS,
     TRAILING_STOP,
     WIN_GOAL,
-    SessionPolicy,
-    config_policy,
+    unit_thresholds,
 )
-from ..rules import TableRules
 from .coups import class_tallies, exact, exact_payouts
 from .machine import Machine, RiskError, TooManyStates, result_of
 from .offgrid import OFF_GRID_LIMIT, OffGrid, OffGridEnds
@@ -510,8 +509,6 @@ class _Run:
         self.start = start
         self.reduce = chain.policy.when_short == "reduce"
         self.table_min = exact(self.rules.table_min)
-        self.stop_loss = exact(self.policy.stop_loss) if self.policy.stop_loss else None
-        self.win_goal = exact(self.policy.win_goal) if self.policy.win_goal else None
         #: per chain state, the smallest bankroll (grid units, exact) a reduced stake may be
         self.floors: dict[int, Fraction] = {}
         self._money_cache: dict[Any, tuple[Any, ...]] = {}
@@ -782,12 +779,9 @@ class _Run:
 
     def _thresholds(self, start: int) -> tuple[int, int]:
         """(stop loss at or below, win goal at or above), in bankroll units."""
-        loss_at, goal_at = _NEVER_LOW, _NEVER_HIGH
-        if self.policy.stop_loss is not None:
-            loss_at = start + math.floor(-exact(self.policy.stop_loss) / self.unit)
-        if self.policy.win_goal is not None:
-            goal_at = start + math.ceil(exact(self.policy.win_goal) / self.unit)
-        return loss_at, goal_at
+        loss_at, goal_at = unit_thresholds(self.policy, start, self.unit)
+        return (_NEVER_LOW if loss_at is None else loss_at,
+                _NEVER_HIGH if goal_at is None else goal_at)
 
     # -- the play -----------------------------------------------------------------------
     def play(self) -> ChainResult:

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..metrics import ratio_interval, wilson_interval
-from ..replay import STOP_REASONS, SessionPolicy
+from ..replay import SessionPolicy
 from ..rules import TableRules
+from ..session_play import STOP_REASONS
 from .exact import QUANTILES
 from .shoes import fewest_coups
 

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..replay import STOP_REASONS, SessionPolicy, full_shoe_ev
+from ..replay import SessionPolicy, full_shoe_ev
 from ..rules import TableRules
+from ..session_play import STOP_REASONS
 from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, ChainResult, SessionChain
 from .machine import RiskError
 from .offgrid import OFF_GRID_LIMIT
@@ -38,7 +39,7 @@ class ExactRisk:
     """One configuration's exact session distribution and its figures.
 
     ``net`` holds every final net a session can end with (ascending), ``by_reason`` the
-    probability of ending with it for each stop reason of ``baccarat.replay.STOP_REASONS``
+    probability of ending with it for each stop reason of ``baccarat.session_play.STOP_REASONS``
     (rows) and ``probability`` their sum.
     """
 

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ..replay import STOP_REASONS, SessionPolicy
+from ..replay import SessionPolicy
 from ..rules import TableRules
+from ..session_play import STOP_REASONS
 from .backward import NotBackward, RiskCurve, risk_curve
 from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT
 from .check import DEFAULT_CHECK, SimulatedRisk, check_layout, estimates

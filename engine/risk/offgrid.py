@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..replay import BUSTED, END, MAX_COUPS, RUIN, STOP_LOSS, STOP_REASONS, WIN_GOAL
+from ..session_play import (
+    BUSTED,
+    END,
+    MAX_COUPS,
+    RUIN,
+    STOP_LOSS,
+    STOP_REASONS,
+    WIN_GOAL,
+    unit_thresholds,
+)
 from .machine import TooManyStates
 
 if TYPE_CHECKING:
@@ -161,19 +170,15 @@ class OffGrid:
         """Per entry: stop loss at or below, win goal at or above (scaled units; None
         where the rule is not set)."""
         run = self.run
-        loss = goal = None
-        if run.stop_loss is None and run.win_goal is None:
-            return loss, goal
+        if not run.relative:
+            return None, None
         # per chain state (entries are many, their states few), then spread to the entries
         states, back = np.unique(u, return_inverse=True)
-        if run.stop_loss is not None:
-            loss = np.array([math.floor((run.keys[x][2] * run.unit - run.stop_loss)
-                                        / run.unit * self.scale) for x in states.tolist()]
-                            or [0], dtype=object)[back]
-        if run.win_goal is not None:
-            goal = np.array([math.ceil((run.keys[x][2] * run.unit + run.win_goal)
-                                       / run.unit * self.scale) for x in states.tolist()]
-                            or [0], dtype=object)[back]
+        pairs = [unit_thresholds(run.policy, run.keys[x][2], run.unit, self.scale)
+                 for x in states.tolist()] or [(0, 0)]
+        loss, goal = (None if pairs[0][k] is None else
+                      np.array([pair[k] for pair in pairs], dtype=object)[back]
+                      for k in (0, 1))
         return loss, goal
 
     def _absorb(self, reason: np.ndarray, b: np.ndarray, m: np.ndarray) -> None:

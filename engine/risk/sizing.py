@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..replay import BUSTED, RUIN, SessionPolicy
+from ..replay import SessionPolicy
 from ..rules import TableRules
+from ..session_play import BUSTED, RUIN
 from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, ChainResult, SessionChain
 from .coups import exact
 from .machine import RiskError
