@@ -12,6 +12,7 @@ from rich.table import Table
 from . import app
 from .common import (
     build_rules,
+    console,
     print_table,
     reports_errors,
 )
@@ -168,8 +169,9 @@ def _print_side_bets(side: dict[str, BetOdds], left_out: list[str]) -> None:
                       f"{o.sd:.4f}")
     print_table(table)
     if left_out:
-        typer.echo(f"Not priced from counts by value: {', '.join(left_out)} (the pair bets "
-                   f"need --remaining by rank, 13 counts; Perfect Pair by card, 52)")
+        console.print(f"Not priced from counts by value: {', '.join(left_out)} (the pair "
+                      f"bets need --remaining by rank, 13 counts; Perfect Pair by card, 52)",
+                      highlight=False)  # wrapped at the terminal's width
 
 
 def _count(rules: TableRules, bet: str, max_tag: int | None, tables: dict[str, Any],
