@@ -91,13 +91,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 FLAGS = {"chunk_shoes": "--chunk", "strategies": "--strategy", "dataset": "--coups"}
 
 
-def in_flags(error: BaseException) -> str:
+def in_flags(error: BaseException | None) -> str:
     """The message of ``error`` with each parameter it names (``error.params``) written
     as the command line's flag: ``force=True`` as ``--force``, ``stop_loss=-100`` as
     ``--stop-loss -100``, ``bankroll`` as ``--bankroll``."""
     import re
 
-    message = str(error)
+    message = "" if error is None else str(error)
     for name in getattr(error, "params", ()):
         flag = FLAGS.get(name, "--" + name.replace("_", "-"))
         if name.startswith("shoe_"):  # a per-shoe stop: the session's flag, per shoe

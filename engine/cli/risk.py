@@ -21,6 +21,7 @@ from .common import (
     console,
     done,
     err_console,
+    in_flags,
     print_labelled,
     progress_bar,
     reports_errors,
@@ -218,7 +219,7 @@ def _notes(job: RiskJob, result: ConfigRisk) -> list[str]:
                      f"{'s' if exact.states != 1 else ''} of the system, money in steps of "
                      f"{float(exact.unit):g}, {result.seconds:.2f}s")
     else:
-        lines.append(f"{result.spec}: no exact figures: {result.not_exact}")
+        lines.append(f"{result.spec}: no exact figures: {in_flags(result.not_exact)}")
         sim = result.simulated
         if sim is not None:
             e = sim.estimates
@@ -372,7 +373,8 @@ def risk(
         _print(job, results)
     for result in results:
         if result.exact is None and (as_json or no_table):
-            print_labelled("note", f"{result.spec}: no exact figures: {result.not_exact}",
+            print_labelled("note", f"{result.spec}: no exact figures: "
+                           f"{in_flags(result.not_exact)}",
                            "yellow")
     exact = sum(r.exact is not None for r in results)
     wrote = f"wrote {out}" if out is not None else "wrote nothing (--out FILE keeps them)"

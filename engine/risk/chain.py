@@ -389,11 +389,12 @@ class SessionChain:
             raise RiskError(f"the per-shoe stop rules ({', '.join(shoe_rules)}: sitting out "
                             f"the rest of a shoe) are not followed by exact risk")
         if policy.trailing_stop is not None and policy.when_short == "reduce":
-            raise RiskError("a trailing stop with --when-short reduce is not followed by "
-                            "exact risk")
+            raise RiskError("a trailing_stop with when_short=reduce is not followed by "
+                            "exact risk", params=("trailing_stop", "when_short"))
         if policy.chip is not None and policy.when_short == "reduce":
-            raise RiskError("--chip with --when-short reduce is not followed by exact risk "
-                            "(a stake cut to what is left is rounded down to whole chips)")
+            raise RiskError("chip with when_short=reduce is not followed by exact risk "
+                            "(a stake cut to what is left is rounded down to whole chips)",
+                            params=("chip", "when_short"))
         self.coups = coups
         self.cell_limit = cell_limit
         self.off_grid_limit = min(off_grid_limit, cell_limit)

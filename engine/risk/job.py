@@ -65,7 +65,7 @@ class ConfigRisk:
     spec: str
     strategy: Any
     exact: ExactRisk | None = None
-    not_exact: str | None = None
+    not_exact: RiskError | None = None  # why there are no exact figures
     seconds: float = 0.0
     simulated: SimulatedRisk | None = None
     sizing: Sizing | None = None
@@ -95,7 +95,7 @@ def run_risk(job: RiskJob, progress: Callable[[str], None] | None = None) -> lis
             result.exact = exact_risk(result.strategy, job.rules, job.policy, job.coups,
                                       state_limit=job.state_limit, cell_limit=job.cell_limit)
         except RiskError as exc:
-            result.not_exact = str(exc)
+            result.not_exact = exc
         result.seconds = time.perf_counter() - started
     sessions_needed = job.check or (DEFAULT_CHECK if any(r.exact is None for r in results)
                                     else 0)
@@ -260,7 +260,8 @@ def _plain(value: float | None) -> float | None:
 
 
 def _config_summary(job: RiskJob, r: ConfigRisk) -> dict[str, Any]:
-    out: dict[str, Any] = {"spec": r.spec, "exact": None, "not_exact": r.not_exact}
+    out: dict[str, Any] = {"spec": r.spec, "exact": None,
+                           "not_exact": None if r.not_exact is None else str(r.not_exact)}
     if r.exact is not None:
         out["exact"] = {k: _plain(v) for k, v in r.exact.figures.items()}
         out["unit"] = str(r.exact.unit)

@@ -205,9 +205,10 @@ class OffGrid:
         limit = self.run.chain.off_grid_limit
         if self.u.size > limit:
             raise TooManyStates(
-                f"under --when-short reduce, reduced stakes that win at a fractional price "
+                f"under when_short=reduce, reduced stakes that win at a fractional price "
                 f"(a Banker win pays 0.95 of the bankroll staked) take the bankroll off the "
-                f"money grid in more than {limit:,} different ways at once")
+                f"money grid in more than {limit:,} different ways at once",
+                params=("when_short",))
 
     def begin(self) -> None:
         """Before the chain's coup: room for what it hands over."""
