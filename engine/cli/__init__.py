@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -133,6 +134,7 @@ def _leave(code: int) -> None:
     only returns: the host decides when to end."""
     from ..children import describe_all, stray_threads
 
+    _done_with_ctrl_c()
     strays = [thread for thread in stray_threads() if thread not in _THREADS_BEFORE]
     if not strays:
         sys.exit(code)
@@ -146,6 +148,16 @@ def _leave(code: int) -> None:
         if stream is not None:
             stream.flush()
     os._exit(code)
+
+
+def _done_with_ctrl_c() -> None:
+    """The command has ended: a Ctrl-C while the interpreter shuts down (freeing what the
+    command loaded) has nothing left to stop, and Python would print it as an ignored
+    exception with a traceback. Only for a process of its own (not inside a host that
+    captures the output, whose Ctrl-C is its own)."""
+    if threading.current_thread() is threading.main_thread() and \
+            sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 #: Flags a user asks for an output format with, which no command here has.
