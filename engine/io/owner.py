@@ -34,6 +34,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..children import signals_deferred
 from ..errors import BaccaratError, DiskFullError, is_disk_full
 
 
@@ -166,7 +168,18 @@ class OutputLock:
         self._inode: int | None = None  # the output's own file or folder, locked too
 
     def acquire(self, shared: bool = False) -> None:
-        """Take the lock, or raise ``OutputBusyError`` naming the holder's pid."""
+        """Take the lock, or raise ``OutputBusyError`` naming the holder's pid. A Ctrl-C
+        meanwhile waits until the lock is taken, then gives it back: never a lock file
+        made and left behind (it fell between creating the file and holding it)."""
+        try:
+            with signals_deferred(signal.SIGINT, signal.SIGTERM):
+                self._acquire(shared)
+        except KeyboardInterrupt:
+            if self.held:
+                self.release()
+            raise
+
+    def _acquire(self, shared: bool) -> None:
         mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
