@@ -213,3 +213,17 @@ def test_an_error_quoting_a_line_keeps_its_brackets(tmp_path: Path):
     assert result.exit_code == 2
     assert f"its first line {line!r}" in " ".join(result.output.split())
     assert not (tmp_path / "out").exists()
+
+
+def test_words_for_two_sides_in_one_comma_list(tmp_path: Path) -> None:
+    # A German evening sheet: "--words player=Spieler,tie=Unentschieden" names two sides,
+    # not a Player spelling 'Spieler,tie=Unentschieden'; "banker=X,Y" still lists two
+    # spellings of one side.
+    (tmp_path / "abend.csv").write_text("Hand;Gewinner\n1;Bank\n2;Spieler\n3;Unentschieden\n"
+                                        "4;Banco\n")
+    result = CliRunner().invoke(app, [
+        "import", str(tmp_path / "abend.csv"), "--out", str(tmp_path / "coups"),
+        "--words", "player=Spieler,tie=Unentschieden", "--words", "banker=Bank,Banco"])
+    assert result.exit_code == 0, result.output
+    coups = read_coups(tmp_path / "coups").coups
+    assert coups.outcome.tolist() == [0, 1, 2, 0]  # B, P, T, B

@@ -120,12 +120,18 @@ def _coded(spec: str) -> list[tuple[str, int]] | None:
     return [(word.strip(), _SIDES[side.strip().lower()]) for word, _, side in pairs]
 
 
+_NEXT_SIDE = re.compile(r",(?=(?:banker|player|tie|b|p|t)=)", re.IGNORECASE)
+
+
 def parse_words(specs: list[str] | None) -> dict[str, int]:
     """``--words`` options (``banker=装,状``, ``player=现``, ``tie=合``, several in one
     option separated by spaces; or the codes of a result column, ``1=P,2=B,3=T``) as
     outcome key -> code. A road colour may be given another side than its default."""
     words: dict[str, int] = {}
-    for spec in (part for option in specs or [] for part in option.split()):
+    # "player=Spieler,tie=Unentschieden": a side named after a comma starts a new mapping
+    # (a comma otherwise lists more spellings of the same side: banker=装,状)
+    for spec in (side_spec for option in specs or [] for part in option.split()
+                 for side_spec in _NEXT_SIDE.split(part)):
         side, sep, spellings = spec.partition("=")
         code = _SIDES.get(side.strip().lower())
         pairs = [(w.strip(), code) for w in spellings.split(",") if w.strip()] \
