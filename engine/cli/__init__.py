@@ -62,8 +62,8 @@ def _no_flag_value(param: Any) -> Any:
     if param is not None and getattr(param, "is_flag", False) and \
             not getattr(param, "count", False):
         param.metavar = ""
-        if param.default is None:
-            param.default = False
+        if param.default is None and not getattr(param, "secondary_opts", None):
+            param.default = False  # an on/off pair (--roads/--no-roads) keeps None: unset
     return param
 
 

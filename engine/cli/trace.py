@@ -168,7 +168,6 @@ def render(ledger: pd.DataFrame) -> Any:
 @reports_errors
 @table_rules
 def trace(
-    ctx: typer.Context,
     spec: Annotated[str, typer.Argument(
         help="strategy SPEC: name, name:key=value,..., file.py:Class or module:Class")],
     outcomes: Annotated[str | None, typer.Option(
@@ -200,9 +199,6 @@ def trace(
     shown = parse_range(coup_range) if coup_range is not None else None
     table = trace_coups(outcomes, coups, shoe)
     strategy = make_one_strategy(spec)
-    source = ctx.get_parameter_source("roads")
-    if source is None or source.name != "COMMANDLINE":
-        roads = None  # neither flag given: the roads for strategies that use them
     ledger = play(strategy, table, bankroll=bankroll, rules=rules, roads=roads)
     if shown is not None:
         first, last = shown
