@@ -102,6 +102,7 @@ class OneLineErrors(TyperGroup):
         global _THREADS_BEFORE
         _THREADS_BEFORE = set(threading.enumerate())
         given = list(sys.argv[1:] if args is None else args)
+        sys.unraisablehook = _ctrl_c_in_a_callback
         try:
             code = super().main(given or ["--help"], prog_name, complete_var, False,
                                 windows_expand_args, **extra)
@@ -120,7 +121,24 @@ class OneLineErrors(TyperGroup):
             _leave(130)
         except Exception as exc:  # noqa: BLE001 - the one error path: never a traceback
             _leave(_unexpected(exc))
+        if _CTRL_C_NOTED:  # a Ctrl-C that landed in a callback Python cannot raise from
+            print("interrupted", file=sys.stderr)
+            _leave(130)
         _leave(code if isinstance(code, int) else 0)
+
+
+#: Set when a Ctrl-C landed in a callback (a weak reference's, a finalizer).
+_CTRL_C_NOTED: list[bool] = []
+
+
+def _ctrl_c_in_a_callback(unraisable: Any) -> None:
+    """A Ctrl-C raised inside a garbage-collector callback cannot propagate; Python would
+    print it as an ignored exception with a traceback. Note it (the command then ends as
+    interrupted); anything else goes to Python's own report."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        _CTRL_C_NOTED.append(True)
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 #: The threads running when the command started (a host's own: a test runner's, ...).
