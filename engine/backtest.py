@@ -435,6 +435,7 @@ class _Job:
     config_rules: tuple[TableRules, ...] | None = None  # rules per configuration, if several
     run_id: str = ""                                  # the run that planned the chunks
     keep_summary: bool = False                        # return the summary's columns too
+    engine: str = "auto"                              # "replay": the fused path plays none
 
 
 @dataclass(frozen=True)
@@ -574,6 +575,8 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
     can play (``FusedChunk.configs``; the caller replays the others), or None when it
     plays none (or refuses a stake: the replay then plays the chunk and says where)."""
     job, chunk = task.job, task.chunk
+    if job.engine == "replay":
+        return None
     plan = fused_plan(configs, job.rules, job.config_rules, ledger=job.ledger,
                       expected=job.expected, policy=job.policy)
     if plan is None:
@@ -592,6 +595,34 @@ def _run_fused(task: _Task, configs: list[Strategy], first_session: int) -> Fuse
     if not len(coups):
         return None
     return run_coups(plan, names, coups, job.policy, first_session)
+
+
+#: The paths that may play a run's systems (``Run.engine``).
+ENGINES = ("auto", "compiled", "replay")
+
+
+def engine_paths(configs: Sequence[Strategy], rules: TableRules,
+                 config_rules: Sequence[TableRules] | None, policy: SessionPolicy,
+                 engine: str, expected: str) -> list[str]:
+    """The path that plays each configuration ("compiled" or "replay") under ``engine``;
+    with engine "compiled", a configuration the compiled kernel cannot play is refused,
+    named."""
+    if engine not in ENGINES:
+        raise BaccaratError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}",
+                            params=("engine",))
+    plan = None if engine == "replay" else fused_plan(
+        configs, rules, config_rules, ledger=True, expected=expected, policy=policy)
+    compiled = set(plan.configs) if plan is not None else set()
+    paths = ["compiled" if k in compiled else "replay" for k in range(len(configs))]
+    if engine == "compiled" and "replay" in paths:
+        names = ", ".join(dict.fromkeys(configs[k].spec() for k, path in enumerate(paths)
+                                        if path == "replay"))
+        why = ("exact pricing of each coup is the replay's" if expected != "auto" else
+               "the kernel plays the built-in parts and the published counts; a plugin's "
+               "parts and the other counts are the replay's")
+        raise BaccaratError(f"engine compiled: the compiled kernel cannot play {names} "
+                            f"({why}); use engine auto or replay", params=("engine",))
+    return paths
 
 
 def _chunk_coups(task: _Task) -> Coups:
@@ -775,7 +806,10 @@ def play(job: BacktestJob) -> BacktestResult:
         if expected not in EXPECTED_MODES:
             raise BaccaratError(f"expected must be auto or exact, got {expected!r}",
                                 params=("expected",))
+        played = engine_paths(configs, rules, config_rules, policy, how.engine, expected)
         info = _run_info(configs, rules, dataset, policy, command, config_rules)
+        for record, path in zip(info["configs"], played, strict=True):
+            record["engine"] = path
         info["expected"] = expected
         info["short_last_session"] = {"shoes": short, "of": session_shoes,
                                       "kept": policy.last_session == "keep"} if short else None
@@ -799,7 +833,7 @@ def play(job: BacktestJob) -> BacktestResult:
                                 chunks, rows, per_chunk, progress, job.on_start,
                                 fault=fault_spec(), config_rules=config_rules,
                                 ledger=bool(ledger), expected=expected,
-                                saved=out is not None)
+                                engine=how.engine, saved=out is not None)
         return BacktestResult(summary, info, Path(out) if out is not None else None,
                               folder=folder, temp=temp)
 
@@ -811,7 +845,7 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
           progress: Callable[[int, int], None] | None,
           on_start: Callable[[int], None] | None, *, fault: str | None,
           config_rules: tuple[TableRules, ...] | None, ledger: bool, expected: str,
-          saved: bool) -> pd.DataFrame:
+          engine: str, saved: bool) -> pd.DataFrame:
     """Run the chunks not done yet into the run folder ``output`` owns, then its summary and
     ``run.json`` (``info``, completed); returns the summary."""
     folder, state = output.folder, output.state
@@ -824,7 +858,7 @@ def _play(output: Output, backend: Backend, info: dict[str, Any], dataset: Datas
                dataset.seed,
                str(dataset.path.absolute()) if dataset.path is not None else None, pristine,
                fault=fault, config_rules=config_rules, expected=expected,
-               run_id=output.run_id)
+               run_id=output.run_id, engine=engine)
     done = _verified_chunks(output, ledger) if state == "resume" else set()
     for name in (SESSIONS_FILE, LEDGER_FILE) if ledger else (SESSIONS_FILE,):
         (folder / name).mkdir(exist_ok=True)  # workers write into it, never make it

@@ -30,8 +30,12 @@ class Run:
     one, ``result.save(path)`` keeps it); ``force``: replace an ``out`` this project
     wrote; ``resume``: finish an interrupted run into ``out``; ``ledger``: keep every bet
     (False: sessions and summary only, faster); ``chunk_shoes``: shoes per chunk;
-    ``expected``: "auto" or "exact" pricing of each coup's expected net; ``progress``: a
-    progress bar (in a notebook too), or a callable ``progress(coups, sessions)``.
+    ``expected``: "auto" or "exact" pricing of each coup's expected net; ``engine``: which
+    path plays the systems: "compiled" (the compiled kernel; refused for a system it cannot
+    play, naming it), "replay" (the plain replay, every system) or "auto" (the kernel for
+    every system it plays, the replay for the others); the ledgers are the same, and
+    ``run.json`` records the path of each configuration; ``progress``: a progress bar (in a
+    notebook too), or a callable ``progress(coups, sessions)``.
     """
 
     workers: int | None = 1
@@ -42,6 +46,7 @@ class Run:
     chunk_shoes: int | None = None
     scheduler: str | None = None
     expected: str = "auto"
+    engine: str = "auto"
     progress: bool | Callable[[int, int], None] = False
 
 

@@ -1,8 +1,8 @@
 """The fused path (``engine/fused.py``, ``engine/fused_play.py``) against the replay.
 
-Every test runs the same configurations twice, once as the engine chooses (the fused
-path, which the tests check did run) and once with the fused path switched off (the
-generic replay, the reference: the Python parts bet for bet), and asserts the sessions
+Every test runs the same configurations twice, once on the compiled path
+(``Run(engine="compiled")``, which ``run.json`` says played them) and once on the replay
+(``Run(engine="replay")``, the reference: the Python parts bet for bet), and asserts the sessions
 tables, the summaries, the run counts and the printed summary are equal, bit for bit:
 every built-in selection, staking plan and session rule, alone and combined (a property
 test draws the combinations), with the table's rules, limits, chips and shortfalls.
@@ -13,8 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,7 +24,7 @@ from baccarat.bets import BET_KINDS, N_PAIR_STATES, NO_PAIR, classify_coups
 from baccarat.cli import app
 from baccarat.coups import Coups
 from baccarat.deal import generate_coups
-from baccarat.errors import StrategyFault
+from baccarat.errors import BaccaratError, StrategyFault
 from baccarat.fused import _POW2, deal_classes, fused_plan, run_coups
 from baccarat.ledger import ledger_table, sessions_table
 from baccarat.parallel import generate_dataset
@@ -58,42 +56,16 @@ SPECS = [
 ]
 
 
-@contextmanager
-def generic_only() -> Iterator[None]:
-    """Switch the fused path off: every chunk goes through the replay."""
-    kept = backtest_module._run_fused
-    backtest_module._run_fused = lambda *args, **kwargs: None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        backtest_module._run_fused = kept
-
-
-@contextmanager
-def counting_fused() -> Iterator[list[bool]]:
-    """Record, per chunk, whether the fused path played it."""
-    kept = backtest_module._run_fused
-    played: list[bool] = []
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        result = kept(*args, **kwargs)
-        played.append(result is not None)
-        return result
-
-    backtest_module._run_fused = spy  # type: ignore[assignment]
-    try:
-        yield played
-    finally:
-        backtest_module._run_fused = kept
+def engines(result: Any) -> list[str]:
+    """The path that played each configuration, as ``run.json`` records it."""
+    return [config["engine"] for config in result.info["configs"]]
 
 
 def both_ways(**kwargs: Any) -> tuple[Any, Any]:
-    """(fused result, generic result) of the same backtest; the fused one must be fused."""
-    with counting_fused() as played:
-        fused = backtest_with(ledger=False, **kwargs)
-    assert played and all(played), "the fused path did not play every chunk"
-    with generic_only():
-        generic = backtest_with(ledger=False, **kwargs)
+    """(compiled result, replay result) of the same backtest, by ``Run(engine=...)``."""
+    fused = backtest_with(ledger=False, engine="compiled", **kwargs)
+    generic = backtest_with(ledger=False, engine="replay", **kwargs)
+    assert set(engines(fused)) == {"compiled"} and set(engines(generic)) == {"replay"}
     return fused, generic
 
 
@@ -209,13 +181,7 @@ def test_an_outcomes_only_table_gives_the_replays_sessions():
 
 
 def test_a_stake_below_the_minimum_is_raised_as_the_replay_raises_it():
-    with counting_fused() as played:
-        fused = backtest(None, ["martingale", "flat:base=7.3"], shoes=5, seed=1,
-                         run=Run(ledger=False))
-    assert played == [True]
-    with generic_only():
-        generic = backtest(None, ["martingale", "flat:base=7.3"], shoes=5, seed=1,
-                           run=Run(ledger=False))
+    fused, generic = both_ways(strategies=["martingale", "flat:base=7.3"], shoes=5, seed=1)
     assert_same_run(fused, generic)
     flat_at_ten = backtest(None, ["martingale", "flat"], shoes=5, seed=1, run=Run(ledger=False))
     assert fused.summary["mean_wagered"].tolist() == \
@@ -226,11 +192,10 @@ def test_a_bet_the_dataset_cannot_settle_is_refused_as_the_replay_refuses_it():
     coups = generate_coups(TableRules(), 5, np.arange(20))
     coups.cards[:] = -1  # totals only: under EZ a Banker 7 may or may not be a push
     rules = TableRules(variant="ez")
-    with counting_fused() as played, pytest.raises(StrategyFault) as fused:
-        backtest(coups, ["martingale"], rules=rules, run=Run(ledger=False))
-    assert played == [False]
-    with generic_only(), pytest.raises(StrategyFault) as generic:
-        backtest(coups, ["martingale"], rules=rules, run=Run(ledger=False))
+    with pytest.raises(StrategyFault) as fused:
+        backtest(coups, ["martingale"], rules=rules, run=Run(ledger=False, engine="compiled"))
+    with pytest.raises(StrategyFault) as generic:
+        backtest(coups, ["martingale"], rules=rules, run=Run(ledger=False, engine="replay"))
     assert str(fused.value) == str(generic.value)
     assert "cannot be settled" in str(fused.value)
 
@@ -260,24 +225,16 @@ def test_compiled_configurations_play_fused_beside_the_ones_the_replay_plays():
     sessions of the replay of all."""
     specs = ["streak:n=2", "count:method=true_count | flat", "road | martingale",
              "paroli:base=7.3,side=player", f"{CHOOSY}:EveryOther | dalembert", "dalembert"]
-    chunks: list[tuple[int, ...]] = []
-    kept = backtest_module._run_fused
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        result = kept(*args, **kwargs)
-        chunks.append(result.configs if result is not None else ())
-        return result
-
-    backtest_module._run_fused = spy  # type: ignore[assignment]
-    try:
-        fused = backtest(None, specs, shoes=23, seed=6, rules=TableRules(table_min=5),
-                         session=Session(stop_loss=120.0), run=Run(chunk_shoes=10, ledger=False))
-    finally:
-        backtest_module._run_fused = kept
-    assert chunks == [(0, 2, 3, 5)] * 3
-    with generic_only():
-        generic = backtest(None, specs, shoes=23, seed=6, rules=TableRules(table_min=5),
-                           session=Session(stop_loss=120.0), run=Run(chunk_shoes=10, ledger=False))
+    fused = backtest(None, specs, shoes=23, seed=6, rules=TableRules(table_min=5),
+                     session=Session(stop_loss=120.0), run=Run(chunk_shoes=10, ledger=False))
+    assert engines(fused) == ["compiled", "replay", "compiled", "compiled", "replay",
+                              "compiled"]
+    generic = backtest(None, specs, shoes=23, seed=6, rules=TableRules(table_min=5),
+                       session=Session(stop_loss=120.0),
+                       run=Run(chunk_shoes=10, ledger=False, engine="replay"))
+    with pytest.raises(BaccaratError, match="engine compiled: the compiled kernel cannot play "
+                                            r"count:method=true_count \| flat, every_other \| dalembert"):
+        backtest(None, specs, shoes=23, seed=6, run=Run(engine="compiled"))
     assert_same_run(fused, generic)
 
 
@@ -285,11 +242,9 @@ def test_the_cli_prints_the_same_summary_and_writes_the_same_counts(tmp_path: Pa
     runner = CliRunner()
     args = ["backtest", "-s", "martingale:max_doublings=[3,6]", "-s", "dalembert",
             "--shoes", "120", "--seed", "4", "--chunk", "50", "--ledger", "none"]
-    with counting_fused() as played:
-        fused = runner.invoke(app, [*args, "--out", str(tmp_path / "fused")])
-    assert played and all(played)
-    with generic_only():
-        generic = runner.invoke(app, [*args, "--out", str(tmp_path / "generic")])
+    fused = runner.invoke(app, [*args, "--engine", "compiled", "--out", str(tmp_path / "fused")])
+    generic = runner.invoke(app, [*args, "--engine", "replay", "--out",
+                                  str(tmp_path / "generic")])
     assert fused.exit_code == 0 and generic.exit_code == 0, fused.output + generic.output
 
     def shown(text: str, folder: str) -> str:  # the folder and the timing differ
@@ -327,9 +282,10 @@ def test_the_summary_from_memory_is_the_summary_of_the_parts(fused: bool, batch:
                             lambda *a, _kept=kept, _name=name: reads.append(_name) or _kept(*a))
     specs = ["martingale", "paroli:side=player,base=7.3", "flat:side=tie,base=5"]
     rules = TableRules(table_min=5)
-    with (counting_fused() if fused else generic_only()):
-        result = backtest(None, specs, shoes=25, seed=8, rules=rules,
-                          session=Session(stop_loss=200.0), run=Run(chunk_shoes=10, ledger=False))
+    result = backtest(None, specs, shoes=25, seed=8, rules=rules,
+                      session=Session(stop_loss=200.0),
+                      run=Run(chunk_shoes=10, ledger=False,
+                              engine="compiled" if fused else "replay"))
     assert reads == []
     configs = [config for spec in specs for config in expand_spec(spec)]
     from_parts = backtest_module.summarize_run(result.folder, configs, rules)
@@ -579,22 +535,9 @@ def test_the_full_ledger_played_fused_is_the_replays_row_for_row():
     kwargs: dict[str, Any] = {"strategies": specs, "shoes": 14, "seed": 3, "chunk_shoes": 5,
                               "rules": TableRules(variant="ez", table_min=5),
                               "session_shoes": 2}
-    chunks: list[tuple[int, ...]] = []
-    kept = backtest_module._run_fused
-
-    def spy(*args: Any, **spied: Any) -> Any:
-        result = kept(*args, **spied)
-        chunks.append(result.configs if result is not None else ())
-        return result
-
-    backtest_module._run_fused = spy  # type: ignore[assignment]
-    try:
-        fused = backtest_with(ledger=True, **kwargs)
-    finally:
-        backtest_module._run_fused = kept
-    assert chunks and set(chunks) == {(0, 1, 2, 3, 4)}  # the EV count, the plugin replayed
-    with generic_only():
-        generic = backtest_with(ledger=True, **kwargs)
+    fused = backtest_with(ledger=True, **kwargs)
+    assert engines(fused) == ["compiled"] * 5 + ["replay"] * 2  # the EV count, the plugin
+    generic = backtest_with(ledger=True, engine="replay", **kwargs)
     assert_same_run(fused, generic)
     a = read_run_table(fused.folder, "ledger")
     b = read_run_table(generic.folder, "ledger")

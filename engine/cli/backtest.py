@@ -80,6 +80,10 @@ def backtest(
         help="how each coup's expected net is priced: auto (the cards left in the shoe for "
         "strategies that see the cards, the full shoe for the others) or exact (the cards "
         "left for every strategy; card-level datasets; slower)")] = "auto",
+    engine: Annotated[str, typer.Option(
+        help="the path that plays the systems: compiled (the compiled kernel; refused for a "
+        "system it cannot play), replay (the plain replay) or auto (compiled where it "
+        "can); the ledgers are the same")] = "auto",
     rule_sets: Any = None,
     session: Any = None,
     chunk: Annotated[int | None, typer.Option(
@@ -138,7 +142,7 @@ def backtest(
 
         how = Run(ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
                   progress=advance, workers=local_workers(workers, scheduler),
-                  scheduler=scheduler, resume=resume, expected=expected)
+                  scheduler=scheduler, resume=resume, expected=expected, engine=engine)
         result = play(BacktestJob(
             coups, strategy, shoes=shoes, seed=seed if shoes else None, rules=rules,
             rule_sets=rule_sets if len(rule_sets) > 1 else None, session=session, run=how,
