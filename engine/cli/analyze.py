@@ -14,6 +14,7 @@ from rich import box
 from rich.table import Table
 
 from ..errors import BaccaratError
+from ..progress import progress_bars
 from . import app
 from .common import (
     Force,
@@ -24,7 +25,6 @@ from .common import (
     err_console,
     note_import,
     print_table,
-    progress_bar,
     reports_errors,
     seed_in_range,
 )
@@ -179,11 +179,11 @@ def analyze(
         if table_shoes is None and len(datasets) == 1:
             table_shoes = meta.get("table_shoes")
         n_reference = reference or DEFAULT_REFERENCE
-        with progress_bar("reference", n_reference, "datasets", quiet) as progress:
-            task = progress.task_ids[0]
+        with progress_bars(not quiet) as bars:
+            bar = bars.add("reference", "datasets", n_reference)
             analysis = analyze_coups(coups, rules, n_reference=n_reference, seed=seed,
                                      table_shoes=table_shoes,
-                                     progress=lambda n: progress.update(task, advance=n))
+                                     progress=lambda n: bar.update(advance=n))
         metadata = {"datasets": [str(p) for p in datasets], "rules": rules.model_dump(),
                     "seed": seed, "table_shoes": table_shoes}
         write_analysis(analysis, temps, metadata)

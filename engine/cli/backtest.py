@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import BaccaratError
+from ..progress import progress_bars
 from . import app
 from .common import (
     CONNECT_TIMEOUT,
@@ -31,7 +32,6 @@ from .common import (
     note_import,
     print_labelled,
     print_table,
-    progress_bar,
     reports_errors,
     seed_in_range,
 )
@@ -126,19 +126,19 @@ def backtest(
             coups = _flagged_notice(coups, skip_invalid_shoes, stack)
         else:
             note_import(import_note(coups))
-    with stack, progress_bar("backtest", shoes or 0, "coups", quiet) as progress:
-        task = progress.task_ids[0]
+    with stack, progress_bars(not quiet) as bars:
+        bar = bars.add("backtest", "shoes", shoes)
         coups_done = 0
 
         def begin(total_shoes: int) -> None:
-            progress.update(task, total=total_shoes)
+            bar.update(total=total_shoes)
 
         def advance(n_coups: int, n_sessions: int) -> None:
             nonlocal coups_done
             coups_done += n_coups
             rate = coups_done / max(time.perf_counter() - started, 1e-9)
-            progress.update(task, advance=n_sessions * session.session_shoes,
-                            rate=f"{rate / 1e6:.1f}M coups/s")
+            bar.update(advance=n_sessions * session.session_shoes,
+                       note=f"{rate / 1e6:.1f}M coups/s")
 
         how = Run(ledger=ledger == "full", out=out, force=force, chunk_shoes=chunk,
                   progress=advance, workers=local_workers(workers, scheduler),
@@ -165,7 +165,8 @@ def backtest(
         print_labelled("warning", f"a strategy left a thread running in a worker process: "
                        f"{thread}; the worker was stopped when its work was done", "yellow")
     counts = result.info["counts"]
-    done(f"wrote {out} ({counts['configs']} configurations x {counts['sessions']:,} sessions, "
+    configs = f"{counts['configs']} configuration{'s' * (counts['configs'] != 1)}"
+    done(f"wrote {out} ({configs} x {counts['sessions']:,} sessions, "
          f"{counts['coups']:,} coups) in {time.perf_counter() - started:.1f}s")
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -20,7 +18,6 @@ from ..errors import BaccaratError, DiskFullError, debug_requested, full_traceba
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-    from rich.progress import Progress
     from rich.table import Table
 
     from ..rules import TableRules
@@ -170,39 +167,6 @@ def local_workers(workers: int | None, scheduler: str | None) -> int | None:
     if note:
         print_labelled("note", note, "yellow")
     return capped
-
-
-def show_progress(quiet: bool) -> bool:
-    """Progress bars only on a terminal and when not asked to be quiet."""
-    return not quiet and sys.stderr.isatty()
-
-
-@contextmanager
-def progress_bar(description: str, total: int, unit: str, quiet: bool) -> Iterator[Progress]:
-    """A rich progress bar over ``total`` items with a rate and a time estimate."""
-    from rich.progress import (  # only the commands that run show one, not their help
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        disable=not show_progress(quiet),
-        transient=False,
-    )
-    with progress:
-        progress.add_task(description, total=total, rate=f"0 {unit}/s")
-        yield progress
 
 
 # -- output that fits the terminal it is given, every value whole ------------------------------

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..progress import progress_bars
 from . import app
 from .common import (
     CONNECT_TIMEOUT,
@@ -22,7 +23,6 @@ from .common import (
     build_rules,
     done,
     local_workers,
-    progress_bar,
     reports_errors,
     seed_in_range,
 )
@@ -80,14 +80,14 @@ def generate(
                         commission=commission, tie_pays=tie_pays, variant=variant)
     started = time.perf_counter()
     coups_written = 0
-    with progress_bar("generate", shoes, "coups", quiet) as progress:
-        task = progress.task_ids[0]
+    with progress_bars(not quiet) as bars:
+        bar = bars.add("generate", "shoes", shoes)
 
         def advance(coups: int, chunk_shoes: int) -> None:
             nonlocal coups_written
             coups_written += coups
             rate = coups_written / max(time.perf_counter() - started, 1e-9)
-            progress.update(task, advance=chunk_shoes, rate=f"{rate / 1e6:.1f}M coups/s")
+            bar.update(advance=chunk_shoes, note=f"{rate / 1e6:.1f}M coups/s")
 
         document = generate_dataset(
             out, shoes=shoes, seed=seed, rules=rules, chunk_shoes=chunk,

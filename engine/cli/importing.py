@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..io.importers.readers import ReadOptions
     from ..rules import TableRules
 
+from ..progress import progress_bars
 from .common import (
     Force,
     Quiet,
@@ -27,7 +28,6 @@ from .common import (
     console,
     done,
     print_labelled,
-    progress_bar,
     reports_errors,
 )
 from .rule_options import Burn, Commission, CutCard, Decks, RulesFile, TiePays, VariantOpt
@@ -116,11 +116,11 @@ def import_command(
     if format is not None:
         check_format_name(format)
     report = ImportReport()
-    with progress_bar("import", len(files), "files", quiet or dry_run) as progress:
-        task = progress.task_ids[0]
+    with progress_bars(not (quiet or dry_run)) as bars:
+        bar = bars.add("import", "files", len(files))
 
         def advance(path: Path, file_format: str) -> None:
-            progress.update(task, advance=1, rate=path.name)
+            bar.update(advance=1, note=path.name)
 
         if dry_run:
             _dry_run(files, format, rules, keep_invalid, advance, options, report, out)

@@ -16,13 +16,13 @@ import typer
 from rich.console import Console
 
 from ..extras import require
+from ..progress import Bar, progress_bars
 from ..report.demo import DEMO_SEED, DEMO_SHOES
 from . import app
-from .common import Force, NoTable, Quiet, console, done, progress_bar, reports_errors
+from .common import Force, NoTable, Quiet, console, done, reports_errors
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.progress import Progress, TaskID
     from rich.table import Table
 
 RunDirs = Annotated[list[Path], typer.Argument(help="run folders written by baccarat backtest",
@@ -155,14 +155,13 @@ def compare_command(
          f"run{'s' if len(runs) != 1 else ''})")
 
 
-def _report_progress(progress: Progress, task: TaskID) -> Callable[[int, int], None]:
-    """A ``progress(done, total)`` callback that moves ``task`` with a steps/s rate."""
+def _report_progress(bar: Bar) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` callback that moves ``bar`` with a steps/s rate."""
     started = time.perf_counter()
 
     def advance(n_done: int, total: int) -> None:
         rate = n_done / max(time.perf_counter() - started, 1e-9)
-        progress.start_task(task)
-        progress.update(task, completed=n_done, total=total, rate=f"{rate:.1f} steps/s")
+        bar.update(done=n_done, total=total, note=f"{rate:.1f} steps/s")
     return advance
 
 
@@ -217,11 +216,10 @@ def report_command(
                 from ..report.risk_section import risk_section
                 sections.append(risk_section(risk, drawer))
             if opened:
-                with progress_bar("report", report_steps(opened), "steps",
-                                  quiet) as progress:
-                    text = render_report(
-                        opened, samples=samples, sections=sections, drawer=drawer,
-                        progress=_report_progress(progress, progress.task_ids[0]))
+                with progress_bars(not quiet) as bars:
+                    bar = bars.add("report", "steps", report_steps(opened))
+                    text = render_report(opened, samples=samples, sections=sections,
+                                         drawer=drawer, progress=_report_progress(bar))
             else:
                 from ..report.search_section import render_sections_page
                 text = (render_sections_page(sections, drawer) if search is not None else
@@ -250,20 +248,20 @@ def demo_command(
     from ..report.demo import run_demo
 
     started = time.perf_counter()
-    with progress_bar("backtest", shoes, "coups", quiet) as progress:
-        task = progress.task_ids[0]
-        report_task = progress.add_task("report", total=1, rate="", start=False)
+    with progress_bars(not quiet) as bars:
+        bar = bars.add("backtest", "shoes", shoes)
+        report_bar = bars.add("report", "steps", 1, started=False)
         coups_done = 0
 
         def advance(n_coups: int, n_sessions: int) -> None:
             nonlocal coups_done
             coups_done += n_coups
             rate = coups_done / max(time.perf_counter() - started, 1e-9)
-            progress.update(task, advance=n_sessions, rate=f"{rate / 1e6:.2f}M coups/s")
+            bar.update(advance=n_sessions, note=f"{rate / 1e6:.2f}M coups/s")
 
         result = run_demo(out, shoes=shoes, seed=seed, force=force, command=_command(),
                           backtest_progress=advance,
-                          report_progress=_report_progress(progress, report_task))
+                          report_progress=_report_progress(report_bar))
     if not no_table:
         from .tables import print_answer
 

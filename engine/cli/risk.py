@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import BaccaratError
+from ..progress import progress_bars
 from . import app
 from .common import (
     Force,
@@ -23,7 +24,6 @@ from .common import (
     err_console,
     in_flags,
     print_labelled,
-    progress_bar,
     reports_errors,
     seed_in_range,
 )
@@ -358,11 +358,11 @@ def risk(
         # the output is ours before any work starts (refused at once if it is not free)
         claim = (stack.enter_context(claim_output(out, force=force, what="risk file"))
                  if out is not None else None)
-        with progress_bar("risk", 0, "steps", quiet or as_json) as progress:
-            task = progress.task_ids[0]
+        with progress_bars(not (quiet or as_json)) as bars:
+            bar = bars.add("risk", "steps")
 
             def step(what: str) -> None:
-                progress.update(task, description=f"risk: {what}"[:40], advance=1)
+                bar.update(description=f"risk: {what}"[:40], advance=1)
 
             results = run_risk(job, step)
         if claim is not None:

@@ -14,6 +14,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from ..progress import Bar, progress_bars
 from . import app
 from .common import (
     Debug,
@@ -26,7 +27,6 @@ from .common import (
     err_console,
     local_workers,
     note_import,
-    progress_bar,
     reports_errors,
     seed_in_range,
 )
@@ -179,15 +179,14 @@ def search(
 
         if not is_coups_parquet(dataset):
             note_import(import_note(dataset))
-    with progress_bar("search", 0, "sessions", quiet) as bar:
-        tasks: dict[str, Any] = {}
+    with progress_bars(not quiet) as bars:
+        stages: dict[str, Bar] = {}
 
         def advance(stage: str, sessions: int, coups: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=None, rate="")
-            bar.update(tasks[stage], advance=sessions)
+            if stage not in stages:
+                stages[stage] = bars.add(stage, "sessions")
+            stages[stage].update(advance=sessions)
 
-        bar.update(bar.task_ids[0], visible=False)
         result = run_search(
             dataset, strategy, metric=metric, holdout=holdout, folds=folds,
             walk_forward=walk_forward, sample=sample, seed=seed, null=null,

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from ..progress import Bar, progress_bars
 from . import app
-from .common import console, done, err_console, progress_bar, reports_errors
-
-if TYPE_CHECKING:
-    from rich.progress import Progress
+from .common import console, done, err_console, reports_errors
 
 
 @app.command()
@@ -32,12 +30,12 @@ def warm(
     from ..warm import warm as warm_kernels
 
     with contextlib.ExitStack() as stack:
-        bars: list[Progress] = []
+        shown: list[Bar] = []
 
         def ran(n: int, total: int) -> None:
-            if not bars:
-                bars.append(stack.enter_context(progress_bar("warm", total, "runs", False)))
-            bars[0].update(bars[0].task_ids[0], completed=n, rate="tiny runs")
+            if not shown:
+                shown.append(stack.enter_context(progress_bars()).add("warm", "tiny runs"))
+            shown[0].update(done=n, total=total)
 
         report = warm_kernels(processes, progress=ran)
     if verbose:
