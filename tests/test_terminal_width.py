@@ -105,6 +105,29 @@ def test_help_wraps_to_the_terminal_and_flags_show_no_value() -> None:
     assert "<bool>" not in run80("--help")
 
 
+@pytest.mark.parametrize("command", ["backtest", "search", "risk", "generate", "analyze",
+                                     "check-strategy", "report", "odds", "import", "live"])
+def test_help_at_80_columns_gives_each_description_room(command: str) -> None:
+    """A value's type is a short name and a bound is said in words: the type column does
+    not squeeze the descriptions (``<float range> [0.5<=x<=0.9999]`` left them 25
+    columns)."""
+    out = run80(command, "--help")
+    assert_fits(out)
+    assert "range>" not in out and "<=x" not in out and "x>=" not in out
+    rows = [line for line in out.splitlines() if line.startswith("│") and "--" in line]
+    starts = set()
+    for row in rows:  # where a description starts: after the option, its name and type
+        found = re.match(r"│ (?:[ *]  )?(--\S+)(\s+-\w)?\s+([A-Z]+(\.\.\.)?\s+)?", row)
+        if found:
+            starts.add(found.end())
+    assert starts and 80 - max(starts) >= 34, (max(starts), out)
+    if command == "risk":
+        flat = " ".join(line.strip(" │") for line in out.splitlines())
+        assert "(0.5 to 0.9999)" in flat and "(at least 1)" in flat
+        refused = runner.invoke(app, ["risk", "-s", "flat", "--level", "2"])
+        assert refused.exit_code == 2 and "--level" in refused.output  # the bound still holds
+
+
 @pytest.mark.parametrize("command", ["backtest", "analyze", "roads", "trace"])
 def test_a_csv_where_a_dataset_is_expected_is_imported_in_memory(command: str,
                                                                   tmp_path: Path) -> None:

@@ -42,14 +42,19 @@ from .. import __version__
 USAGE_ERROR = 2
 
 
-class FlagHelp(TyperCommand):
-    """A command whose flags show no value in its help (typer prints ``<bool>`` beside
-    them), its ``--help`` flag included."""
+class ReadableHelp(TyperCommand):
+    """A command whose help reads at 80 columns: a flag shows no value (typer prints
+    ``<bool>`` beside it), a value a short name (``INT``, ``PATH``), and a bound is said at
+    the end of the description rather than in the type column (``<int range> [x>=1]``
+    widened that column for every option and squeezed each description into a narrow
+    cell). Its ``--help`` flag included."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             _no_flag_value(param)
+            _short_value(param)
+            _bounds_in_help(param)
 
     def get_help_option(self, ctx: Any) -> Any:
         return _no_flag_value(super().get_help_option(ctx))
@@ -65,6 +70,36 @@ def _no_flag_value(param: Any) -> Any:
         if param.default is None and not getattr(param, "secondary_opts", None):
             param.default = False  # an on/off pair (--roads/--no-roads) keeps None: unset
     return param
+
+
+#: The name a value of each type shows in help.
+_VALUE_NAMES = {"int": "INT", "float": "NUMBER", "str": "TEXT", "Path": "PATH"}
+
+
+def _short_value(param: Any) -> None:
+    """A value's name in help: ``INT`` for ``<int range>``, ``TEXT...`` for a repeatable
+    text (the parameter's own metavar, if it has one, stays)."""
+    if param.metavar is not None or getattr(param, "is_flag", False) or \
+            not hasattr(param, "bare_type"):
+        return
+    bare = param.bare_type()
+    repeated = bare.startswith("list[")
+    name = _VALUE_NAMES.get(bare[5:-1] if repeated else bare)
+    if name is not None:
+        param.metavar = name + "..." * repeated
+
+
+def _bounds_in_help(param: Any) -> None:
+    """An option's bounds at the end of its description (typer still checks them: the
+    bound given to ``typer.Option`` is its annotation's constraint; ``param.min`` and
+    ``param.max`` are what its help shows)."""
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    if (low is None and high is None) or getattr(param, "count", False):
+        return
+    said = (f"{low} to {high}" if low is not None and high is not None else
+            f"at least {low}" if low is not None else f"at most {high}")
+    param.help = f"{param.help or ''} ({said})".strip()
+    param.min = param.max = None
 
 
 def reflow(text: str) -> str:
@@ -289,7 +324,7 @@ from . import (  # noqa: E402
 
 for _info in app.registered_commands:  # typer's public description of each command
     if _info.cls in (None, TyperCommand):  # typer's default, unless a command chose its own
-        _info.cls = FlagHelp
+        _info.cls = ReadableHelp
     _info.help = _info.help or reflow(inspect.getdoc(_info.callback) or "")
 
 __all__ = ["analyze", "app", "backtest", "check_strategy", "generate", "importing", "live",

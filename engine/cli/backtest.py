@@ -64,7 +64,7 @@ def _flagged_notice(coups: Path, skip: bool, stack: contextlib.ExitStack) -> Pat
 @session_rules
 def backtest(
     strategy: Annotated[list[str], typer.Option(
-        "--strategy", "-s",
+        "--strategy", "-s", metavar="SPEC",
         # the help is rich markup: a bare [a,b] would be read as a style and vanish
         help="SPEC: name or name:key=value,... (key=\\[a,b] expands a grid); repeatable")],
     coups: Annotated[Path | None, typer.Option(help="coups Parquet dataset to replay")] = None,

@@ -296,7 +296,7 @@ def parse_size(text: str) -> tuple[str, float]:
 @session_rules
 def risk(
     strategy: Annotated[list[str], typer.Option(
-        "--strategy", "-s",
+        "--strategy", "-s", metavar="SPEC",
         help="SPEC: name or name:key=value,... (key=\\[a,b] expands a grid); repeatable")],
     coups: Annotated[int | None, typer.Option(
         min=1, help="sessions of N coups (over as many shoes as it takes)")] = None,

@@ -121,7 +121,7 @@ def print_search(result: SearchResult, top: int, no_table: bool) -> None:
 def search(
     dataset: Annotated[Path, typer.Argument(help="coups Parquet dataset to search over")],
     strategy: Annotated[list[str], typer.Option(
-        "--strategy", "-s",
+        "--strategy", "-s", metavar="SPEC",
         help="SPEC: name or name:key=value,... (key=\\[a,b] expands a grid); repeatable: "
              "the configurations are every spec's grid")],
     metric: Annotated[str | None, typer.Option(
