@@ -58,7 +58,8 @@ def play(strategy: Strategy | type[Strategy] | str, coups: Any, *,
          bankroll: float = 1000.0, rules: TableRules | None = None, shoe: int | None = None,
          session_shoes: int = 1, when_short: WhenShort = "stop",
          stop_loss: float | None = None, win_goal: float | None = None,
-         max_coups: int | None = None, roads: bool | None = None) -> pd.DataFrame:
+         max_coups: int | None = None, roads: bool | None = None,
+         session: SessionPolicy | None = None) -> pd.DataFrame:
     """Play ``strategy`` over ``coups`` with the replay engine and return its ledger.
 
     ``strategy`` is an instance (a copy of it plays, so the instance is left as it was), a
@@ -70,14 +71,19 @@ def play(strategy: Strategy | type[Strategy] | str, coups: Any, *,
     path of a coups Parquet dataset; ``shoe`` keeps one shoe of it. The table plays by
     ``rules`` (the defaults if None) with ``bankroll`` per session and the stop rules
     given, as ``backtest`` does. ``roads`` adds the roads' newest marks (by default when
-    the strategy declares ``needs_roads``). See the module docstring for the columns.
+    the strategy declares ``needs_roads``). ``session``: every session rule at once (as
+    ``baccarat.Session``), instead of the few given one by one. See the module docstring
+    for the columns.
     """
     config = make_one_strategy(strategy)
     table = to_coups(coups, shoe=shoe)
     rules = _with_dataset_decks(rules, table)
-    policy = SessionPolicy(bankroll=bankroll, when_short=when_short, stop_loss=stop_loss,
-                           win_goal=win_goal, max_coups=max_coups,
-                           session_shoes=session_shoes)
+    policy = session or SessionPolicy(
+        bankroll=bankroll, when_short=when_short, stop_loss=stop_loss, win_goal=win_goal,
+        max_coups=max_coups, session_shoes=session_shoes)
+    from .backtest import check_policy
+
+    check_policy(policy, (rules,))  # the rules backtest holds a session to
     grid, (ledger,) = replay(table, [config], rules, policy)
     with_roads = config.needs_roads if roads is None else roads
     return ledger_frame(grid, table, ledger, roads=with_roads)

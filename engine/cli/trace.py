@@ -21,7 +21,7 @@ from .common import (
     print_labelled,
     reports_errors,
 )
-from .rule_options import table_rules
+from .rule_options import session_rules, table_rules
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -167,6 +167,7 @@ def render(ledger: pd.DataFrame) -> Any:
 @app.command()
 @reports_errors
 @table_rules
+@session_rules
 def trace(
     spec: Annotated[str, typer.Argument(
         help="strategy SPEC: name, name:key=value,..., file.py:Class or module:Class")],
@@ -179,11 +180,11 @@ def trace(
     coup_range: Annotated[str | None, typer.Option(
         "--range", help="print only coups FIRST-LAST of the shoe (e.g. 1-20); the strategy "
         "still plays the shoe from its first coup")] = None,
-    bankroll: Annotated[float, typer.Option(help="starting bankroll")] = 1000.0,
     roads: Annotated[bool | None, typer.Option(
         "--roads/--no-roads", help="show the roads' newest marks (default: for strategies "
         "that use the roads)")] = None,
     rules: Any = None,
+    session: Any = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the ledger as JSON")] = False,
     debug: Debug = False,
 ) -> None:
@@ -199,7 +200,8 @@ def trace(
     shown = parse_range(coup_range) if coup_range is not None else None
     table = trace_coups(outcomes, coups, shoe)
     strategy = make_one_strategy(spec)
-    ledger = play(strategy, table, bankroll=bankroll, rules=rules, roads=roads)
+    bankroll = session.bankroll
+    ledger = play(strategy, table, rules=rules, roads=roads, session=session)
     if shown is not None:
         first, last = shown
         keep = ledger["coup"] >= first
