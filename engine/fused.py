@@ -76,6 +76,7 @@ from .fused_play import (
     I_LIMIT_HITS,
     I_RUIN_COUP,
     I_RUINED,
+    I_SHOE_STOPS,
     I_STOP,
     MIN_CARDS,
     N_INTS,
@@ -412,7 +413,7 @@ def _play(plan: FusedPlan, names: Sequence[str], classes: np.ndarray, shoe_first
             bets=ints[c, I_BETS], max_stake=top[c],
             limit_hits=ints[c, I_LIMIT_HITS], ruined=ints[c, I_RUINED].astype(bool),
             ruin_coup=ints[c, I_RUIN_COUP], stop_reason=ints[c, I_STOP].astype(np.int8),
-            coups=ints[c, I_COUPS])
+            coups=ints[c, I_COUPS], shoe_stops=ints[c, I_SHOE_STOPS:].T)
         k = plan.configs[c]
         out.append(session_rows(k, names[k], session_ids, first_shoe, metrics,
                                 {kind: by_kind.get(kind, zeros) for kind in KIND_INDEX}))
@@ -476,7 +477,8 @@ def _config_ledger(system: SystemForm, grids: tuple[np.ndarray, ...], ints: np.n
         strategy=system.config, stakes=stakes, net=net, bankroll=bankroll, played=played,
         limit_hits=ints[I_LIMIT_HITS], ruined=ints[I_RUINED].astype(bool),
         ruin_coup=ints[I_RUIN_COUP], stop_reason=ints[I_STOP].astype(np.int8),
-        start_bankroll=float(system.policy.bankroll), shoe_ev=full_shoe_ev(system.rules),
+        shoe_stops=ints[I_SHOE_STOPS:].T, start_bankroll=float(system.policy.bankroll),
+        shoe_ev=full_shoe_ev(system.rules),
         exact_expected=priced,
         priced_by="remaining cards" if priced is not None else "full shoe")
 

@@ -32,6 +32,7 @@ from .session_play import (
     BELOW_MIN,
     BUSTED,
     END,
+    N_SHOE_STOPS,
     R_BELOW,
     R_CHIP,
     R_REDUCE,
@@ -40,6 +41,7 @@ from .session_play import (
     R_TABLE_MAX,
     R_TABLE_MIN,
     RUIN,
+    SHOE_STOP_SLOT,
     drawdown_step,
     is_stake,
     policy_values,
@@ -84,8 +86,9 @@ _BANKER, _PLAYER, _TIE = 0, 1, 2
 _PER_OUTCOME = N_SPECIAL * N_PAIR_STATES * N_PAIR_STATES
 
 #: The kernel's integer outputs per configuration and session.
-I_LIMIT_HITS, I_RUINED, I_RUIN_COUP, I_STOP, I_COUPS, I_BETS = range(6)
-N_INTS = 6
+I_LIMIT_HITS, I_RUINED, I_RUIN_COUP, I_STOP, I_COUPS, I_BETS, I_SHOE_STOPS = range(7)
+#: ``I_SHOE_STOPS`` and the next ``N_SHOE_STOPS - 1``: the shoes each per-shoe rule cut short.
+N_INTS = I_SHOE_STOPS + N_SHOE_STOPS
 
 #: Problems: where the replay would raise.
 NOT_A_STAKE, UNSETTLED = 1, 2
@@ -482,6 +485,7 @@ def play_systems(classes, shoe_first, roads, counts, seen_cards, cards_left, car
                             ruin_coup = coup
                         break
                     sitting = True
+                    ints[c, I_SHOE_STOPS + SHOE_STOP_SLOT[reason], s] += 1
             top[c, s] = top_stake
             ints[c, I_LIMIT_HITS, s] = limit_hits
             ints[c, I_RUINED, s] = ruined

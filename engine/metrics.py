@@ -17,7 +17,15 @@ import pandas as pd
 
 from .jit import njit
 from .replay import ConfigLedger
-from .session_play import BUSTED, N_PATH, STOP_REASONS, drawdown_step, streak_step
+from .session_play import (
+    BUSTED,
+    N_PATH,
+    SHOE_STOP_COLUMNS,
+    SHOE_STOP_REASONS,
+    STOP_REASONS,
+    drawdown_step,
+    streak_step,
+)
 from .session_stats import INPUTS, SessionStats, batches_of, session_stats
 
 Z95 = 1.959963984540054
@@ -72,7 +80,12 @@ SESSION_METRICS: tuple[Metric, ...] = (
     Metric("busted", "Busted", "bool", "{}",
            "the bankroll could not pay the stake asked for (stop_reason busted)"),
     Metric("coups", "Coups played", "count", "{:,.0f}"),
-    Metric("stop_reason", "Stop reason", "", "{}"),
+    Metric("stop_reason", "Stop reason", "", "{}",
+           "why the session ended (a per-shoe rule that cut its last shoe short gives "
+           "that rule's name; shoe_stops_* count every shoe a rule cut short)"),
+    *(Metric(column, f"Shoes stopped by {reason}", "count", "{:,.0f}",
+             f"shoes of the session that the per-shoe {reason} rule cut short")
+      for column, reason in zip(SHOE_STOP_COLUMNS, SHOE_STOP_REASONS, strict=True)),
 )
 
 
@@ -130,20 +143,22 @@ def session_metrics(ledger: ConfigLedger) -> dict[str, np.ndarray]:
         expected=ledger.session_expected_net(), path=path,
         bets=(total_stake > 0).sum(axis=1), max_stake=max_stake,
         limit_hits=ledger.limit_hits, ruined=ledger.ruined, ruin_coup=ledger.ruin_coup,
-        stop_reason=ledger.stop_reason, coups=ledger.played.sum(axis=1))
+        stop_reason=ledger.stop_reason, coups=ledger.played.sum(axis=1),
+        shoe_stops=ledger.shoe_stops)
 
 
 def session_columns(*, start: float, net: np.ndarray, wagered: np.ndarray,
                     expected: np.ndarray, path: np.ndarray, bets: np.ndarray,
                     max_stake: np.ndarray, limit_hits: np.ndarray, ruined: np.ndarray,
                     ruin_coup: np.ndarray, stop_reason: np.ndarray,
-                    coups: np.ndarray) -> dict[str, np.ndarray]:
+                    coups: np.ndarray, shoe_stops: np.ndarray) -> dict[str, np.ndarray]:
     """The per-session metric columns, in ``SESSION_METRICS`` order, from per-session sums.
 
     ``path`` holds, per session, what ``_path_metrics`` computes (peak, trough, max
     drawdown and its share of the peak, the longest streaks, wins, losses, pushes);
-    ``stop_reason`` indexes ``STOP_REASONS``. The replay's grids and the fused path both
-    end here, so the two give the same columns.
+    ``stop_reason`` indexes ``STOP_REASONS``; ``shoe_stops`` (sessions x
+    ``N_SHOE_STOPS``) counts the shoes each per-shoe rule cut short. The replay's grids
+    and the fused path both end here, so the two give the same columns.
     """
     some = wagered > 0
     per_unit = np.where(some, wagered, 1.0)
@@ -174,6 +189,8 @@ def session_columns(*, start: float, net: np.ndarray, wagered: np.ndarray,
         "busted": stop_reason == BUSTED,
         "coups": coups,
         "stop_reason": np.array(STOP_REASONS, dtype=object)[stop_reason],
+        **{column: np.ascontiguousarray(shoe_stops[:, j])
+           for j, column in enumerate(SHOE_STOP_COLUMNS)},
     }
     assert list(columns) == [m.name for m in SESSION_METRICS]
     return columns
@@ -355,6 +372,11 @@ def _over_spread(numerator: float, spread: float) -> float:
     return numerator / spread if spread and spread > 0 else math.nan
 
 
+def _total(column: str) -> Callable[[SessionStats], float]:
+    """A column's total over every session."""
+    return lambda s: float(s.sums[column])
+
+
 SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
     SummaryMetric("sessions", "Sessions", "count", "{:,.0f}", compute=lambda s: s.n),
     SummaryMetric("mean_net", "Mean net", "units", compute=lambda s: s.means["net"]),
@@ -422,6 +444,10 @@ SUMMARY_METRICS: tuple[SummaryMetric, ...] = (
                   compute=lambda s: s.means["coups"]),
     SummaryMetric("limit_hits", "Limit hits", "count", "{:,.0f}",
                   compute=lambda s: float(s.sums["limit_hits"])),
+    *(SummaryMetric(column, f"Shoes stopped by {reason}", "count", "{:,.0f}",
+                    f"shoes the per-shoe {reason} rule cut short, over every session",
+                    compute=_total(column))
+      for column, reason in zip(SHOE_STOP_COLUMNS, SHOE_STOP_REASONS, strict=True)),
 )
 
 

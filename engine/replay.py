@@ -33,12 +33,14 @@ from .session_play import (
     BELOW_MIN,
     BUSTED,
     END,
+    N_SHOE_STOPS,
     R_BELOW,
     R_CHIP,
     R_REDUCE,
     R_TABLE_MAX,
     R_TABLE_MIN,
     RUIN,
+    SHOE_STOP_SLOT,
     STRATEGY,
     is_stake,
     policy_row,
@@ -231,6 +233,7 @@ class ConfigLedger:
     ruined: np.ndarray              # (S,) bool
     ruin_coup: np.ndarray           # (S,) coups played when ruined, -1 if not
     stop_reason: np.ndarray         # (S,) index into STOP_REASONS
+    shoe_stops: np.ndarray          # (S, N_SHOE_STOPS) shoes each per-shoe rule cut short
     start_bankroll: float = 0.0
     extra: dict[str, np.ndarray] = field(default_factory=dict)
     #: Full-shoe EV per unit staked of each bet kind under this configuration's rules.
@@ -309,7 +312,8 @@ class _ConfigRun:
             net=by_session(self.net), bankroll=by_session(self.bankroll),
             played=by_session(self.played), limit_hits=self.limit_hits, ruined=self.ruined,
             ruin_coup=self.ruin_coup, stop_reason=self.stop_reason,
-            start_bankroll=float(policy.bankroll), shoe_ev=full_shoe_ev(self.rules),
+            shoe_stops=self.counts.shoe_stops, start_bankroll=float(policy.bankroll),
+            shoe_ev=full_shoe_ev(self.rules),
             exact_expected=(by_session(self.exact_expected)
                             if self.exact_expected is not None else None),
             priced_by="remaining cards" if self.exact_expected is not None else "full shoe",
@@ -320,7 +324,7 @@ class _StopCounts:
     """What the stop rules count per session (``baccarat.session_play.stop_after_coup``):
     the highest bankroll, losing bets in a row, and per shoe the shoe's first bankroll,
     its highest, its losing bets in a row and its coups; which sessions sit out the rest
-    of their shoe."""
+    of their shoe, and the shoes each per-shoe rule cut short."""
 
     def __init__(self, n: int, start: float, shoes: bool) -> None:
         self.shoes = shoes
@@ -331,6 +335,7 @@ class _StopCounts:
         self.shoe_losses = np.zeros(n, dtype=np.int64)
         self.shoe_coups = np.zeros(n, dtype=np.int64)
         self.sitting = np.zeros(n, dtype=bool)
+        self.shoe_stops = np.zeros((n, N_SHOE_STOPS), dtype=np.int64)
 
     def new_shoe(self, opening: np.ndarray, bankroll: np.ndarray, alive: np.ndarray,
                  stop_reason: np.ndarray) -> None:
@@ -958,18 +963,19 @@ def _apply_stop_rules(run: _ConfigRun, playing: np.ndarray) -> None:
     if _stops_kernel(run.policy_row, state.bankroll, playing, active, run.alive,
                      state.coup, run.step_net, run.step_staked, counts.peak, counts.losses,
                      counts.shoe_start, counts.shoe_peak, counts.shoe_losses,
-                     counts.shoe_coups, counts.sitting, run.stop_reason, run.ruined,
-                     run.ruin_coup):
+                     counts.shoe_coups, counts.sitting, counts.shoe_stops, run.stop_reason,
+                     run.ruined, run.ruin_coup):
         state.set(active=active)
 
 
 @njit(cache=True)
 def _stops_kernel(rules, bankroll, playing, active, alive, coup, net, staked, peak, losses,
-                  shoe_start, shoe_peak, shoe_losses, shoe_coups, sitting, stop_reason,
-                  ruined, ruin_coup):  # pragma: no cover - compiled
+                  shoe_start, shoe_peak, shoe_losses, shoe_coups, sitting, shoe_stops,
+                  stop_reason, ruined, ruin_coup):  # pragma: no cover - compiled
     """The stop rules after a coup (``stop_after_coup``), for every session that played
     it: one that stops is no longer ``active``; it is no longer ``alive`` either unless
-    a per-shoe rule stopped it (then it is ``sitting`` out the rest of its shoe). Returns
+    a per-shoe rule stopped it (then it is ``sitting`` out the rest of its shoe, and the
+    rule's count in ``shoe_stops`` moves). Returns
     how many sessions stopped."""
     stopped = 0
     for i in range(active.shape[0]):
@@ -988,6 +994,7 @@ def _stops_kernel(rules, bankroll, playing, active, alive, coup, net, staked, pe
         stopped += 1
         if per_shoe:
             sitting[i] = True
+            shoe_stops[i, SHOE_STOP_SLOT[reason]] += 1
         else:
             alive[i] = False
             if reason == RUIN:

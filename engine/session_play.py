@@ -42,6 +42,17 @@ STOP_REASONS = ("end", "ruin", "stop_loss", "win_goal", "max_coups", "busted", "
 END, RUIN, STOP_LOSS, WIN_GOAL, MAX_COUPS, BUSTED, STRATEGY, TRAILING_STOP, \
     LOSSES_IN_ROW, BELOW_MIN = range(len(STOP_REASONS))
 
+#: The rules that can stop a shoe rather than the session (``SessionPolicy.stops_per`` shoe,
+#: or a ``stop:...,per=shoe`` part): a session counts the shoes each one cut short
+#: (``shoe_stops``, a column per rule, in this order).
+SHOE_STOP_REASONS = ("stop_loss", "win_goal", "max_coups", "trailing_stop", "losses_in_row")
+N_SHOE_STOPS = len(SHOE_STOP_REASONS)
+#: Their columns in the sessions table (and the summary's totals).
+SHOE_STOP_COLUMNS = tuple(f"shoe_stops_{reason}" for reason in SHOE_STOP_REASONS)
+#: Each stop reason's place in ``SHOE_STOP_REASONS`` (-1: it never stops a shoe alone).
+SHOE_STOP_SLOT = np.array([SHOE_STOP_REASONS.index(reason) if reason in SHOE_STOP_REASONS
+                           else -1 for reason in STOP_REASONS], dtype=np.int64)
+
 #: ``SessionPolicy.below_min`` by code: a stake below the table minimum is raised to it,
 #: skipped, or ends the session.
 BELOW_MODES = ("raise", "skip", "stop")

@@ -29,9 +29,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from .session_play import SHOE_STOP_COLUMNS
+
 #: The columns of the sessions table the summary reads.
 INPUTS = ("net", "start_bankroll", "wagered", "ruined", "max_drawdown", "coups",
-          "limit_hits", "expected_net", "busted")
+          "limit_hits", "expected_net", "busted", *SHOE_STOP_COLUMNS)
 
 Batches = Callable[[list[str]], Iterable[dict[str, np.ndarray]]]
 
@@ -147,7 +149,7 @@ def session_stats(batches: Batches, n: int, amounts: Iterable[str] = ()) -> Sess
     # Pass 1: sums, counts, maxima, the bounds of net.
     sums = {name: ExactSum() for name in ("net", "wagered", "expected_net", "max_drawdown",
                                           "coups", "limit_hits", "return", *SCORE_SUMS,
-                                          *amounts)}
+                                          *SHOE_STOP_COLUMNS, *amounts)}
     counts = {"ruined": 0, "busted": 0}
     worst = -math.inf
     low, high, positive, seen = math.inf, -math.inf, 0, 0
@@ -156,7 +158,7 @@ def session_stats(batches: Batches, n: int, amounts: Iterable[str] = ()) -> Sess
         net = np.asarray(batch["net"], dtype=np.float64)
         seen += net.size
         for name in ("net", "wagered", "expected_net", "max_drawdown", "coups", "limit_hits",
-                     *amounts):
+                     *SHOE_STOP_COLUMNS, *amounts):
             sums[name].add(batch[name])
         sums["return"].add(net / np.asarray(batch["start_bankroll"], dtype=np.float64))
         wagered = np.asarray(batch["wagered"], dtype=np.float64)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from baccarat.metrics import SUMMARY_METRICS, edge_verdict, summarize, tail_mean, wilson_interval
+from baccarat.session_play import SHOE_STOP_COLUMNS
 
 
 def sessions(nets: list[float], ruined=None, busted=None) -> pd.DataFrame:
@@ -17,6 +18,7 @@ def sessions(nets: list[float], ruined=None, busted=None) -> pd.DataFrame:
         "wagered": 100.0, "expected_net": -1.0, "max_drawdown": 0.0, "coups": 10,
         "limit_hits": 0, "ruined": ruined if ruined is not None else [False] * n,
         "busted": busted if busted is not None else [False] * n,
+        **{column: 0 for column in SHOE_STOP_COLUMNS},
     })
 
 

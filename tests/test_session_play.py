@@ -99,3 +99,26 @@ def test_exact_risk_reads_the_same_thresholds_in_its_units():
     assert unit_thresholds(Session(stop_loss=0.3), 200, unit) == (math.floor(200 - 0.6),
                                                                    None)
     assert unit_thresholds(Session(), 200, unit, scale=3) == (None, None)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "replay"])
+def test_each_shoe_a_per_shoe_rule_cut_short_is_counted_by_rule(engine: str):
+    """Flat Banker 10 over two shoes, one session, a shoe win goal of 15 and a shoe stop
+    loss of 15. Shoe 1, BBPPB: +9.5, +9.5 = 19 reaches the goal after two coups (the
+    rest sat out). Shoe 2, PPBBB: -10, -10 = -20 reaches the loss after two coups. One
+    shoe each; the session ends on its last shoe's rule; net 19 - 20 = -1 over 4 coups."""
+    from baccarat import Run, backtest
+    from baccarat.testing import to_coups
+
+    result = backtest(to_coups(["BBPPB", "PPBBB"]), ["flat"],
+                      session=Session(session_shoes=2, shoe_win_goal=15, shoe_stop_loss=15),
+                      run=Run(engine=engine))
+    row = result.summary.iloc[0]
+    assert (row["shoe_stops_win_goal"], row["shoe_stops_stop_loss"]) == (1, 1)
+    assert row["shoe_stops_max_coups"] == row["shoe_stops_trailing_stop"] == \
+        row["shoe_stops_losses_in_row"] == 0
+    assert result.info["configs"][0]["engine"] == engine
+    only = result.sessions.iloc[0]
+    assert (only["shoe_stops_win_goal"], only["shoe_stops_stop_loss"]) == (1, 1)
+    assert only["stop_reason"] == "stop_loss" and only["coups"] == 4
+    assert math.isclose(only["net"], -1.0)

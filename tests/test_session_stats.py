@@ -21,6 +21,7 @@ from baccarat.backtest import SESSIONS_FILE, resolve_strategies, summarize_run
 from baccarat.io.parquet import write_part
 from baccarat.metrics import summarize, tail_mean
 from baccarat.rules import TableRules
+from baccarat.session_play import SHOE_STOP_COLUMNS
 from baccarat.session_stats import QUANTILES, ExactSum, session_stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,7 +32,8 @@ def columns_of(net: np.ndarray) -> dict[str, np.ndarray]:
     return {"net": net, "start_bankroll": np.full(n, 1000.0),
             "wagered": np.abs(net) + 10.0, "ruined": net < -900, "busted": net < -500,
             "max_drawdown": np.abs(net), "coups": np.full(n, 80, dtype=np.int64),
-            "limit_hits": (net > 100).astype(np.int64), "expected_net": -0.01 * (np.abs(net) + 10)}
+            "limit_hits": (net > 100).astype(np.int64), "expected_net": -0.01 * (np.abs(net) + 10),
+            **{column: (net < -k).astype(np.int64) for k, column in enumerate(SHOE_STOP_COLUMNS)}}
 
 
 def in_batches(columns: dict[str, np.ndarray], cuts: list[int]):
@@ -79,6 +81,8 @@ def check_figures(net: np.ndarray, cuts: list[int]) -> None:
     assert got.tail_mean == pytest.approx(tail_mean(net, 0.05), rel=1e-12, abs=1e-300)
     assert got.sums["net"] == float(exact(net)) and got.means["net"] == float(exact(net) / n)
     assert got.counts == {"ruined": int((net < -900).sum()), "busted": int((net < -500).sum())}
+    for k, column in enumerate(SHOE_STOP_COLUMNS):  # the shoes each per-shoe rule stopped
+        assert got.sums[column] == int((net < -k).sum())
     assert got.positive == int((net > 0).sum())
     assert got.maxima["max_drawdown"] == float(np.abs(net).max())
     if n > 1:
