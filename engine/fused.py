@@ -18,7 +18,7 @@ the sessions table holds.
 floating-point operations of the replay in the same order (the table and session rules
 are ``baccarat.session_play``'s, the replay's own) and writes the replay's grids of
 stakes and nets, which the session sums are computed from as the replay's are
-(``baccarat.metrics.grid_sums``). ``tests/test_fused.py`` compares the sessions tables of
+(``baccarat.metrics.grid_sums``). ``tests/play/test_fused.py`` compares the sessions tables of
 both paths, for every part and for combinations a property test draws.
 
 It applies (``fused_plan``) with ``ledger=False`` and ``expected="auto"`` to each

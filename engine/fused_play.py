@@ -10,7 +10,7 @@ won or lost), the stop rules per session and then per shoe. The table rules, the
 rules and the path metrics are ``baccarat.session_play``'s functions, the replay's own.
 
 Each part's compiled form (``strategies/compiled.py``: a code and the numbers its Python
-form reads) is read here; the Python parts stay the reference, and ``tests/test_fused.py``
+form reads) is read here; the Python parts stay the reference, and ``tests/play/test_fused.py``
 compares the two bet for bet. Every floating-point operation follows the replay's order,
 and the kernel writes the replay's grids of stakes and nets, from which the session sums
 are computed as the replay's are (``baccarat.metrics.grid_sums``): every column is the

@@ -7,7 +7,7 @@ child with SIGINT (as Ctrl-C does, to its whole process group) when the job says
 
 JOBS.json: a list of {"args": [...], "cwd": "...", "log": "...", "interrupt": seconds or
 null, "env": {...}}; RESULTS.json gets each job's exit status (-9 when it had to be
-killed after the time limit). Used by tests/test_no_traceback.py.
+killed after the time limit). Used by tests/cli/test_no_traceback.py.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ def codes() -> Callable[[str], list[int]]:
 
 
 # The suite's workers keep both cores busy: a report's figures are drawn in the process
-# that renders it, not in worker processes of its own (tests/test_report_drawing.py starts
+# that renders it, not in worker processes of its own (tests/cli/test_report_drawing.py starts
 # those). Set here, before any test runs, so every xdist worker inherits it.
 os.environ.setdefault("BACCARAT_REPORT_WORKERS", "0")
 

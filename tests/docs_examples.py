@@ -1,4 +1,4 @@
-"""The documentation's examples, run as tests: the machinery behind tests/test_docs.py.
+"""The documentation's examples, run as tests: the machinery behind tests/docs/test_docs.py.
 
 Every console and Python example in README.md, data/README.md and docs/**/*.md runs, top to
 bottom, in a fresh folder of its own (where the repository's ``data/``, ``examples/`` and
@@ -31,7 +31,7 @@ evaluators below run the blocks. The format, for whoever writes an example:
   document's folder, where an earlier command may have written it, else in the
   repository): it is checked to be there, word for word, and not run.
 
-``BACCARAT_DOCS_UPDATE=1 python -m pytest tests/test_docs.py`` rewrites the shown outputs
+``BACCARAT_DOCS_UPDATE=1 python -m pytest tests/docs/test_docs.py`` rewrites the shown outputs
 with what the commands print now (keeping ``<time>``, and the lines before and after a
 single ``...``), for a change that alters them on purpose: read the diff before committing.
 """

@@ -6,8 +6,9 @@ generated shoes and writes a SHA-256 of each run's ledger rows, of its session r
 ``backtest`` writes them) and of the configurations' names, SPECs and parameters.
 ``tests/data/ledgers_before_parts.json`` was written this way by the
 code before strategies were split into parts (a selection and a staking plan); the test
-``test_parts.py::test_every_spec_of_before_the_parts_plays_the_same_ledger`` compares the
-code of today with it, value for value. The script reads only what both codes have.
+``tests/parts/test_parts.py::test_every_spec_of_before_the_parts_plays_the_same_ledger``
+compares the code of today with it, value for value. The script reads only what both
+codes have.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Written from the rules as docs/strategies.md states them, without the engine's arrays,
 registry or replay: each selection and staking plan is a small class over plain values,
 and ``play_session`` plays a session's shoes coup by coup (the stake, the chip, the table
-limits, the bankroll, the payout, the stop rules). ``tests/test_parts_reference.py``
+limits, the bankroll, the payout, the stop rules). ``tests/parts/test_parts_reference.py``
 compares its ledgers with the engine's, bet for bet.
 """
 

@@ -20,7 +20,7 @@ heavy libraries. The rule for a command module:
   function that uses it, so only the command that runs pays for it;
 - names needed only in annotations go under ``if TYPE_CHECKING:``.
 
-``tests/test_startup.py`` checks that no command's help imports anything heavy.
+``tests/cli/test_startup.py`` checks that no command's help imports anything heavy.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ Exact: every monomial, coefficient, product and partial sum is a whole number be
 for compositions of up to 8 decks (all terms are counts of sequences, >= 0; a tally is at
 most 416 * 415 * ... * 411 < 5.0e15, and a partial product a_d K_d at most 6!/d! * 256**d
 < 3e14), so float64 holds each exactly in any order of summation: the tallies are the same
-integers as the enumeration's, bit for bit (``tests/test_fast_enumeration.py``).
+integers as the enumeration's, bit for bit (``tests/game/test_fast_enumeration.py``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the coup takes (for the length of a shoe, :mod:`baccarat.risk.shoes`).
 :func:`class_tallies` enumerates them exactly: the first four cards by rank (the pairs
 need ranks) and the two possible third cards by value, every ordered six-card sequence
 counted once, as :func:`baccarat.odds.outcome_combinations` counts them, so its sums are the
-same integers (``tests/test_risk_coups.py`` compares them). :func:`exact_payouts` is the
+same integers (``tests/risk/test_risk_coups.py`` compares them). :func:`exact_payouts` is the
 payout table of :func:`baccarat.bets.payout_table` in exact fractions, read from the rules
 as they are written (a 5% commission is 19/20 exactly, not the float nearest 0.95).
 """

@@ -1,4 +1,4 @@
-"""A user's selection written as a plugin (tests/test_fused.py): the replay plays it."""
+"""A user's selection written as a plugin (tests/play/test_fused.py): the replay plays it."""
 
 from typing import ClassVar
 

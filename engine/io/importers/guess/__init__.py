@@ -5,6 +5,6 @@ records with standard parsers; the rules here look at the records' content and p
 which list, table or column holds what: ``evidence`` and ``road`` hold the rules about
 one kind of evidence each (a list of a hand's card objects, a table whose rows are
 coups, road colours, coded results, a big road's cells), each with its test in
-``tests/test_import_guess.py``; ``profile`` profiles each column's content and ``plan``
+``tests/io/test_import_guess.py``; ``profile`` profiles each column's content and ``plan``
 assigns the fields to columns from it. None looks at a file's name.
 """

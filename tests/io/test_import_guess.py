@@ -1,0 +1,191 @@
+"""The content guesser (``baccarat.io.importers.guess``): each rule about a kind of
+evidence, then the samples of data/ that only content (or one mapping) reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from baccarat.cli import app
+from baccarat.coups import BANKER, PLAYER, TIE, Coups
+from baccarat.deal import generate_coups
+from baccarat.io.importers import ImportDataError, import_files, read_records
+from baccarat.io.importers.guess.evidence import (
+    card_objects,
+    coded_outcomes,
+    colour_convention,
+    coup_evidence,
+    table_of_coups,
+)
+from baccarat.io.importers.guess.road import road_cells, road_record
+from baccarat.io.importers.importer import ImportReport
+from baccarat.io.importers.readers import ReadOptions
+from baccarat.io.importers.records import CoupRecords, Source
+from baccarat.io.importers.tables import RawTable
+from baccarat.io.importers.tokens import outcome_code, parse_words, using_words
+from baccarat.rules import TableRules
+from typer.testing import CliRunner
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def dealt(first: int) -> Coups:
+    """Shoe ``first`` of seed 2026, as data/make_samples.py deals it."""
+    return generate_coups(TableRules.model_validate({}), 2026, np.arange(first, first + 1))
+
+
+# ------------------------------------------------------------------ rules, one by one
+
+def test_a_list_of_card_objects_is_a_hand_not_the_coups() -> None:
+    hand = [{"card": "Qc", "value": 0}, {"card": "3h", "value": 3}]
+    assert card_objects(hand) == ["Qc", "3h"]
+    assert card_objects([{"rank": "K", "code": "KD"}, {"code": "5S", "card": "5S"}]) is None
+    assert card_objects([{"card": "Qc"}, {"winner": "Banker"}]) is None  # not all cards
+    assert card_objects([{"hand": 1, "winner": "Banker"}]) is None  # a coup record
+    assert card_objects([{"card": "Qc", "value": 0, "seen": {"by": "x"}}]) is None
+
+
+def test_the_table_whose_rows_are_coups_holds_the_most_coup_fields_by_content() -> None:
+    roles = {"outcome": "winner", "player_total": "p", "banker_total": "b", "coup": "n"}
+    why = {"outcome": "content: outcomes; name", "player_total": "content: totals 0-9",
+           "banker_total": "content: totals 0-9, odd for a banker total column",
+           "coup": "content: whole numbers"}
+    assert coup_evidence(roles, why) == ["outcome", "player_total"]  # odd content: no
+    assert coup_evidence({"outcome": "side"}, {"outcome": "name"}) == []  # a name alone
+    best, reason = table_of_coups({"games": ["outcome", "player_total", "banker_total"],
+                                   "alerts": ["outcome"], "cache": []})
+    assert best == "games" and reason.startswith("'games', its rows holding outcome, ")
+    assert "'alerts': outcome; 'cache': none" in reason
+    assert table_of_coups({"a": ["outcome"], "b": ["outcome"]}) == (None, "")  # a tie
+    assert table_of_coups({"a": [], "b": []}) == (None, "")
+
+
+def test_compound_result_words_are_their_winner() -> None:
+    for word, code in (("bankerSuper6", BANKER), ("playerNatural", PLAYER), ("tiePair", TIE),
+                       ("BANKER_PLAYER_PAIR", BANKER), ("Player Natural Pair", PLAYER),
+                       ("BankerWin", BANKER)):
+        assert outcome_code(word) == code, word
+    for word in ("playerBonus", "bankerNatural8", "Pair", "Natural"):
+        assert outcome_code(word) is None, word
+
+
+def test_road_colours_read_red_banker_unless_the_user_says_otherwise() -> None:
+    assert [outcome_code(w) for w in ("red", "Blue", "紅", "藍", "green")] == \
+        [BANKER, PLAYER, BANKER, PLAYER, TIE]
+    said = colour_convention(["red", "blue", None, "red"])
+    assert said == ("road colours read red = Banker, blue = Player (the scoreboard's "
+                    "convention; --words to read them otherwise)")
+    assert colour_convention(["Banker", "P"]) is None
+    with using_words(parse_words(["player=red", "banker=blue"])):
+        assert outcome_code("red") == PLAYER
+        assert colour_convention(["red", "blue"]) == ("road colours read red = Player, "
+                                                      "blue = Banker (as --words says)")
+    with pytest.raises(ImportDataError, match="'Banker' already means Banker"):
+        parse_words(["player=Banker"])
+
+
+def test_coded_results_are_counted_by_code_as_mapped() -> None:
+    words = parse_words(["1=P,2=B,3=T"])
+    assert words == {"1": PLAYER, "2": BANKER, "3": TIE}
+    assert parse_words(["banker=1 player=2"]) == {"1": BANKER, "2": PLAYER}
+    with pytest.raises(ImportDataError, match=r"or a result column's codes CODE=SIDE"):
+        parse_words(["1=P,2=X"])
+    assert coded_outcomes(["1", "2", "1", "3", ""]) == {}  # no --words: no codes
+    with using_words(words):
+        assert coded_outcomes(["1", "2", "1", "3", "", None]) == {
+            ("1", PLAYER): 2, ("2", BANKER): 1, ("3", TIE): 1}
+
+
+def cells(rows: list[tuple[object, ...]], names: tuple[str, ...] = ("x", "y", "colour", "ties")
+          ) -> RawTable:
+    return RawTable(source=Source(Path("road.json"), rows=True),
+                    columns={n: np.array([None if r[j] is None else str(r[j]) for r in rows],
+                                         dtype=object) for j, n in enumerate(names)},
+                    lines=np.arange(1, len(rows) + 1, dtype=np.int64))
+
+
+def test_road_cells_are_put_back_in_road_order_with_their_ties() -> None:
+    # a grid dumped row by row: B B / P / B, the second B with two ties, the P with one
+    grid = cells([(0, 0, "red", 0), (1, 0, "blue", 1), (2, 0, "red", None),
+                  (0, 1, "red", 2)])
+    coups = road_cells(grid)
+    assert coups is not None and list(coups.columns) == ["colour"]
+    assert list(coups.columns["colour"]) == ["red", "red", "Tie", "Tie", "blue", "Tie", "red"]
+    assert list(coups.lines) == [1, 4, 4, 4, 2, 2, 3]
+    assert coups.why["road"] == ("road cells ordered by 'x' then 'y', the 3 ties counted in "
+                                 "'ties' placed after their cells: 4 cells, 7 coups")
+    assert road_record({"col": 3, "row": 1, "colour": "blue"})
+    assert not road_record({"col": 3, "row": 1, "colour": "Tie"})  # ties are no cells
+
+
+def test_what_is_not_a_road_is_left_alone_and_a_dragon_tail_is_refused() -> None:
+    assert road_cells(cells([(0, 0, "red", 0), (0, 0, "blue", 0)])) is None  # one place
+    assert road_cells(cells([(0, 0, "red", 0), (1, 0, "Tie", 0)])) is None  # a tie cell
+    assert road_cells(cells([(0, 0, "red"), (1, 0, "blue")], ("coup", "y", "w"))) is None
+    tail = cells([(0, 0, "red", 0), (0, 1, "red", 0), (1, 1, "blue", 0), (1, 0, "blue", 0),
+                  (1, 2, "red", 0)])
+    with pytest.raises(ImportDataError, match=r"road\.json row 5: road cells: column 1 "
+                                              r"holds two outcomes .* dragon's tail"):
+        road_cells(tail)
+
+
+# ------------------------------------------------------------------ the samples
+
+def test_the_content_decides_the_new_samples() -> None:
+    """Imported without a flag: the CSV by a real CSV parser (BOM, names over two lines,
+    a quoted comma and doubled quotes), the database's table of games among alerts and
+    caches, the live hands' card objects, the analyzer's one list of cards (some hands
+    without), the compound result words, the big road's cells with their ties."""
+    for name, first, cards in (("road-colours.csv", 970, True),
+                               ("games-and-alerts.sqlite", 975, True),
+                               ("live-hands.json", 980, True),
+                               ("analyzer.sqlite", 985, False),
+                               ("result-words.csv", 990, False),
+                               ("big-road.json", 1000, False)):
+        got, want = import_files([DATA / name]), dealt(first)
+        np.testing.assert_array_equal(got.outcome, want.outcome, err_msg=name)
+        if cards:
+            np.testing.assert_array_equal(got.cards, want.cards, err_msg=name)
+    road = read_records(DATA / "big-road.json", "json")  # the whole-file reader too
+    assert isinstance(road, CoupRecords)
+    np.testing.assert_array_equal(road.outcome, dealt(1000).outcome)
+    analyzer, want = import_files([DATA / "analyzer.sqlite"]), dealt(985)
+    with_cards = (analyzer.cards >= 0).any(axis=1)
+    assert (~with_cards).sum() == 9  # every ninth hand was kept without its cards
+    np.testing.assert_array_equal(analyzer.cards[with_cards], want.cards[with_cards])
+
+
+def test_a_coded_result_column_needs_one_mapping() -> None:
+    path = DATA / "coded-results.csv"
+    with pytest.raises(ImportDataError):
+        import_files([path])
+    report = ImportReport()
+    got = import_files([path], options=ReadOptions(words=parse_words(["1=P,2=B,3=T"])),
+                       report=report)
+    np.testing.assert_array_equal(got.outcome, dealt(995).outcome)
+    counts = np.bincount(dealt(995).outcome, minlength=3)
+    assert report.files[0].codes == {("1", PLAYER): counts[PLAYER],
+                                     ("2", BANKER): counts[BANKER], ("3", TIE): counts[TIE]}
+    assert report.files[0].why["outcome"] == "content: outcomes; --words"
+
+
+def test_dry_run_says_which_table_and_every_mapping() -> None:
+    runner = CliRunner()
+    done = runner.invoke(app, ["import", str(DATA / "games-and-alerts.sqlite"), "--dry-run"])
+    assert done.exit_code == 0, done.output
+    assert "table: 'games', its rows holding outcome, player_total, banker_total" in done.output
+    done = runner.invoke(app, ["import", str(DATA / "coded-results.csv"), "--dry-run",
+                               "--words", "1=P,2=B,3=T"])
+    assert done.exit_code == 0, done.output
+    counts = np.bincount(dealt(995).outcome, minlength=3)
+    assert (f"--words: '1' ({counts[PLAYER]} rows) -> Player, '2' ({counts[BANKER]} rows) "
+            f"-> Banker, '3' ({counts[TIE]} rows) -> Tie; read as Banker {counts[BANKER]}, "
+            f"Player {counts[PLAYER]}, Tie {counts[TIE]}") in " ".join(done.output.split())
+    done = runner.invoke(app, ["import", str(DATA / "road-colours.csv"), "--dry-run"])
+    assert "road colours read red = Banker, 紅 = Banker, blue = Player" in " ".join(
+        done.output.split())  # the plan's lines wrap at 80 columns
+    done = runner.invoke(app, ["import", str(DATA / "games-and-alerts.sqlite"), "--dry-run",
+                               "--table", "alerts"])
+    assert done.exit_code == 0 and "table:" not in done.output  # --table: nothing to say
+    assert "would import 6 coups" in done.output
