@@ -1,11 +1,12 @@
-"""Today's whole strategies as presets: one name, one flat set of parameters, two parts.
+"""The systems a lone name stands for: ``-s martingale``, ``-s streak:n=4``, ``-s counter``.
 
-Each is a selection and a staking plan (``baccarat.strategies.system.preset``): the staking plans
-bet their ``side`` every coup (``martingale:side=player`` is ``always:side=player |
-martingale``), the selections stake ``base`` flat (``streak:n=4`` is ``streak:n=4 |
-flat``), ``side_bet`` is ``always | flat`` on any bet kind and ``counter`` is ``count |
-kelly``. Every SPEC written with these names means what it meant before the parts, and
-plays the same ledger.
+A name given alone is a whole system of two parts with one flat set of parameters
+(``baccarat.strategies.system.preset``): a staking plan bets its ``side`` every coup
+(``martingale:side=player`` is ``always:side=player | martingale``), a selection stakes
+``base`` flat (``streak:n=4`` is ``streak:n=4 | flat``), ``flat`` is ``always | flat`` on
+Banker, Player or Tie, ``side_bet`` is ``always | flat`` on any bet kind and ``counter`` is
+``count | kelly``. These are the names the README's first commands use; ``a | b`` writes
+any other composition.
 """
 
 from __future__ import annotations
