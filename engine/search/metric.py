@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import BaccaratError
 from ..metrics import SUMMARY_METRICS, ratio_interval, tail_mean, wilson_interval
+from ..session_play import SHOE_STOP_COLUMNS
 
 Columns = dict[str, np.ndarray]
 
@@ -141,6 +142,10 @@ def _q(q: float) -> Callable[[Columns], np.ndarray]:
     return lambda c: np.quantile(c["net"], q, axis=1)
 
 
+def _total(column: str) -> Callable[[Columns], np.ndarray]:
+    return lambda c: c[column].sum(axis=1).astype(float)
+
+
 #: name -> (columns read, computation, higher is better (None: the user must say)).
 _DEFINITIONS: dict[str, tuple[tuple[str, ...], Callable[[Columns], np.ndarray], bool | None]] = {
     EDGE_OVER_EXPECTED: (BASE_COLUMNS, lambda c: _ratio(
@@ -175,6 +180,7 @@ _DEFINITIONS: dict[str, tuple[tuple[str, ...], Callable[[Columns], np.ndarray], 
     "sqn": (("net",), _sqn, True),
     "mean_coups": (("coups",), lambda c: c["coups"].mean(axis=1), None),
     "limit_hits": (("limit_hits",), lambda c: c["limit_hits"].sum(axis=1).astype(float), None),
+    **{column: ((column,), _total(column), None) for column in SHOE_STOP_COLUMNS},
 }
 
 _TITLES = {m.name: (m.title, m.fmt) for m in SUMMARY_METRICS}

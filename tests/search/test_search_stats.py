@@ -22,6 +22,7 @@ from baccarat.search.adjust import (
 from baccarat.search.metric import EDGE_OVER_EXPECTED, parse_metric, search_metrics
 from baccarat.search.space import Space
 from baccarat.search.splits import fold_split, holdout_split, id_ranges, name_ids
+from baccarat.session_play import SHOE_STOP_COLUMNS
 from baccarat.strategies.registry import expand_spec
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -88,7 +89,8 @@ def sessions() -> list[pd.DataFrame]:
             "net": net, "wagered": wagered, "expected_net": -0.0106 * wagered,
             "start_bankroll": np.full(n, 1000.0), "ruined": rng.random(n) < 0.1,
             "busted": rng.random(n) < 0.2, "max_drawdown": rng.uniform(0, 300, n),
-            "coups": rng.integers(1, 80, n), "limit_hits": rng.integers(0, 3, n)}))
+            "coups": rng.integers(1, 80, n), "limit_hits": rng.integers(0, 3, n),
+            **{column: rng.integers(0, 3, n) for column in SHOE_STOP_COLUMNS}}))
     return frames
 
 
@@ -100,8 +102,8 @@ def test_every_metric_is_the_summary_s_over_the_same_sessions(
     for name in search_metrics():
         if name == EDGE_OVER_EXPECTED:
             continue
-        metric = parse_metric(name if name not in ("std_net", "mean_wagered", "mean_coups",
-                                                   "limit_hits") else f"{name}:higher")
+        counted = ("std_net", "mean_wagered", "mean_coups", "limit_hits", *SHOE_STOP_COLUMNS)
+        metric = parse_metric(name if name not in counted else f"{name}:higher")
         got = metric.values(columns)
         want = [e[name] for e in expected]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
