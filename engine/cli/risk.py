@@ -326,6 +326,10 @@ def risk(
         "--json", help="print the figures as JSON instead of tables")] = False,
     state_limit: Annotated[int, typer.Option(
         min=1, help="most states of a system the exact chain follows")] = 200_000,
+    time_limit: Annotated[float, typer.Option(
+        min=1, help="most seconds the exact chain may take per configuration: past "
+        "the projection of its time it is not run and the figures are simulated "
+        "instead")] = 120.0,
     workers: Workers = 1,
     quiet: Quiet = False,
     no_table: NoTable = False,
@@ -353,7 +357,7 @@ def risk(
     started = time.perf_counter()
     job = RiskJob(list(strategy), rules, session, coups, check, seed, level, sizing,
                   count_busts, sessions, curve=out is not None, workers=workers,
-                  state_limit=state_limit)
+                  state_limit=state_limit, time_limit=time_limit)
     with contextlib.ExitStack() as stack:
         # the output is ours before any work starts (refused at once if it is not free)
         claim = (stack.enter_context(claim_output(out, force=force, what="risk file"))

@@ -29,6 +29,7 @@ shoe's phase in the state and the shoe's own hazard in the transitions.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -64,6 +65,59 @@ _NEVER_HIGH = 2**62
 DEFAULT_CELL_LIMIT = 20_000_000
 #: Most states of the system a session may reach, by default.
 DEFAULT_STATE_LIMIT = 200_000
+#: Most seconds the exact chain may take, by default: past the projection of its time
+#: (``Budget``) the caller simulates instead, saying why.
+DEFAULT_TIME_LIMIT = 120.0
+
+
+class Budget:
+    """How long the chain may take (``limit`` seconds), projected as it goes.
+
+    A chain's coups do not cost the same: without a win goal the bankroll's window widens
+    with every coup, so a coup late in a long session costs about that many times one
+    early. Every ``EVERY`` coups once a second has passed, the time left is projected
+    from the last coups' cost (widening as it has been: linearly in the coups), and a
+    projection past ``limit`` stops the chain at once with ``TooManyStates``, naming the
+    time it would take and the flag that sets the limit: a session of 100,000 coups is
+    refused in a second or two, not after many minutes.
+    """
+
+    EVERY = 32
+
+    def __init__(self, limit: float | None, total_coups: int) -> None:
+        self.limit, self.total = limit, max(total_coups, 1)
+        self.started = time.perf_counter()
+        self.mark: tuple[int, float, int] | None = None  # (coups done, when, cells then)
+
+    def spend(self, done: int, cells: int) -> None:
+        if self.limit is None or done % self.EVERY or not done:
+            return
+        now = time.perf_counter()
+        elapsed = now - self.started
+        if self.mark is None:  # the first coups load the kernels: measured from here
+            self.mark = (done, now, cells)
+            return
+        last_done, last_time, last_cells = self.mark
+        self.mark = (done, now, cells)
+        if elapsed < 1.0:
+            return
+        per_coup = (now - last_time) / (done - last_done)
+        left = self.total - done
+        widening = cells > last_cells
+        # per-coup cost growing as the coups (k / done at coup k): the mean over what is left
+        growth = (self.total + done) / (2 * done) if widening else 1.0
+        projected = elapsed + per_coup * left * growth
+        if projected > self.limit:
+            raise TooManyStates(
+                f"the exact chain would take about {_duration(projected)} for "
+                f"{self.total:,} coups, more than time_limit {self.limit:g} s",
+                params=("time_limit",))
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:,.0f} hours"
+    return f"{seconds / 60:,.0f} minutes" if seconds >= 120 else f"{seconds:,.0f} s"
 
 
 def fraction_gcd(a: Fraction, b: Fraction) -> Fraction:
@@ -378,7 +432,8 @@ class SessionChain:
     def __init__(self, strategy: Any, rules: TableRules, policy: SessionPolicy,
                  coups: int | None = None, state_limit: int = DEFAULT_STATE_LIMIT,
                  cell_limit: int = DEFAULT_CELL_LIMIT,
-                 off_grid_limit: int = OFF_GRID_LIMIT) -> None:
+                 off_grid_limit: int = OFF_GRID_LIMIT,
+                 time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
         if coups is not None and coups < 1:
             raise RiskError(f"a session of {coups} coups: expected at least 1")
         self.rules = rules
@@ -397,6 +452,7 @@ class SessionChain:
                             params=("chip", "when_short"))
         self.coups = coups
         self.cell_limit = cell_limit
+        self.time_limit = time_limit
         self.off_grid_limit = min(off_grid_limit, cell_limit)
         self.machine = Machine(strategy, rules, policy, limit=state_limit)
         self.bankroll = exact(policy.bankroll)
@@ -810,10 +866,12 @@ class _Run:
         end_hazard = None
         if not self.shoe_phases and self.chain.shoes is not None:
             end_hazard = hazards(session_lengths(self.rules, self.chain.shoes))
+        budget = Budget(self.chain.time_limit, horizon)
         for t in range(horizon):
             live = self._live()
             if live.size == 0 and not self.offgrid.u.size:
                 break
+            budget.spend(t, self.most_cells)
             last = self.chain.coups is not None and t == horizon - 1 or (
                 self.policy.max_coups is not None and t + 1 == self.policy.max_coups)
             h = 0.0
@@ -828,6 +886,8 @@ class _Run:
         hazard = hazards(shoe_lengths(self.rules))
         shoes = self.chain.shoes
         assert shoes is not None
+        budget = Budget(self.chain.time_limit, shoes * hazard.size)
+        done = 0
         for shoe in range(shoes):
             final_shoe = shoe == shoes - 1
             carry: dict[int, tuple[int, np.ndarray]] = {}
@@ -835,6 +895,8 @@ class _Run:
                 live = self._live()
                 if live.size == 0 and not self.offgrid.u.size:
                     break
+                budget.spend(done, self.most_cells)
+                done += 1
                 h = float(hazard[t + 1]) if t + 1 < hazard.size else 1.0
                 self._coup(live, False, h if final_shoe else 0.0)
                 if not final_shoe and h > 0:
@@ -1032,5 +1094,5 @@ def _stretch(array: np.ndarray, factor: int) -> np.ndarray:
     return out
 
 
-__all__ = ["ChainResult", "ClassPartition", "DEFAULT_CELL_LIMIT", "DEFAULT_STATE_LIMIT",
-           "Phase", "SessionChain", "fraction_gcd", "partition"]
+__all__ = ["Budget", "ChainResult", "ClassPartition", "DEFAULT_CELL_LIMIT", "DEFAULT_STATE_LIMIT",
+           "DEFAULT_TIME_LIMIT", "Phase", "SessionChain", "fraction_gcd", "partition"]

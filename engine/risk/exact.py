@@ -20,7 +20,13 @@ import numpy as np
 from ..replay import SessionPolicy, full_shoe_ev
 from ..rules import TableRules
 from ..session_play import STOP_REASONS
-from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, ChainResult, SessionChain
+from .chain import (
+    DEFAULT_CELL_LIMIT,
+    DEFAULT_STATE_LIMIT,
+    DEFAULT_TIME_LIMIT,
+    ChainResult,
+    SessionChain,
+)
 from .machine import RiskError
 from .offgrid import OFF_GRID_LIMIT
 
@@ -142,16 +148,18 @@ def exact_risk(strategy: Any, rules: TableRules | None = None,
                policy: SessionPolicy | None = None, coups: int | None = None, *,
                state_limit: int = DEFAULT_STATE_LIMIT,
                cell_limit: int = DEFAULT_CELL_LIMIT,
-               off_grid_limit: int = OFF_GRID_LIMIT) -> ExactRisk:
+               off_grid_limit: int = OFF_GRID_LIMIT,
+               time_limit: float | None = DEFAULT_TIME_LIMIT) -> ExactRisk:
     """The exact session distribution of one configuration (a Strategy or a SPEC naming
     one configuration) under ``rules`` and ``policy``; ``coups``: sessions of that many
     coups instead of ``policy.session_shoes`` shoes. Past a limit (the system's states,
-    the chain's cells, the sessions off the money grid) it raises ``TooManyStates``."""
+    the chain's cells, the sessions off the money grid, the projected seconds) it raises
+    ``TooManyStates``."""
     rules = rules or TableRules()
     policy = policy or SessionPolicy()
     strategy = _one_configuration(strategy)
     chain = SessionChain(strategy, rules, policy, coups, state_limit, cell_limit,
-                         off_grid_limit)
+                         off_grid_limit, time_limit)
     return from_chain(strategy.spec(), rules, policy, coups, chain.run())
 
 

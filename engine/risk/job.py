@@ -23,7 +23,7 @@ from ..replay import SessionPolicy
 from ..rules import TableRules
 from ..session_play import STOP_REASONS
 from .backward import NotBackward, RiskCurve, risk_curve
-from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT
+from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, DEFAULT_TIME_LIMIT
 from .check import DEFAULT_CHECK, SimulatedRisk, check_layout, estimates
 from .exact import ExactRisk, exact_risk
 from .machine import RiskError
@@ -51,6 +51,7 @@ class RiskJob:
     workers: int | None = 1
     state_limit: int = DEFAULT_STATE_LIMIT
     cell_limit: int = DEFAULT_CELL_LIMIT
+    time_limit: float | None = DEFAULT_TIME_LIMIT
 
     @property
     def measure(self) -> str:
@@ -93,7 +94,8 @@ def run_risk(job: RiskJob, progress: Callable[[str], None] | None = None) -> lis
         try:
             _check_declaration(result.strategy, job.rules)
             result.exact = exact_risk(result.strategy, job.rules, job.policy, job.coups,
-                                      state_limit=job.state_limit, cell_limit=job.cell_limit)
+                                      state_limit=job.state_limit, cell_limit=job.cell_limit,
+                                      time_limit=job.time_limit)
         except RiskError as exc:
             result.not_exact = exc
         result.seconds = time.perf_counter() - started

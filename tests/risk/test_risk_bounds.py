@@ -18,3 +18,22 @@ def test_a_huge_bankroll_falls_back_to_the_simulation_saying_why(bankroll: str):
     assert "unexpected" not in result.output
     assert "more than 20,000,000 cells" in result.output
     assert "simulated" in result.output
+
+
+def test_a_session_too_long_for_the_time_limit_is_simulated_within_seconds():
+    """Without a win goal a Martingale's bankroll window widens every coup: 100,000 coups
+    would take hours exactly (4,000 took about 10 s, 8,000 about 50 s here). The chain
+    projects its time as it goes and stops within a few seconds, naming the flag."""
+    result = CliRunner().invoke(app, ["risk", "-s", "martingale", "--coups", "100000",
+                                      "--check", "100", "--time-limit", "60"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "no exact figures: the exact chain would take about" in text
+    assert "more than --time-limit 60 s" in text and "the simulation instead" in text
+
+
+def test_a_chain_that_fits_the_time_limit_is_exact():
+    result = CliRunner().invoke(app, ["risk", "-s", "martingale", "--coups", "300",
+                                      "--check", "0", "--time-limit", "5"])
+    assert result.exit_code == 0, result.output
+    assert "exact over" in result.output and "time-limit" not in result.output
