@@ -764,6 +764,32 @@ class SimpleStrategy(Strategy):
     def learn(self, view: SessionView, outcome: str, net: float) -> None:
         """Learn the outcome ("B", "P" or "T") of the coup and this session's net on it."""
 
+    # Exact risk without a declaration: the state is what reset() and learn() keep on
+    # self, while bet() reads nothing else and learn() reads the net only of a coup
+    # without a win or a loss (strategies/derived_state.py).
+    def initial_state(self) -> Any:
+        from .derived_state import derived
+
+        return derived(self).initial_state()
+
+    def stakes_of(self, state: Any) -> dict[str, float]:
+        stakes = self._derived_bet(state)
+        return {} if stakes is STOP else dict(stakes)
+
+    def ends_before(self, state: Any) -> bool:
+        return self._derived_bet(state) is STOP
+
+    def next_state(self, state: Any, outcome: str, result: str) -> Any:
+        from .derived_state import Unread, derived, net_of
+
+        return derived(self).moved(state, "learn", Unread("view", "learn"), outcome,
+                                   net_of(result, "learn"))
+
+    def _derived_bet(self, state: Any) -> Any:
+        from .derived_state import Unread, derived
+
+        return derived(self).call(state, "bet", Unread("view", "bet"))
+
     # The array contract, implemented by looping the scalar one over the sessions.
     def start(self, table: Table) -> None:
         self._seats: _Seats | None = None  # a previous run's copies are not copied

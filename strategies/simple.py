@@ -22,6 +22,7 @@ staking plan and any session rule. ``view`` is the session's
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -38,6 +39,7 @@ from .base import (
     kind_hint,
     missing_method,
 )
+from .derived_state import Unread, derived, kind_of_pick, net_of, staking_hook
 from .parts import END, NO_BET, Choice, Selection, Staking
 
 #: The letters a simple selection may pick by, and the bet kind of each.
@@ -88,6 +90,17 @@ class SimpleSelection(Selection):
 
     def kinds(self) -> tuple[str, ...]:
         return self.bets
+
+    # Exact risk without a declaration: the state is what reset() and learn() keep on
+    # self, while pick() reads nothing else (strategies/derived_state.py).
+    def initial_state(self) -> Hashable:
+        return derived(self).initial_state()
+
+    def bet_of(self, state: Any) -> str | None:
+        return kind_of_pick(derived(self).call(state, "pick", Unread("view", "pick")))
+
+    def next_state(self, state: Any, outcome: str, result: str) -> Hashable:
+        return derived(self).moved(state, "learn", Unread("view", "learn"), outcome)
 
     # The array contract, by looping the scalar one over the sessions.
     def start(self, table: Table) -> None:
@@ -160,6 +173,20 @@ class SimpleStaking(Staking):
 
     def lost(self, view: SessionView, net: float) -> None:
         """The session's bet lost (``net`` is negative)."""
+
+    # Exact risk without a declaration: the state is what reset(), won() and lost() keep
+    # on self, while stake() reads nothing else and they do not read the net.
+    def initial_state(self) -> Hashable:
+        return derived(self).initial_state()
+
+    def stake_of(self, state: Any) -> float:
+        return float(derived(self).call(state, "stake", Unread("view", "stake")))
+
+    def next_state(self, state: Any, outcome: str, result: str) -> Hashable:
+        hook = staking_hook(result)
+        if hook is None:  # a push or no bet: neither hook is called
+            return state  # type: ignore[no-any-return]
+        return derived(self).moved(state, hook, Unread("view", hook), net_of(result, hook))
 
     # The array contract, by looping the scalar one over the sessions.
     def start(self, table: Table) -> None:
