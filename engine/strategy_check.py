@@ -318,6 +318,31 @@ def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int =
     return list(checks.values()), figures
 
 
+def how_played(strategy: Strategy, rules: TableRules, policy: SessionPolicy
+               ) -> dict[str, str]:
+    """Which path a backtest plays ``strategy`` on (``engine``: "compiled" or "replay",
+    with the reason for the replay) and whether exact risk follows it (``exact_risk``:
+    "yes" or the reason it simulates), worked out on a session of a few coups."""
+    from .backtest import engine_paths
+    from .errors import BaccaratError
+    from .risk.exact import exact_risk
+
+    path = engine_paths([strategy], rules, None, policy, "auto", "auto")[0]
+    engine = ("compiled (the compiled kernel)" if path == "compiled" else
+              "replay (the kernel plays the built-in parts and the published counts)")
+    try:
+        exact_risk(strategy, rules, policy, coups=EXACT_PROBE_COUPS, time_limit=10.0)
+        exact = "yes (baccarat risk gives its exact distribution)"
+    except BaccaratError as exc:
+        exact = f"no: {exc}"
+    return {"engine": engine, "exact_risk": exact}
+
+
+#: The session exact risk is tried over for check-strategy's answer (short: an answer,
+#: not figures).
+EXACT_PROBE_COUPS = 12
+
+
 def _bets_placed(check: Check, ledger: pd.DataFrame, shoes: int) -> None:
     """Pass when the ledger holds a stake: a strategy that never bets (a misspelt hook,
     a condition never met) plays a run of zeros that looks like a result."""

@@ -6,6 +6,7 @@ import json
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from . import app
 from .common import (
@@ -44,12 +45,15 @@ def check_strategy(
     in coups per second. --debug prints the full traceback of what the strategy raised.
     """
     from ..errors import debug_requested, full_traceback
+    from ..replay import SessionPolicy
     from ..strategy_check import check_strategy as run_checks
+    from ..strategy_check import how_played
     from ..testing import make_one_strategy
 
-    make_one_strategy(spec)  # a SPEC that does not load is bad input (exit 2), not a check
+    strategy = make_one_strategy(spec)  # a SPEC that does not load is bad input (exit 2)
     checks, figures = run_checks(lambda: make_one_strategy(spec), shoes=shoes, seed=seed,
                                  rules=rules, bankroll=bankroll, speed_shoes=speed_shoes)
+    played = how_played(strategy, rules, SessionPolicy(bankroll=bankroll))
     failed = [c for c in checks if c.passed is not True]
     if debug or debug_requested():  # the full traceback of what the strategy raised
         for check in checks:
@@ -58,7 +62,7 @@ def check_strategy(
                                   soft_wrap=True, markup=False)
     if as_json:
         typer.echo(json.dumps({
-            "strategy": spec, **figures, "passed": not failed,
+            "strategy": spec, **figures, **played, "passed": not failed,
             "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail}
                        for c in checks]}))
     else:
@@ -74,6 +78,8 @@ def check_strategy(
             word, style = VERDICT[check.passed]
             table.add_row(check.name, Text(word, style=style), check.detail)
         print_table(table)
+        for label, key in (("played by", "engine"), ("exact risk", "exact_risk")):
+            console.print(f"[cyan]{label}:[/] {escape(played[key])}", highlight=False)
         if failed:
             console.print(f"{len(failed)} of {len(checks)} checks failed or could not run",
                           highlight=False)

@@ -323,3 +323,25 @@ def test_a_composed_spec_with_a_plugin_selection_is_checked_and_its_backtest_pro
     assert 60 < coups_per_shoe < 90
     speed = next(c for c in data["checks"] if c["name"] == "speed")
     assert "a 10,000-shoe backtest takes" in speed["detail"]
+
+
+@pytest.mark.parametrize(("spec", "engine", "exact"), [
+    ("martingale", "compiled", "yes"),
+    ("examples/simple_martingale.py:SimpleMartingale", "replay", "yes"),
+    ("tests/data/simple_systems.py:ReadsHistory | flat", "replay",
+     "no: pick() reads view.history")])
+def test_check_strategy_says_which_path_plays_it_and_whether_exact_risk_follows(
+        spec: str, engine: str, exact: str) -> None:
+    import json
+
+    from baccarat.cli import app
+    from typer.testing import CliRunner
+
+    root = Path(__file__).parents[2]
+    path, _, rest = spec.partition(":")
+    target = f"{root / path}:{rest}" if rest else spec
+    result = CliRunner().invoke(app, ["check-strategy", target, "--shoes", "6",
+                                      "--speed-shoes", "6", "--json"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    assert found["engine"].startswith(engine) and found["exact_risk"].startswith(exact)
