@@ -82,15 +82,17 @@ def part(matrix: SessionMatrix, b: int, n: int) -> SessionMatrix:
                          {name: values[:, cut] for name, values in matrix.columns.items()})
 
 
-def screen(matrix: SessionMatrix, configs: list[Any], reps: int, seed: int) -> dict[str, Any]:
+def screen(matrix: SessionMatrix, configs: list[Any], reps: int, seed: int,
+           holdouts: tuple[float, ...] = (0.5,)) -> dict[str, Any]:
     """What the search's screen reads for one dataset: its tests, best z and hold-out."""
     net, wagered = matrix.columns["net"], matrix.columns["wagered"]
     expected = matrix.columns["expected_net"]
     tests = family_tests(net, wagered, expected, reps=reps, seed=seed)
     n = matrix.sessions
     shoes_of = [np.array([i]) for i in range(n)]
-    _, split = choose_and_check(matrix, parse_metric(None), holdout_split(n, 0.5),
-                                shoes_of, configs)
+    splits = [choose_and_check(matrix, parse_metric(None), holdout_split(n, fraction),
+                               shoes_of, configs)[1] for fraction in holdouts]
+    split = splits[0]
     two_sided = []
     for c in range(len(configs)):  # backtest's verdict: its score test, two-sided
         total = float(wagered[c].sum())
@@ -99,7 +101,8 @@ def screen(matrix: SessionMatrix, configs: list[Any], reps: int, seed: int) -> d
         two_sided.append(1.0 if math.isnan(p) else p)
     return {"tests": tests, "p2": np.array(two_sided),
             "max_z": float(studentized(net, wagered, expected).max()),
-            "held_p": float(split["out"]["p"]), "held_spec": split["folds"][0]["spec"]}
+            "held_p": float(split["out"]["p"]), "held_spec": split["folds"][0]["spec"],
+            "held_ps": [float(s["out"]["p"]) for s in splits]}
 
 
 def null_p(observed: float, fair: np.ndarray) -> float:
@@ -172,8 +175,10 @@ def planted_finds(args: argparse.Namespace, configs: list[Any], folder: Path) ->
                             "hold-out's choice, one-sided p < 5% on the shoes held back"), 0)
     keys = list(counts)
     flat = [c.spec() for c in configs].index("flat")
+    held = np.zeros(len(args.holdouts), dtype=np.int64)
     for b in range(args.planted):
-        s = screen(part(matrix, b, n), configs, args.reps, b)
+        s = screen(part(matrix, b, n), configs, args.reps, b, args.holdouts)
+        held += np.array(s["held_ps"]) < 0.05
         flags = [(s["tests"].stepdown < 0.05).any(), s["tests"].stepdown[flat] < 0.05,
                  null_p(s["max_z"], pool) < 0.05, s["held_p"] < 0.05]
         for key, flag in zip(keys, flags, strict=True):
@@ -183,6 +188,9 @@ def planted_finds(args: argparse.Namespace, configs: list[Any], folder: Path) ->
           f"in {time.perf_counter() - started - played:.0f}s)")
     for key in keys:
         rate(key, counts[key], args.planted)
+    for fraction, found in zip(args.holdouts, held, strict=True):
+        rate(f"hold-out {fraction:g} of the shoes, its choice's one-sided p < 5%", int(found),
+             args.planted)
 
 
 def main() -> None:
@@ -196,6 +204,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--holdouts", type=lambda text: tuple(map(float, text.split(","))),
+                        default=(0.5,), help="hold-out fractions to compare (planted part)")
     args = parser.parse_args()
     configs = list(Space(GRID_34 if args.grid == 34 else GRID))
     with tempfile.TemporaryDirectory(prefix="bench-alarms-") as temp:
