@@ -66,3 +66,85 @@ def test_a_line_of_data_above_the_header_is_still_no_title(tmp_path: Path) -> No
     result = runner.invoke(app, ["import", str(path), "--out", str(tmp_path / "coups")])
     assert result.exit_code == 2
     assert "taken as a title" not in flat(result.output)
+
+
+# --- 2. A live scorecard edited by hand ------------------------------------------------------
+
+def started_scorecard(path: Path) -> str:
+    """The first two lines of a scorecard ``baccarat live`` starts (rules, header)."""
+    result = runner.invoke(app, ["live", "--plain", "--out", str(path)], input="quit\n")
+    assert result.exit_code == 0, result.output
+    return "".join(path.read_text().splitlines(keepends=True)[:2])
+
+
+def resume(path: Path, *lines: str) -> str:
+    result = runner.invoke(app, ["live", "--plain", "--resume", str(path)],
+                           input="".join(f"{line}\n" for line in (*lines, "quit")),
+                           env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    return flat(result.output)
+
+
+#: A scorecard kept on paper and typed in: a '//' note, shoe lines written 'Shoe 4 -'.
+EDITED = ("// Friday at the Ritz, table 3\n"
+          "# Shoe 4 -\n4,1,,,,,,,,,B,,\n4,2,,,,,,,,,P,,\n"
+          "# Shoe 5 -\n5,1,,,,,,,,,T,,\n")
+
+
+def test_a_hand_edited_scorecard_resumes_with_its_shoes_numbered_as_written(
+        tmp_path: Path) -> None:
+    path = tmp_path / "friday.csv"
+    path.write_text(started_scorecard(path) + EDITED)
+    out = resume(path, "b", "n", "p")
+    assert "resumed friday.csv: shoe 5, 1 coups so far" in out
+    assert "shoe 5, coup 2: Banker" in out
+    assert "shoe 6 started" in out and "shoe 6, coup 1: Player" in out
+    assert "kept 5 coups of 3 shoes" in out
+    assert path.read_text().endswith(EDITED + "5,2,,,,,,,,,B,,\n# shoe 6\n6,1,,,,,,,,,P,,\n")
+    # baccarat import reads the same file: the note left out, three shoes as written
+    coups = read_coups(_imported(tmp_path, path))[0]
+    assert coups.outcome.tolist() == [BANKER, PLAYER, TIE, BANKER, PLAYER]
+    assert coups.label.tolist() == ["4", "4", "5", "5", "6"]
+
+
+def test_coup_rows_without_shoe_lines_keep_their_shoes(tmp_path: Path) -> None:
+    """Rows typed without a shoe line are in the shoe each names (shoe 5's coups were added
+    to shoe 4's, and the next new shoe was numbered 5 again)."""
+    path = tmp_path / "rows.csv"
+    path.write_text(started_scorecard(path) + "4,1,,,,,,,,,B,,\n4,2,,,,,,,,,P,,\n"
+                                              "5,1,,,,,,,,,T,,\n")
+    out = resume(path, "u", "u", "b")
+    assert "resumed rows.csv: shoe 5, 1 coups so far" in out
+    assert "undone: shoe 5, coup 1 (Tie)" in out
+    assert "undone: the start of shoe 5; back in shoe 4" in out
+    assert "shoe 4, coup 3: Banker" in out
+    assert path.read_text().endswith("4,1,,,,,,,,,B,,\n4,2,,,,,,,,,P,,\n4,3,,,,,,,,,B,,\n")
+
+
+@pytest.mark.parametrize("line", ["# shoe 4", "# Shoe 4 -", "# SHOE 4:", "// shoe 4",
+                                  "#shoe 4 —"])
+def test_a_shoe_line_in_the_shapes_people_write_opens_its_shoe(tmp_path: Path,
+                                                                line: str) -> None:
+    path = tmp_path / "shoe.csv"
+    path.write_text(started_scorecard(path) + f"{line}\n# a note about shoe 4\n")
+    out = resume(path, "b")
+    assert "shoe 4, coup 1: Banker" in out
+    assert path.read_text().endswith("# a note about shoe 4\n4,1,,,,,,,,,B,,\n")
+
+
+def test_a_text_scorecard_in_the_same_shapes_imports_with_the_labels_as_written(
+        tmp_path: Path) -> None:
+    """The same shapes in a scorecard of outcomes: the '//' note left out (the file was
+    refused), the labels without the dash after them ('Shoe 4 -')."""
+    path = tmp_path / "friday.txt"
+    path.write_text("// Friday at the Ritz, table 3\nShoe 4 - BPPBT\nShoe 5 - PPBB\n")
+    coups = read_coups(_imported(tmp_path, path))[0]
+    assert coups.label.tolist() == ["Shoe 4"] * 5 + ["Shoe 5"] * 4
+    assert coups.outcome.tolist()[:5] == [BANKER, PLAYER, PLAYER, BANKER, TIE]
+
+
+def _imported(tmp_path: Path, path: Path) -> Path:
+    out = tmp_path / f"{path.stem}.parquet"
+    result = runner.invoke(app, ["import", str(path), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
