@@ -631,6 +631,16 @@ class SessionFault(Exception):
         self.message = message
 
 
+class HookReturnError(ValueError):
+    """What a plugin's hook returned and the contract cannot take (a string where codes or
+    stakes go, an array of another shape): ``method`` names the hook (``choose``,
+    ``stakes``, ``kinds``), so that the engine's error names where the plugin defines it."""
+
+    def __init__(self, method: str, message: str) -> None:
+        super().__init__(message)
+        self.method = method
+
+
 _KINDS = frozenset(BET_KINDS)
 
 #: The letters of the outcome codes (0 Banker, 1 Player, 2 Tie), as bytes.

@@ -148,3 +148,107 @@ def _imported(tmp_path: Path, path: Path) -> Path:
     result = runner.invoke(app, ["import", str(path), "--out", str(out)])
     assert result.exit_code == 0, result.output
     return out
+
+
+# --- 3. A plugin hook returning the wrong type ----------------------------------------------
+
+#: Plugin parts whose hook returns what the contract cannot take. Each hook's ``def`` is
+#: the line named ``# HOOK`` (the line the located errors name, as they do for bet()).
+WRONG_TYPES = '''\
+import numpy as np
+from baccarat.strategies.parts import Selection, Staking
+from baccarat.strategies.simple import SimpleSelection, SimpleStaking
+
+
+class ChooseString(Selection):
+    def choose(self, table):  # HOOK
+        return "banker"
+
+
+class ChooseShort(Selection):
+    def choose(self, table):  # HOOK
+        return [0, 1]
+
+
+class ChooseFloats(Selection):
+    def choose(self, table):  # HOOK
+        return np.zeros(table.n)
+
+
+class KindsString(Selection):
+    def kinds(self):  # HOOK
+        return "banker"
+
+    def choose(self, table):
+        return 0
+
+
+class StakesString(Staking):
+    def stakes(self, table, choice):  # HOOK
+        return "10"
+
+
+class StakesShort(Staking):
+    def stakes(self, table, choice):  # HOOK
+        return [10.0, 10.0]
+
+
+class StakeNone(SimpleStaking):
+    def stake(self, view):  # HOOK
+        return None
+
+
+class StakeString(SimpleStaking):
+    def stake(self, view):  # HOOK
+        return "10"
+'''
+
+
+def hook_lines(text: str) -> dict[str, int]:
+    """Each class's hook line (1-based) in ``text``."""
+    lines, found, name = text.splitlines(), {}, ""
+    for number, line in enumerate(lines, 1):
+        if line.startswith("class "):
+            name = line.split()[1].split("(")[0]
+        if "# HOOK" in line:
+            found[name] = number
+    return found
+
+
+@pytest.mark.parametrize(("spec", "said"), [
+    ("{plugin}:ChooseString | flat",
+     "choose() returned 'banker'; expected an integer code per session, shape (5,) (or one "
+     "code for all); letters are the simple form's"),
+    ("{plugin}:ChooseShort | flat",
+     "choose() returned an array of shape (2,) and dtype int64; expected an integer code per "
+     "session, shape (5,) (or one code for all)"),
+    ("{plugin}:ChooseFloats | flat",
+     "choose() returned an array of shape (5,) and dtype float64; expected an integer code "
+     "per session"),
+    ("{plugin}:KindsString | flat",
+     "kinds() returned the string 'banker'; expected a tuple of bet kinds"),
+    ("always | {plugin}:StakesString",
+     "stakes() returned the string '10'; expected a number or a numeric array of shape (5,), "
+     "one stake per session"),
+    ("always | {plugin}:StakesShort",
+     "stakes() returned [10.0, 10.0] (list); expected a number or a numeric array of shape "
+     "(5,), one stake per session"),
+    ("always | {plugin}:StakeNone",
+     "stake() returned None; expected a finite number >= 0"),
+    ("always | {plugin}:StakeString",
+     "stake() returned the string '10'; expected a finite number >= 0"),
+])
+def test_a_hook_returning_the_wrong_type_is_named_with_the_plugin_file_and_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: str, said: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("wrong.py").write_text(WRONG_TYPES)
+    result = runner.invoke(app, ["backtest", "-s", spec.format(plugin="wrong.py"),
+                                 "--shoes", "5", "--no-table"])
+    assert result.exit_code == 2, result.output
+    error = flat(result.output)
+    assert error.startswith("error: strategy "), error
+    assert said in error, error
+    name = spec.format(plugin="wrong.py").split(":")[1].split()[0]
+    hook = said.split("(")[0]
+    assert f"({hook}() at wrong.py:{hook_lines(WRONG_TYPES)[name]})" in error, error
+    assert "Traceback" not in result.output and "raised ValueError" not in error
