@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from baccarat.cli import app
 from baccarat.coups import BANKER, PLAYER, TIE
@@ -252,3 +253,119 @@ def test_a_hook_returning_the_wrong_type_is_named_with_the_plugin_file_and_line(
     hook = said.split("(")[0]
     assert f"({hook}() at wrong.py:{hook_lines(WRONG_TYPES)[name]})" in error, error
     assert "Traceback" not in result.output and "raised ValueError" not in error
+
+
+# --- 4. Nothing a plugin is shown leads to a writable buffer ---------------------------------
+
+#: A plugin that walks every array it is shown to the objects behind it (``.base``,
+#: ``memoryview(...).obj``) and writes into every one it can make writable: the engine's
+#: own arrays were at the end of each chain. ``CATCH`` says whether it catches the refusals
+#: (the run goes on: the other configurations' results must not change) or writes only
+#: into the innermost array of a chain and lets a refusal end its call.
+VANDAL = '''\
+import numpy as np
+from baccarat.strategies import Strategy, Wager
+
+CATCH = True
+ONLY = ()  # the names of the table's arrays to walk (all of them: NAMES)
+NAMES = ("history", "bankroll", "start_bankroll", "coup", "shoe_coup", "new_shoe",
+         "active", "last_outcome", "seen", "remaining")
+RESULT = ("net", "staked", "played", "outcome", "player_total", "banker_total", "cards",
+          "won", "lost", "pushed")
+WRITTEN = []  # what was written into: nothing, when nothing writable is reachable
+
+
+def chain(array):
+    """Every object reachable from array by .base and memoryview(...).obj, innermost last."""
+    found, todo = [], [array]
+    while todo:
+        link = todo.pop(0)
+        if link is None or any(link is seen for seen in found):
+            continue
+        found.append(link)
+        todo.append(getattr(link, "base", None))
+        try:
+            todo.append(memoryview(link).obj)
+        except TypeError:
+            pass
+        todo.append(getattr(link, "obj", None))
+    return found
+
+
+def spoil(name, array):
+    for link in reversed(chain(array)):
+        target = link
+        if not isinstance(target, np.ndarray):
+            try:
+                target = np.frombuffer(memoryview(link), dtype=np.uint8)
+            except (TypeError, ValueError):
+                continue
+        try:
+            target.flags.writeable = True
+            np.ndarray.__setitem__(target, Ellipsis, 1)
+            WRITTEN.append(f"{name}: {type(link).__name__}")
+        except ValueError:
+            if not CATCH:
+                raise
+        if not CATCH:
+            return  # the innermost array only (the engine's own, where one was reached)
+
+
+class Vandal(Strategy):
+    needs_cards = True
+    needs_roads = True
+
+    def wager(self, table):
+        for name in ONLY or NAMES:
+            spoil(f"table.{name}", getattr(table, name))
+        for name in ("side", "streak", "columns"):
+            spoil(f"table.roads.{name}", getattr(table.roads, name))
+        spoil("table.roads.ask(1)", table.roads.ask(1))
+        return Wager.on(banker=np.full(table.n, 10.0))
+
+    def settle(self, table, result):
+        for name in RESULT:
+            spoil(f"result.{name}", getattr(result, name))
+'''
+
+#: Configurations whose play reads what every configuration shares (the outcomes, the
+#: history, the roads, the cards left): what a write into the engine's arrays would change.
+VICTIMS = ["follow", "pattern:BBP=P,PPB=B", "road:mode=red", "count:method=true_count | flat"]
+
+
+def test_a_plugin_writing_through_what_it_is_shown_changes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vandal plays first at each coup, the others after it, all through the replay
+    (the path every plugin takes): follow and pattern lost every figure to it."""
+    import importlib
+
+    from baccarat import Run, backtest, generate
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    Path("vandal.py").write_text(VANDAL)
+    vandal = importlib.import_module("vandal")
+    shoes, run = generate(6, seed=11), Run(engine="replay")
+    alone = backtest(shoes, VICTIMS, run=run).summary
+    together = backtest(shoes, ["vandal:Vandal", *VICTIMS], run=run).summary
+    assert vandal.WRITTEN == []
+    columns = ["spec", "mean_net", "mean_wagered", "prob_profit", "mean_coups"]
+    pd.testing.assert_frame_equal(together[columns].iloc[1:].reset_index(drop=True),
+                                  alone[columns])
+
+
+@pytest.mark.parametrize("name", ["history", "bankroll", "seen", "remaining"])
+def test_writing_through_a_chain_stops_the_run_naming_the_plugin_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("vandal.py").write_text(VANDAL.replace("CATCH = True", "CATCH = False").replace(
+        "ONLY = ()", f"ONLY = ({name!r},)"))
+    result = runner.invoke(app, ["backtest", "-s", "vandal.py:Vandal", "--shoes", "3",
+                                 "--no-table"])
+    assert result.exit_code == 2, result.output
+    line = VANDAL.splitlines().index("            target.flags.writeable = True") + 1
+    error = flat(result.output)
+    assert error.startswith("error: strategy 'vandal', sessions 0-2, before the first coup"
+                            ) or error.startswith("error: strategy 'vandal', sessions 0-2 at "
+                                                  "their coup 1"), error
+    assert f"wrote into its table in wager() at vandal.py:{line}: " in error, error
