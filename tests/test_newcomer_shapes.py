@@ -369,3 +369,30 @@ def test_writing_through_a_chain_stops_the_run_naming_the_plugin_line(
                             ) or error.startswith("error: strategy 'vandal', sessions 0-2 at "
                                                   "their coup 1"), error
     assert f"wrote into its table in wager() at vandal.py:{line}: " in error, error
+
+
+# --- 5. The demo run twice ---------------------------------------------------------------------
+
+def test_a_second_demo_replaces_its_own_folder_but_not_one_holding_a_users_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`baccarat demo` twice in the same folder (the default --out demo): the second writes
+    the demo's folder again, without --force; once the folder holds a file of the user's
+    beside the demo's, it is refused and left as it is."""
+    monkeypatch.chdir(tmp_path)
+    demo = tmp_path / "demo"
+    for _ in range(2):
+        result = runner.invoke(app, ["demo", "--shoes", "120", "-q", "--no-table"])
+        assert result.exit_code == 0, result.output
+        assert "already exists" not in flat(result.output)
+        assert sorted(p.name for p in demo.iterdir()) == ["comparison.parquet",
+                                                          "report.html", "run"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # nothing left beside it
+    (demo / "notes.txt").write_text("mine")
+    before = sorted(p.name for p in demo.iterdir())
+    result = runner.invoke(app, ["demo", "--shoes", "120", "-q", "--no-table"])
+    assert result.exit_code == 2
+    assert flat(result.output) == ("error: demo already exists and is not an output baccarat "
+                                   "wrote; --force replaces only those: remove it yourself "
+                                   "or choose another --out")
+    assert sorted(p.name for p in demo.iterdir()) == before
+    assert (demo / "notes.txt").read_text() == "mine"
