@@ -52,6 +52,7 @@ from .session_play import (
 )
 from .strategies.base import (
     Dealt,
+    HookReturnError,
     Result,
     SessionFault,
     SimpleStrategy,
@@ -610,12 +611,14 @@ def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
     if isinstance(cause, StrategyFault):
         return cause
     at = _at(run, grid, coups, t, session)
+    if isinstance(cause, HookReturnError):  # refused by the contract: where the hook is
+        return StrategyFault(f"{at}: {cause}{_defined(run.strategy, cause.method)}")
     line, method = _plugin_line(cause, run.strategy)
     what = method if method is not None and not method.startswith("<") else what
     if not line and _definition(run.strategy, what):  # refused by the contract after the
         line = f" at {_definition(run.strategy, what)}"  # plugin returned: its definition
-    if isinstance(cause, ReadOnlyError) or (
-            isinstance(cause, ValueError) and "read-only" in str(cause)):
+    if isinstance(cause, ReadOnlyError) or (isinstance(cause, ValueError) and (
+            "read-only" in str(cause) or "WRITEABLE flag" in str(cause))):
         text = f"wrote into its table in {what}(){line}: {cause}"
     else:
         text = f"raised {type(cause).__name__} in {what}(){line}: {cause}"

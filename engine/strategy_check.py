@@ -288,7 +288,7 @@ def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int =
         reference = _ledger(coups, watched(make(), watch), rules, policy)
     except Exception as exc:  # whatever a plugin raises is a finding, not a crash
         played.passed, played.detail, played.error = False, _message(exc), exc
-        if "read-only" in played.detail.lower():
+        if "read-only" in played.detail.lower() or "wrote into its table" in played.detail:
             checks["no writes to the table"].passed = False
             checks["no writes to the table"].detail = played.detail
         return list(checks.values()), figures

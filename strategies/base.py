@@ -29,7 +29,14 @@ from ..errors import shown_path
 from ..rules import TableRules
 from .finite_state import DECLARATIONS
 from .randomness import SessionRandom, TableRandom
-from .readonly import ReadOnlyError, frozen_source, read_only, read_only_message, view_of
+from .readonly import (
+    ReadOnlyError,
+    frozen,
+    frozen_source,
+    read_only,
+    read_only_message,
+    view_of,
+)
 
 if TYPE_CHECKING:
     from ..roads import BigRoad, RoadState
@@ -82,7 +89,7 @@ class Table:
         return self._history[:, : self.step]  # type: ignore[attr-defined, no-any-return]
 
     def __getattr__(self, name: str) -> Any:
-        # The engine publishes read-only buffers; an array view is made on first reading.
+        # The engine publishes read-only buffers; a frozen copy is made on first reading.
         sources = self.__dict__.get("_sources")
         if sources is not None and name in sources:
             view = view_of(sources[name], f"table.{name}")
@@ -160,12 +167,21 @@ class TableState:
         self.publish(*arrays)
 
     def publish(self, *names: str) -> None:
-        """Show the table fresh read-only views of the named engine arrays (made when a
+        """Show the table read-only copies of the named engine arrays (made when a
         strategy first reads them: most coups most strategies read few)."""
         shown = self.table.__dict__
         sources = shown["_sources"]
         for name in names:
             sources[name] = frozen_source(getattr(self, name))
+            shown.pop(name, None)
+
+    def follow(self, *names: str) -> None:
+        """Show the table read-only windows onto the named engine arrays, which the engine
+        updates in place (a window follows them: made once, not at every coup)."""
+        shown = self.table.__dict__
+        sources = shown["_sources"]
+        for name in names:
+            sources[name] = read_only(getattr(self, name), "")
             shown.pop(name, None)
 
     def attach_roads(self, roads: RoadState) -> None:
@@ -176,7 +192,7 @@ class TableState:
     def attach_cards(self, seen: np.ndarray, remaining: np.ndarray) -> None:
         """Show these card counts (updated in place by the engine) on the table."""
         self.seen, self.remaining = seen, remaining
-        self.publish("seen", "remaining")
+        self.follow("seen", "remaining")
 
     def advance(self, outcome: np.ndarray, dealt: np.ndarray) -> None:
         """Move past the coup just settled (its outcome is already in ``history``)."""
@@ -213,45 +229,45 @@ class TableRoads:
 
     def last_colour(self, k: int) -> np.ndarray:
         """Latest mark of derived road ``k`` per session: 1 red, -1 blue, 0 none yet."""
-        return read_only(self._state.last_colour(k), "table.roads.last_colour()")
+        return frozen(self._state.last_colour(k), "table.roads.last_colour()")
 
     def colour_if(self, k: int, outcome: int | np.ndarray) -> np.ndarray:
         """The mark ``outcome`` (0 Banker, 1 Player, 2 Tie) would add to derived road ``k``."""
-        return read_only(self._state.colour_if(k, outcome), "table.roads.colour_if()")
+        return frozen(self._state.colour_if(k, outcome), "table.roads.colour_if()")
 
     def ask(self, k: int) -> np.ndarray:
         """The ask marks of derived road ``k`` (what the scoreboard predicts): (n, 2), column
         0 the mark a Banker win would add, column 1 a Player win's (1 red, -1 blue, 0 none)."""
-        return read_only(self._state.ask(k), "table.roads.ask()")
+        return frozen(self._state.ask(k), "table.roads.ask()")
 
     def mark_count(self, k: int) -> np.ndarray:
         """How many marks derived road ``k`` holds per session."""
-        return read_only(self._state.mark_count(k), "table.roads.mark_count()")
+        return frozen(self._state.mark_count(k), "table.roads.mark_count()")
 
     @property
     def side(self) -> np.ndarray:
         """The current big road column's side (0 Banker, 1 Player), -1 before any."""
-        return read_only(self._state.side, "table.roads.side")
+        return frozen(self._state.side, "table.roads.side")
 
     @property
     def streak(self) -> np.ndarray:
         """The current big road column's length (0 before any decision)."""
-        return read_only(self._state.streak, "table.roads.streak")
+        return frozen(self._state.streak, "table.roads.streak")
 
     @property
     def columns(self) -> np.ndarray:
         """The number of big road columns so far in the shoe."""
-        return read_only(self._state.columns, "table.roads.columns")
+        return frozen(self._state.columns, "table.roads.columns")
 
     @property
     def ties(self) -> np.ndarray:
         """Ties counted on the latest big road cell."""
-        return read_only(self._state.ties, "table.roads.ties")
+        return frozen(self._state.ties, "table.roads.ties")
 
     @property
     def leading_ties(self) -> np.ndarray:
         """Ties before the first decision of the shoe."""
-        return read_only(self._state.leading_ties, "table.roads.leading_ties")
+        return frozen(self._state.leading_ties, "table.roads.leading_ties")
 
 
 def kind_hint(kind: str) -> str:
@@ -339,10 +355,10 @@ class Dealt:
 
     def __init__(self, coups: Coups, rows: np.ndarray, with_cards: bool) -> None:
         put = object.__setattr__
-        put(self, "outcome", read_only(coups.outcome[rows], "result.outcome"))
-        put(self, "player_total", read_only(coups.player_total[rows], "result.player_total"))
-        put(self, "banker_total", read_only(coups.banker_total[rows], "result.banker_total"))
-        put(self, "_cards", read_only(np.take(coups.cards, rows, axis=0), "result.cards")
+        put(self, "outcome", frozen(coups.outcome[rows], "result.outcome"))
+        put(self, "player_total", frozen(coups.player_total[rows], "result.player_total"))
+        put(self, "banker_total", frozen(coups.banker_total[rows], "result.banker_total"))
+        put(self, "_cards", frozen(np.take(coups.cards, rows, axis=0), "result.cards")
             if with_cards else None)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -426,17 +442,17 @@ class Result:
     @property
     def won(self) -> np.ndarray:
         """Sessions whose bets netted more than nothing."""
-        return read_only(self.played & (self.staked > 0) & (self.net > 0), "result.won")
+        return frozen(self.played & (self.staked > 0) & (self.net > 0), "result.won")
 
     @property
     def lost(self) -> np.ndarray:
         """Sessions whose bets netted less than nothing."""
-        return read_only(self.played & (self.staked > 0) & (self.net < 0), "result.lost")
+        return frozen(self.played & (self.staked > 0) & (self.net < 0), "result.lost")
 
     @property
     def pushed(self) -> np.ndarray:
         """Sessions that staked and got their stake back (e.g. a tie on Banker/Player)."""
-        return read_only(self.played & (self.staked > 0) & (self.net == 0), "result.pushed")
+        return frozen(self.played & (self.staked > 0) & (self.net == 0), "result.pushed")
 
 
 #: The modules of the contract's own base classes (named by their subclasses, not by them).
@@ -629,6 +645,16 @@ class SessionFault(Exception):
         self.session = session
         self.method = method
         self.message = message
+
+
+class HookReturnError(ValueError):
+    """What a plugin's hook returned and the contract cannot take (a string where codes or
+    stakes go, an array of another shape): ``method`` names the hook (``choose``,
+    ``stakes``, ``kinds``), so that the engine's error names where the plugin defines it."""
+
+    def __init__(self, method: str, message: str) -> None:
+        super().__init__(message)
+        self.method = method
 
 
 _KINDS = frozenset(BET_KINDS)

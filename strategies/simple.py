@@ -35,7 +35,9 @@ from .base import (
     SessionView,
     SimpleStrategy,
     Table,
+    _is_number,
     _session_copies,
+    describe_value,
     kind_hint,
     missing_method,
 )
@@ -200,12 +202,18 @@ class SimpleStaking(Staking):
         betting = choice.betting(table.n) & np.asarray(table.active, dtype=bool)
         for i in np.flatnonzero(betting).tolist():
             try:
-                amounts[i] = seats.copies[i].stake(seats.views[i])
-            except (TypeError, ValueError) as exc:
-                raise SessionFault(i, "stake", f"stake() returned something that is not a "
-                                   f"number ({exc})") from exc
+                amount = seats.copies[i].stake(seats.views[i])
             except Exception as exc:
                 raise SessionFault(i, "stake") from exc
+            # NaN, infinite and negative amounts are the engine's to refuse, as a bet()'s.
+            try:
+                if type(amount) is not float and type(amount) is not int and \
+                        not _is_number(amount):
+                    raise TypeError
+                amounts[i] = amount
+            except (TypeError, OverflowError):
+                raise SessionFault(i, "stake", f"stake() returned {describe_value(amount)}; "
+                                   f"expected a finite number >= 0") from None
         return amounts
 
     def settle(self, table: Table, result: Result) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import PrivateAttr, ValidationError, model_validator
 
 from ..bets import BET_KINDS, MAIN_BETS
-from .base import Result, Strategy, Table, Wager
+from .base import HookReturnError, Result, Strategy, Table, Wager, describe_value, kind_hint
 from .kinds import check_offered
 from .parts import END, NO_BET, Choice, Part, Selection, SessionRule, Staking, kind_codes
 
@@ -65,13 +65,15 @@ class Composed(Strategy):
     def start(self, table: Table) -> None:
         live = self._fresh_parts()
         self._live = live
-        self._kind_names = live.selection.kinds()
+        self._kind_names = _checked_kinds(live.selection.kinds())
         self._kinds = kind_codes(self._kind_names)
         for kind, _ in self._kinds:
             if kind not in MAIN_BETS:
                 check_offered(self.spec(), kind, table.rules)
-        # A plugin's codes are checked at every coup; the built-ins' are right by making.
+        # A plugin's codes and stakes are checked at every coup; the built-ins' are right
+        # by making.
         self._strict = not type(live.selection).__module__.startswith(_BUILTIN_PREFIX)
+        self._strict_stakes = not type(live.staking).__module__.startswith(_BUILTIN_PREFIX)
         for part in (live.selection, live.staking):
             part.clear_state()
             part.start(table)
@@ -89,6 +91,8 @@ class Composed(Strategy):
         choice.side = side
         choice.ev = None if self._ev is None else self._ev()
         amount = self._stakes(table, choice)
+        if self._strict_stakes:
+            _check_stakes(amount, table.n)
         return compose_wager(side, amount, self._kinds, table.n, self._strict)
 
     def settle(self, table: Table, result: Result) -> None:
@@ -148,32 +152,57 @@ def compose_wager(side: np.ndarray | int, amount: np.ndarray | float,
         code = int(side)
         if code >= 0:
             if strict and code not in dict((c, k) for k, c in kinds):
-                raise ValueError(_bad_codes(np.array([code]), kinds))
+                raise HookReturnError("choose", _bad_codes(np.array([code]), kinds))
             return _made({BET_KINDS[code]: np.asarray(amount)})
         if code == END:
             return Wager.end(np.ones(n, dtype=bool))
         if strict and code != -1:
-            raise ValueError(_bad_codes(np.array([code]), kinds))
+            raise HookReturnError("choose", _bad_codes(np.array([code]), kinds))
         return Wager({})
     side = np.asarray(side)
     if side.dtype == np.bool_ and len(kinds) == 1 and side.shape == (n,):
         return Wager({kinds[0][0]: np.where(side, amount, 0.0)})
-    stakes = {kind: np.where(side == code, amount, 0.0) for kind, code in kinds}
-    if not strict:
-        return Wager(stakes)
-    if side.shape != (n,) or side.dtype.kind not in "iu":
+    if strict and (side.shape != (n,) or side.dtype.kind not in "iu"):
         letters = ("; letters are the simple form's (SimpleSelection.pick): the array form "
                    "returns codes, BANKER, PLAYER, TIE, NO_BET or END from "
                    "baccarat.strategies"
                    if side.dtype.kind in "US" else "")
         shown = repr(side.item()) if side.ndim == 0 else _shape(side)
-        raise ValueError(f"choose() returned {shown}; expected an integer code per session, "
-                         f"shape ({n},) (or one code for all){letters}")
+        raise HookReturnError("choose", f"choose() returned {shown}; expected an integer code "
+                              f"per session, shape ({n},) (or one code for all){letters}")
+    stakes = {kind: np.where(side == code, amount, 0.0) for kind, code in kinds}
+    if not strict:
+        return Wager(stakes)
     known = np.isin(side, [c for _, c in kinds] + [-1, END])
     if not known.all():
-        raise ValueError(_bad_codes(side[~known], kinds))
+        raise HookReturnError("choose", _bad_codes(side[~known], kinds))
     ended = side == END
     return Wager(stakes, stop=ended if ended.any() else None)
+
+
+def _checked_kinds(kinds: object) -> tuple[str, ...]:
+    """A selection's ``kinds()``: a tuple (or list) of bet kinds' names, else an error
+    saying what it returned."""
+    if not isinstance(kinds, tuple | list) or not all(isinstance(k, str) for k in kinds):
+        raise HookReturnError("kinds", f"kinds() returned {describe_value(kinds)}; expected "
+                              f"a tuple of bet kinds, e.g. ('banker', 'player')")
+    for kind in kinds:
+        if kind not in BET_KINDS:
+            raise HookReturnError("kinds", f"kinds() returned {kind!r}, which is not a bet "
+                                  f"kind{kind_hint(kind)}; known: {', '.join(BET_KINDS)}")
+    return tuple(kinds)
+
+
+def _check_stakes(amount: object, n: int) -> None:
+    """Refuse what a plugin staking plan's ``stakes()`` returned unless it is a number or a
+    numeric array of one stake per session (the engine refuses NaN and negative ones)."""
+    value = amount if isinstance(amount, np.ndarray) else (
+        np.asarray(amount) if isinstance(amount, int | float | np.number | list | tuple)
+        else None)
+    if value is None or value.dtype.kind not in "iuf" or value.shape not in ((), (n,)):
+        raise HookReturnError("stakes", f"stakes() returned {describe_value(amount)}; "
+                              f"expected a number or a numeric array of shape ({n},), one "
+                              f"stake per session")
 
 
 def _made(stakes: dict[str, np.ndarray]) -> Wager:

@@ -4,6 +4,9 @@ The file is a CSV that ``baccarat import`` reads (one coup per row: shoe, coup, 
 when entered, the totals, the outcome, the pair flags), with ``#`` comment lines, which
 the importers skip, for what a coup row cannot hold: the first line names the table's
 rules (JSON), ``# shoe N`` opens a shoe, ``# shoe N burn: 7H`` records its burn card.
+Edited by hand, a comment may start with ``//`` too, a shoe line may read ``# Shoe 4 -``
+or ``// shoe 4:``, and a coup row is in the shoe it names (a row of another shoe than the
+one before it opens that shoe): the shoes resume numbered as written.
 
 Each entry is one line appended with a single ``write`` and made durable with ``fsync``
 before the screen shows it, so a crash, a killed process or a closed terminal loses
@@ -19,6 +22,7 @@ import csv
 import io
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +31,7 @@ from typing import Any
 from ..cards import LABEL_OF_CODE, parse_card
 from ..coups import OUTCOME_LABELS
 from ..errors import BaccaratError, DiskFullError, is_disk_full
+from ..io.importers.lines import comment_text, is_comment
 from ..io.owner import OutputExistsError, OutputLock, check_name, claim_output, refused
 from ..rules import TableRules
 from .entry import Coup
@@ -37,6 +42,10 @@ COLUMNS = ("shoe", "coup", "player_card1", "player_card2", "player_card3", "bank
            "player_pair", "banker_pair")
 #: What a torn last line (a write cut short by a power cut) is kept as: a comment.
 TORN = "# cut short, kept as it was: "
+#: A shoe line's words after its comment mark: ``shoe 4`` (any case, a dash or colon
+#: after it: ``Shoe 4 -``) opens shoe 4; ``shoe 4 burn: 7H`` records its burn card.
+SHOE_LINE = re.compile(r"shoe\s*(\d+)\s*[-\u2013\u2014:.]*\s*(?:burn\s*:?\s*(\S+))?",
+                       re.IGNORECASE)
 #: The key of the first line's JSON that keeps the systems (-s SPECs) beside the rules.
 SYSTEMS = "systems"
 #: The longest line a scorecard holds (a coup's row is under 100 bytes, a user's comment
@@ -310,8 +319,16 @@ def _parse(data: bytes, path: Path
     records: list[Record] = []
     starts: list[int] = []
     offset = len(lines[0].encode()) + len(lines[1].encode())
+    shoe = None  # the shoe being kept
     for number, line in enumerate(lines[2:], start=3):
         record = _record(line, f"{path}, line {number}")
+        if record is not None and record.shoe != shoe:
+            if not isinstance(record, ShoeOpened):  # a row or burn of another shoe opens it
+                records.append(ShoeOpened(record.shoe))
+                starts.append(offset)
+            shoe = record.shoe
+        elif isinstance(record, ShoeOpened):
+            record = None  # the shoe being kept, named again: a heading, not a new shoe
         if record is not None:
             records.append(record)
             starts.append(offset)
@@ -339,13 +356,13 @@ def _record(line: str, where: str) -> Record | None:
     text = line.strip()
     if not text or text.startswith(TORN.strip()):
         return None
-    if text.startswith("#"):
-        words = text[1:].split()
+    if is_comment(text):
+        line_of = SHOE_LINE.fullmatch(comment_text(text))
         try:
-            if len(words) == 2 and words[0] == "shoe":
-                return ShoeOpened(int(words[1]))
-            if len(words) == 4 and words[0] == "shoe" and words[2] == "burn:":
-                return BurnShown(int(words[1]), parse_card(words[3], where))
+            if line_of is not None and line_of[2] is None:
+                return ShoeOpened(int(line_of[1]))
+            if line_of is not None:
+                return BurnShown(int(line_of[1]), parse_card(line_of[2], where))
         except ValueError:
             pass
         return None  # a comment of the user's own

@@ -165,12 +165,11 @@ class LiveSession:
         coup_from_cards(["9s", "3h", "kd", "5c"])
 
     def _apply_record(self, record: object) -> None:
+        # The journal opens a shoe before its first coup or burn (a line of its own, or a
+        # row of another shoe: the file's numbers are kept).
         if isinstance(record, ShoeOpened):
             self.shoes.append(Shoe(record.shoe))
-            return
-        if not self.shoes:  # a file whose first coup comes before any shoe line
-            self.shoes.append(Shoe(getattr(record, "shoe", 1)))
-        if isinstance(record, BurnShown):
+        elif isinstance(record, BurnShown):
             self.shoe.burn = record.card
         elif isinstance(record, CoupRow):
             self.shoe.coups.append(record.entry)

@@ -117,23 +117,49 @@ TITLE_LINES = 5
 
 def header_line(lines: list[str], known: bool = True) -> int:
     """Where a table's header is among its first non-blank ``lines``: 0, or after up to
-    ``TITLE_LINES`` lines of title ('Baccarat log, 3 Dec' above 'shoe,coup,result'), each
-    with fewer fields than the header and none a line of outcomes or cards; -1 when no
-    header of known columns is found there. With ``known`` False (a file already known
-    to be a table), a header of other names does too: the first line with as many fields
-    as the line under it, and more than one."""
+    ``TITLE_LINES`` lines of title ('Baccarat log, 3 Dec' above 'shoe,coup,result'), none
+    a line of outcomes or cards, each with fewer fields than the header or holding no
+    value (a number, a card, an outcome) under a header holding none either (a title's
+    commas may match the header's: 'Baccarat results, Casino X, 2026-01-05' above
+    'shoe,coup,outcome'; a line of values as wide as the header is a row out of place);
+    -1 when no header of known columns is found there. With ``known`` False (a file
+    already known to be a table), when no header of known columns is, a header of other
+    names does: the first line with as many fields as the line under it, and more than
+    one."""
+    for at, line in enumerate(lines[:TITLE_LINES + 1]):
+        if looks_like_header(line):
+            delimiter = sniff_delimiter(line)
+            width = len(line.split(delimiter))
+            words = not any(map(_is_value, line.split(delimiter)))
+            above = [title.split(delimiter) for title in lines[:at]]
+            if all(len(title) < width or (words and not any(map(_is_value, title)))
+                   for title in above):
+                return at
+            break
+        if _scorecard_line(line) or _mostly_cards(line):
+            break  # data before any header: not a title
+    if known:
+        return -1
     for at, line in enumerate(lines[:TITLE_LINES + 1]):
         delimiter = sniff_delimiter(line)
         width = len(line.split(delimiter))
-        header = looks_like_header(line) or (
-            not known and width > 1 and at + 1 < len(lines)
-            and len(lines[at + 1].split(delimiter)) == width)
-        if header:
+        if width > 1 and at + 1 < len(lines) and len(lines[at + 1].split(delimiter)) == width:
             titles = lines[:at]
             return at if all(len(t.split(delimiter)) < width for t in titles) else -1
         if _scorecard_line(line) or _mostly_cards(line):
-            return -1  # data before any header: not a title
+            return -1
     return -1
+
+
+def _is_value(field: str) -> bool:
+    """Whether a field is a value a row holds and a title does not: a number ('7',
+    '-1.5'), a card ('QD') or outcomes ('B', 'Banker')."""
+    field = field.strip().strip('"').strip()
+    try:
+        float(field)
+    except ValueError:
+        return is_card(field) or _is_outcomes(field)
+    return True
 
 
 def looks_like_header(line: str) -> bool:

@@ -15,6 +15,24 @@ from .records import ImportDataError
 #: The longest line read (bytes).
 MAX_LINE_BYTES = 1 << 20
 
+#: What starts a comment line in a text format (a scorecard, a CSV, the live scorecard):
+#: a note a person keeps beside the records, never a record itself.
+COMMENT_MARKS = ("#", "//")
+
+
+def is_comment(text: str) -> bool:
+    """Whether a line is a comment (``# ...`` or ``// ...``, spaces before it allowed)."""
+    return text.lstrip().startswith(COMMENT_MARKS)
+
+
+def comment_text(text: str) -> str:
+    """A comment line's words after its mark (``'# shoe 4'`` -> ``'shoe 4'``)."""
+    text = text.strip()
+    for mark in COMMENT_MARKS:
+        if text.startswith(mark):
+            return text[len(mark):].strip()
+    return text
+
 
 def _decode(path: Path, number: int, raw: bytes) -> str:
     try:

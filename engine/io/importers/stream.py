@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from .guess.plan import Plan
 from .layout import _mapped, assign_roles, coup_numbers, row_keys
-from .lines import iter_line_blocks
+from .lines import is_comment, iter_line_blocks
 from .records import ImportDataError, Source
 from .tables import (
     RawTable,
@@ -160,9 +160,8 @@ def _arrow_rows(body: str, width: int, delimiter: str) -> np.ndarray | None:
 
 
 def _skipped(text: str) -> bool:
-    """Whether a line holds no record: blank, or a '#' comment."""
-    stripped = text.strip()
-    return not stripped or stripped[0] == "#"
+    """Whether a line holds no record: blank, or a comment ('#' or '//')."""
+    return not text.strip() or is_comment(text)
 
 
 def _records(source: Source, first: int, lines: list[str], delimiter: str, last: bool
@@ -275,7 +274,7 @@ def csv_blocks(path: Path, rows: int | None = None) -> Iterator[RawTable]:
 
 def _past_titles(lines: Iterator[str]) -> tuple[tuple[int, str] | None,
                                                 list[tuple[int, str]], Iterator[str]]:
-    """(number, text) of the header's line (None: no line but blank ones and '#' ones),
+    """(number, text) of the header's line (None: no line but blank ones and comments),
     those of the title lines above it (``header_line``), and the lines after it."""
     from .detect import TITLE_LINES, header_line
 
@@ -283,7 +282,7 @@ def _past_titles(lines: Iterator[str]) -> tuple[tuple[int, str] | None,
     seen: list[str] = []
     for number, text in enumerate(lines, 1):
         seen.append(text)
-        if text.strip() and not text.lstrip().startswith("#"):
+        if not _skipped(text):
             ahead.append((number, text))
             if len(ahead) > TITLE_LINES:
                 break

@@ -1,7 +1,7 @@
 """Line-per-shoe text formats: outcome scorecards and full card sequences.
 
-Each non-blank line that does not start with ``#`` is one shoe, optionally labelled:
-``label: BPPTB...`` (everything before the last ``:`` is the label), or a first word that
+Each non-blank line that is not a comment (``#`` or ``//``) is one shoe, optionally
+labelled: ``label: BPPTB...`` (everything before the last ``:`` is the label), or a first word that
 is not itself outcomes (scorecards) or a card (sequences), such as ``S1 BPPTB``.
 """
 
@@ -14,6 +14,7 @@ import numpy as np
 
 from ...cards import NO_CARD
 from ...coups import BANKER, PLAYER, TIE
+from .lines import is_comment
 from .records import CoupRecords, ImportDataError, SequenceRecords, Source
 from .tokens import CARD_SEPARATORS, clip, is_card, outcome_letters, parse_cards
 
@@ -28,7 +29,7 @@ def shoe_lines(text: str) -> Iterator[tuple[int, str]]:
     """(line number, stripped line) of each line that holds a shoe."""
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
-        if line and not line.startswith("#"):
+        if line and not is_comment(line):
             yield number, line
 
 
@@ -49,6 +50,9 @@ def _is_outcomes(word: str) -> bool:
 
 
 _FIELDS = re.compile(r"\s*[|\t]\s*")
+#: What separates a label from the outcomes beside it, not part of the label ('S1, BPPB',
+#: 'Shoe 4 - BPPB', 'BPPB - 6 Jan').
+_AFTER_LABEL = ",; -\u2013\u2014"
 
 
 def _outcome_words(text: str) -> list[str] | None:
@@ -81,10 +85,11 @@ def split_scorecard(line: str) -> tuple[str | None, list[str]]:
     outcome = [_is_outcomes(w.strip(",;")) for w in words]
     for cut in range(1, len(words)):
         if all(outcome[cut:]) and not any(outcome[:cut][-1:]):
-            return " ".join(words[:cut]).rstrip(",;"), _outcome_words(" ".join(words[cut:])) \
-                or []
+            return " ".join(words[:cut]).rstrip(_AFTER_LABEL) or None, \
+                _outcome_words(" ".join(words[cut:])) or []
         if all(outcome[:cut]) and not outcome[cut] and not any(outcome[cut:]):
-            return " ".join(words[cut:]), _outcome_words(" ".join(words[:cut])) or []
+            return " ".join(words[cut:]).lstrip(_AFTER_LABEL) or None, \
+                _outcome_words(" ".join(words[:cut])) or []
     return split_label(line, _is_outcomes)
 
 
