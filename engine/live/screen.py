@@ -223,7 +223,24 @@ def cards_section(view: View, width: int) -> list[Text]:
     else:
         ev = _ev_line(cards.ev, width)
     left.rstrip()
-    return [*left.wrap(_CONSOLE, width), *ev.wrap(_CONSOLE, width)]
+    side = _side_line(cards.side_ev, width) if cards.side_ev else []
+    return [*left.wrap(_CONSOLE, width), *ev.wrap(_CONSOLE, width), *side]
+
+
+def _side_line(side_ev: dict[str, float], width: int) -> list[Text]:
+    """The side bets the cards left make worth a bet (a positive EV, highlighted), or the
+    best of them when none is: what a counter of any side bet looks for, on one line."""
+    ahead = {bet: ev for bet, ev in side_ev.items() if ev > 0}
+    line = Text("Side ", style="bold")
+    if ahead:
+        for bet, ev in sorted(ahead.items(), key=lambda item: -item[1]):
+            line.append(f"{bet} ").append(percent(ev, 2), style="bold black on green")
+            line.append(" ")
+        line.rstrip()
+    else:
+        best = max(side_ev, key=lambda bet: side_ev[bet])
+        line.append(f"none above 0; best {best} {percent(side_ev[best], 2)}", style="dim")
+    return list(line.wrap(_CONSOLE, width))
 
 
 def _ev_line(evs: dict[str, float], width: int) -> Text:

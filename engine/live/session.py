@@ -70,10 +70,14 @@ class CardsLeft:
     ``by_value`` holds 10 counts (value 0 = 10/J/Q/K, 1 = ace, ..., 9); ``ev`` the EV per
     unit staked of every bet the table offers, from the composition (by rank when every
     rank is known, so the pairs are exact); None when fewer than six cards are left.
+    ``side_ev``: the same for the side bets of ``baccarat.odds.side_bets`` (Dragon Bonus,
+    the Tiger family, Lucky 6, the pairs, Big and Small, Egalité) on their standard
+    paytables, those the composition prices (the suited ones need the suits).
     """
 
     by_value: np.ndarray
     ev: dict[str, float] | None
+    side_ev: dict[str, float] | None = None
 
 
 class LiveSession:
@@ -83,7 +87,7 @@ class LiveSession:
         self.journal = journal
         self.rules: TableRules = journal.rules
         self.shoes: list[Shoe] = []
-        self._ev: dict[tuple[int, ...], dict[str, float]] = {}
+        self._ev: dict[tuple[int, ...], tuple[dict[str, float], dict[str, float]]] = {}
         for record in journal.records:
             self._apply_record(record)
         if not self.shoes:
@@ -224,6 +228,7 @@ class LiveSession:
             return None
         from ..odds import bets_offered, expected_values
         from ..odds.composition import MIN_CARDS
+        from ..odds.side_bets import SIDE_BETS, side_bet_evs
 
         seen = np.array(self.shoe.seen_codes(), dtype=np.int64)
         decks = self.rules.decks
@@ -241,8 +246,13 @@ class LiveSession:
         key = tuple(int(c) for c in counts)
         if key not in self._ev:  # a redraw asks again for the same cards
             ev = expected_values(counts, self.rules)
-            self._ev[key] = {kind: ev[kind] for kind in bets_offered(self.rules)}
-        return CardsLeft(by_value, self._ev[key])
+            side = side_bet_evs(counts[None])[0]
+            self._ev[key] = ({kind: ev[kind] for kind in bets_offered(self.rules)},
+                             {bet: float(value) for bet, value in zip(SIDE_BETS, side,
+                                                                      strict=True)
+                              if not np.isnan(value)})
+        main, side_ev = self._ev[key]
+        return CardsLeft(by_value, main, side_ev)
 
 
 __all__ = ["BaccaratError", "CardsLeft", "LiveSession", "Shoe", "Tallies"]

@@ -432,3 +432,26 @@ def test_resume_names_what_is_wrong_in_a_row(tmp_path: Path, row: str, message: 
     with pytest.raises(JournalError) as refused:
         Journal.resume(path)
     assert str(refused.value).startswith(f"{path}, {message}")
+
+
+def test_the_side_bets_edge_for_the_cards_left_is_shown(tmp_path: Path) -> None:
+    """With the cards entered, the session prices every side bet from the cards left; on
+    a full 8-deck shoe they are the published house edges (Dragon Bonus Player 2.65%,
+    Banker 9.37%; Big 4.35%, Small 5.28%), and the screen names the best of them."""
+    session = new_session(tmp_path / "full.csv", TableRules())
+    left = session.cards_left()
+    assert left is not None and left.side_ev is not None
+    for bet, edge in (("dragon_bonus_player", 0.0265), ("dragon_bonus_banker", 0.0937),
+                      ("big", 0.0435), ("small", 0.0528)):
+        assert left.side_ev[bet] == pytest.approx(-edge, abs=5e-5), bet
+    assert "perfect_pair" not in left.side_ev  # the suits are not counted
+    view = View(shoe=1, rules_label="", tallies=None, roads=all_roads([]),  # type: ignore[arg-type]
+                burn=None, cards=left, cards_known=True)
+    lines = [line.plain for line in cards_section(view, 80)]
+    assert lines[-1] == "Side none above 0; best dragon_bonus_player -2.65%"
+    ahead = CardsLeft(left.by_value, left.ev, {**left.side_ev, "big": 0.0123})
+    view.cards = ahead
+    side = cards_section(view, 80)[-1]
+    assert side.plain == "Side big +1.23%"
+    assert any("on green" in str(span.style) for span in side.spans)
+    session.close()
