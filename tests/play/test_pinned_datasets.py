@@ -172,8 +172,13 @@ def test_a_run_being_reported_is_not_replaced_under_the_report(datasets, tmp_pat
     child = spawn("report", str(run), "--out", str(tmp_path / "r.html"), "-q",
                   env={"BACCARAT_REPORT_WORKERS": "0"})
     wait_until(lambda: child.pid in lock_holders(run), "the run pinned", child=child)
-    result = cli("backtest", "-s", "flat", "--coups", str(datasets["a"]), "--out", str(run),
-                 "--force", "-q")
+    os.kill(child.pid, signal.SIGSTOP)  # the report holds its pin while the backtest tries
+    try:
+        assert child.pid in lock_holders(run)
+        result = cli("backtest", "-s", "flat", "--coups", str(datasets["a"]), "--out",
+                     str(run), "--force", "-q")
+    finally:
+        os.kill(child.pid, signal.SIGCONT)
     assert result.exit_code == 2
     assert f"being read by another run (pid {child.pid})" in one_line(result.output)
     code, text = finish(child)
