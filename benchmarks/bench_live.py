@@ -29,6 +29,7 @@ from baccarat.live.scorecard import Scorecard
 from baccarat.live.screen import plain_screen
 from baccarat.live.session import LiveSession
 from baccarat.live.systems import make_systems, next_stakes
+from baccarat.replay import SessionPolicy
 from baccarat.rules import TableRules
 
 
@@ -51,7 +52,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         card = Scorecard(LiveSession(Journal.create(Path(folder) / "t.csv", rules)), [])
         systems = make_systems(specs)
-        next_stakes(systems, card.session.shoes, rules, 1000.0)  # kernels loaded
+        next_stakes(systems, card.session.shoes, rules, SessionPolicy())  # kernels loaded
         entered = 0
         print(f"systems: {', '.join(specs)}")
         print(f"{'coups':>6} {'entry ms':>9} {'stakes ms':>10}")
@@ -68,7 +69,7 @@ def main() -> None:
                 plain_screen(card.view())
                 times.append(time.perf_counter() - start)
                 start = time.perf_counter()
-                next_stakes(systems, card.session.shoes, rules, 1000.0)
+                next_stakes(systems, card.session.shoes, rules, SessionPolicy())
                 stakes.append(time.perf_counter() - start)
                 card.handle("u", systems=False)
             print(f"{at:>6} {statistics.median(times) * 1000:>9.1f} "

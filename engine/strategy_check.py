@@ -266,14 +266,19 @@ def difference(a: pd.DataFrame, b: pd.DataFrame, how: str) -> str:
 
 
 def check_strategy(make: Callable[[], Strategy], *, shoes: int = 60, seed: int = 0,
-                   rules: TableRules | None = None, bankroll: float = 1000.0,
+                   rules: TableRules | None = None, session: SessionPolicy | None = None,
                    speed_shoes: int = 1000, speed_repeat: int = 3,
                    ) -> tuple[list[Check], dict[str, Any]]:
     """Run every check on the configuration ``make()`` builds (called afresh for each run,
-    as a new process would) over ``shoes`` generated shoes; the speed is measured over
-    ``speed_shoes``. Returns the checks in order and the figures measured."""
+    as a new process would) over ``shoes`` generated shoes, each a session under the
+    session rules ``session`` (one shoe each: the chunking checks cut by sessions); the
+    speed is measured over ``speed_shoes``. Returns the checks in order and the figures
+    measured."""
     rules = rules or TableRules()
-    policy = SessionPolicy(bankroll=bankroll)
+    policy = session or SessionPolicy()
+    if policy.session_shoes != 1:
+        raise BaccaratError(f"session_shoes {policy.session_shoes}: check-strategy plays "
+                            f"sessions of one shoe", params=("session_shoes",))
     coups = generate_coups(rules, seed, np.arange(shoes, dtype=np.int64))
     watch = _Watch(offered=frozenset(bets_offered(rules)))
     checks = {name: Check(name) for name in (

@@ -16,7 +16,7 @@ from .common import (
     print_table,
     reports_errors,
 )
-from .rule_options import table_rules
+from .rule_options import session_rules, table_rules
 
 VERDICT = {True: ("pass", "bold green"), False: ("FAIL", "bold red"), None: ("not run", "dim")}
 
@@ -24,6 +24,7 @@ VERDICT = {True: ("pass", "bold green"), False: ("FAIL", "bold red"), None: ("no
 @app.command("check-strategy")
 @reports_errors
 @table_rules
+@session_rules
 def check_strategy(
     spec: Annotated[str, typer.Argument(
         help="strategy SPEC: name, name:key=value,..., file.py:Class or module:Class")],
@@ -31,8 +32,8 @@ def check_strategy(
     speed_shoes: Annotated[int, typer.Option(
         min=1, help="generated shoes (one session each) to measure the speed over")] = 1000,
     seed: Annotated[int, typer.Option(min=0, help="seed of the generated shoes")] = 0,
-    bankroll: Annotated[float, typer.Option(help="starting bankroll per session")] = 1000.0,
     rules: Any = None,
+    session: Any = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the checks as JSON")] = False,
     debug: Debug = False,
 ) -> None:
@@ -44,16 +45,17 @@ def check_strategy(
     shared between sessions shows there), and on a second run (determinism). Then its speed
     in coups per second. --debug prints the full traceback of what the strategy raised.
     """
+    from ..backtest import check_policy
     from ..errors import debug_requested, full_traceback
-    from ..replay import SessionPolicy
     from ..strategy_check import check_strategy as run_checks
     from ..strategy_check import how_played
     from ..testing import make_one_strategy
 
+    check_policy(session, (rules,))
     strategy = make_one_strategy(spec)  # a SPEC that does not load is bad input (exit 2)
     checks, figures = run_checks(lambda: make_one_strategy(spec), shoes=shoes, seed=seed,
-                                 rules=rules, bankroll=bankroll, speed_shoes=speed_shoes)
-    played = how_played(strategy, rules, SessionPolicy(bankroll=bankroll))
+                                 rules=rules, session=session, speed_shoes=speed_shoes)
+    played = how_played(strategy, rules, session)
     failed = [c for c in checks if c.passed is not True]
     if debug or debug_requested():  # the full traceback of what the strategy raised
         for check in checks:

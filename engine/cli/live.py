@@ -6,7 +6,7 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
@@ -20,7 +20,16 @@ from .common import (
     print_labelled,
     reports_errors,
 )
-from .rule_options import Commission, Decks, RulesFile, TableMax, TableMin, TiePays, VariantOpt
+from .rule_options import (
+    Commission,
+    Decks,
+    RulesFile,
+    TableMax,
+    TableMin,
+    TiePays,
+    VariantOpt,
+    session_rules,
+)
 
 if TYPE_CHECKING:
     from ..live.scorecard import Scorecard
@@ -36,6 +45,7 @@ class LiveOptionsError(BaccaratError):
 
 @app.command()
 @reports_errors
+@session_rules
 def live(
     strategies: Annotated[list[str] | None, typer.Option(
         "--strategy", "-s", help="a system to follow (SPEC, as backtest takes it; "
@@ -47,8 +57,6 @@ def live(
     resume: Annotated[Path | None, typer.Option(
         help="continue the scorecard FILE written by baccarat live (its shoe, its rules)")
     ] = None,
-    bankroll: Annotated[float, typer.Option(
-        help="each system's bankroll at the start of the session")] = 1000.0,
     plain: Annotated[bool, typer.Option(
         "--plain", help="the same screen as plain text, reading lines from stdin (for a "
         "terminal without full-screen support, a screen reader, or a script)")] = False,
@@ -59,11 +67,13 @@ def live(
     variant: VariantOpt = None,
     table_min: TableMin = None,
     table_max: TableMax = None,
+    session: Any = None,
     debug: Debug = False,
 ) -> None:
     """Keep a scorecard at the table: roads and ask marks, EV from the cards, systems."""
     if not plain:
         require("textual", "baccarat live (its full screen; --plain works without it)")
+    from ..backtest import check_policy
     from ..live.journal import Journal
     from ..live.scorecard import Scorecard
     from ..live.session import LiveSession
@@ -73,8 +83,9 @@ def live(
              "variant": variant, "table_min": table_min, "table_max": table_max}
     given = rules_file is not None or any(v is not None for v in flags.values())
     rules = build_rules(rules_file, **flags) if given else None
-    if bankroll <= 0:
-        raise LiveOptionsError(f"--bankroll {bankroll:g}: expected a positive amount")
+    if session.session_shoes != 1:
+        raise LiveOptionsError(f"--session-shoes {session.session_shoes}: every shoe of the "
+                               f"scorecard is one session for the systems")
     if resume is not None and out is not None and Path(out) != Path(resume):
         raise LiveOptionsError(f"--resume {resume} continues that file; --out {out} names "
                                f"another: give one of them")
@@ -83,12 +94,15 @@ def live(
     if resume is not None:
         journal = Journal.resume(Path(resume), rules)
     else:
+        table = rules or build_rules(None)
+        check_policy(session, (table,))  # before the file is made: nothing left behind
         journal = Journal.create(Path(out) if out is not None else default_out(datetime.now()),
-                                 rules or build_rules(None), specs)
+                                 table, specs)
     try:
         if resume is not None and not specs:  # the systems the scorecard was started with
             systems = make_systems(journal.systems)
-        scorecard = Scorecard(LiveSession(journal), systems, bankroll)
+        check_policy(session, (journal.rules,))
+        scorecard = Scorecard(LiveSession(journal), systems, session)
         if plain or not _full_screen_possible():
             if not plain:
                 print_labelled("note", "not a full-screen terminal: the plain screen "

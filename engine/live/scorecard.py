@@ -18,6 +18,7 @@ from .session import LiveSession, Shoe
 from .systems import SystemStatus, next_stakes
 
 if TYPE_CHECKING:
+    from ..replay import SessionPolicy
     from ..strategies.base import Strategy
 
 
@@ -25,10 +26,12 @@ class Scorecard:
     """A session being kept, its systems, and the last message."""
 
     def __init__(self, session: LiveSession, systems: list[Strategy],
-                 bankroll: float = 1000.0) -> None:
+                 rules: SessionPolicy | None = None) -> None:
+        from ..replay import SessionPolicy
+
         self.session = session
         self.systems = systems
-        self.bankroll = bankroll
+        self.session_rules = rules or SessionPolicy()  # the systems' session rules
         self.pairs = [False, False]  # Player pair, Banker pair flags for the next key coup
         shoe = session.shoe
         self.message = (f"resumed {session.journal.path.name}: shoe {shoe.number}, "
@@ -107,7 +110,7 @@ class Scorecard:
     def stakes_of(self, shoes: list[Shoe]) -> list[SystemStatus | str]:
         """The systems' next stakes after ``shoes`` (safe on another thread: it reads only
         the copies it is given)."""
-        return next_stakes(self.systems, shoes, self.session.rules, self.bankroll)
+        return next_stakes(self.systems, shoes, self.session.rules, self.session_rules)
 
     def set_stakes(self, version: int, stakes: list[SystemStatus | str]) -> None:
         """Show ``stakes`` if they are for the shoes' current version (a stale one is

@@ -22,7 +22,7 @@ from ..coups import BANKER, Coups
 from ..errors import BaccaratError
 
 if TYPE_CHECKING:
-    from ..replay import ConfigLedger
+    from ..replay import ConfigLedger, SessionPolicy
     from ..rules import TableRules
     from ..strategies.base import Strategy
     from .session import Shoe
@@ -112,30 +112,34 @@ def _next_coup(shoes: list[Shoe], decks: int) -> tuple[int, int, list[int], int,
 
 
 def next_stakes(configs: list[Strategy], shoes: list[Shoe], rules: TableRules,
-                bankroll: float) -> list[SystemStatus | str]:
-    """Each configuration's next stake and session so far; a one-line error in its place
-    for one the replay refuses (it needs the cards, a bet the table does not offer...).
+                session: SessionPolicy) -> list[SystemStatus | str]:
+    """Each configuration's next stake and session so far, under the session rules
+    ``session`` (every shoe of the scorecard is one session); a one-line error in its
+    place for one the replay refuses (it needs the cards, a bet the table does not
+    offer...).
 
     All configurations play in one replay (they share its steps); if that fails, each is
     played alone so that one system's error does not hide the others.
     """
     import copy
+    from dataclasses import replace
 
-    from ..replay import SessionPolicy, replay
+    from ..replay import replay
 
     if not configs:
         return []
 
     with_cards = all(shoe.all_cards for shoe in shoes) and any(shoe.coups for shoe in shoes)
     if not with_cards and any(config.needs_cards for config in configs):
-        rest = next_stakes([c for c in configs if not c.needs_cards], shoes, rules, bankroll)
+        rest = next_stakes([c for c in configs if not c.needs_cards], shoes, rules, session)
         by_config = dict(zip([id(c) for c in configs if not c.needs_cards], rest,
                              strict=True))
         return [f"{c.spec()}: counts the cards; enter every coup of the session with its "
                 f"cards to see its stakes" if c.needs_cards else by_config[id(c)]
                 for c in configs]
     coups = session_coups(shoes, rules.decks)
-    policy = SessionPolicy(bankroll=bankroll, session_shoes=len(shoes))
+    policy = replace(session, session_shoes=len(shoes))
+    bankroll = policy.bankroll
     try:
         _, ledgers = replay(coups, copy.deepcopy(configs), rules, policy)
         return [_status(config, ledger, bankroll)

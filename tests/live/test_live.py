@@ -455,3 +455,21 @@ def test_the_side_bets_edge_for_the_cards_left_is_shown(tmp_path: Path) -> None:
     assert side.plain == "Side big +1.23%"
     assert any("on green" in str(span.style) for span in side.spans)
     session.close()
+
+
+def test_the_systems_play_under_the_session_rules_backtest_takes(tmp_path: Path) -> None:
+    """live takes the session rules as backtest does: Martingale from 500 with a stop loss
+    of 25 over B P P P stakes 10 (+9.5), 10 (-10), 20 (-20), then stops: -20.5 is not
+    yet -25, the third loss makes it -60.5."""
+    runner = CliRunner()
+    out = tmp_path / "s.csv"
+    result = runner.invoke(app, ["live", "--plain", "--out", str(out), "-s", "martingale",
+                                 "--bankroll", "500", "--stop-loss", "25"],
+                           input="b\np\np\np\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "martingale  next stopped: stop_loss bankroll 439.50 (-60.50)" in result.output
+    refused = runner.invoke(app, ["live", "--plain", "--out", str(tmp_path / "t.csv"),
+                                  "-s", "flat", "--bankroll", "5"], input="quit\n")
+    assert refused.exit_code == 2
+    assert "--bankroll must be at least the table minimum 10" in refused.output
+    assert not (tmp_path / "t.csv").exists()  # refused before the scorecard was made
