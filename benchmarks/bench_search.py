@@ -4,6 +4,8 @@
   followers, Martingale with 3-7 doublings on both sides, Grand Martingale, Fibonacci,
   D'Alembert, Paroli, Labouchere, Oscar's Grind and 1-3-2-6 on both sides, flat Banker
   and Player) over 300 fair shoes with ``--null 200`` (target: under 30 s);
+- ``grid34``: the 34-configuration grid with rare bettors (``GRID_34``: streak n=6..9
+  alone and with a Martingale, after ties, skip-first), the same way (target: under 30 s);
 - ``sample``: 1,000 configurations drawn from a space of 1,580 (the staking systems over
   20 base stakes, 10 to 200, and their parameters, streak, follow, chop) over 10,000
   shoes with a 50/50 hold-out (target: under 60 s).
@@ -12,6 +14,7 @@ Each run is the whole ``search()`` call into a fresh folder (the dataset generat
 before timing); the median of ``--repeat`` runs is printed with the machine's load.
 
     python benchmarks/bench_search.py grid --repeat 5
+    python benchmarks/bench_search.py grid34 --repeat 3
     python benchmarks/bench_search.py sample --repeat 3
 """
 
@@ -31,6 +34,15 @@ GRID = ["streak:n=[1,2,3,4,5,6,7,8]", "follow", "chop",
         "dalembert:side=[banker,player]", "paroli:side=[banker,player]",
         "labouchere:side=[banker,player]", "oscars_grind:side=[banker,player]",
         "one_three_two_six:side=[banker,player]", "flat:side=[banker,player]"]
+
+#: 34 configurations, some betting rarely (a streak of 6 to 9, after ties, after the
+#: first coups of a shoe), the grid the issue's independent check used.
+GRID_34 = ["streak:n=[1,2,3,4,5,6,7,8,9]", "streak:n=[6,7,8,9] | martingale",
+           "after_ties:n=[2,3] | flat", "skip_first:n=[10,30,50] | flat", "follow", "chop",
+           "martingale:max_doublings=[3,5],side=[banker,player]",
+           "fibonacci:side=[banker,player]", "dalembert:side=[banker,player]",
+           "paroli:side=[banker,player]", "flat:side=[banker,player]",
+           "road:road=[big_eye_boy,small_road]"]
 
 _BASES = "[" + ",".join(str(10 * i) for i in range(1, 21)) + "]"
 SPACE = [f"martingale:base={_BASES},max_doublings=[1,2,3,4,5,6,7,8,9,10,11,12],"
@@ -69,7 +81,7 @@ def _cpu() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("case", choices=("grid", "sample"))
+    parser.add_argument("case", choices=("grid", "grid34", "sample"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workers", type=int, default=None,
                         help="backtest workers (default: the command's, all cores for "
@@ -81,9 +93,9 @@ def main() -> None:
     times = []
     with tempfile.TemporaryDirectory(prefix="bench-search-") as temp:
         folder = Path(temp)
-        if args.case == "grid":
+        if args.case in ("grid", "grid34"):
             data = _dataset(folder, 300, 11)
-            run = dict(strategies=GRID, null=args.null)
+            run = dict(strategies=GRID if args.case == "grid" else GRID_34, null=args.null)
         else:
             data = _dataset(folder, 10_000, 5)
             run = dict(strategies=SPACE, sample=1000, seed=1)

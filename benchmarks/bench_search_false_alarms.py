@@ -52,16 +52,7 @@ from baccarat.search.run import choose_and_check  # noqa: E402
 from baccarat.search.sessions import SessionMatrix, read_sessions  # noqa: E402
 from baccarat.search.space import Space  # noqa: E402
 from baccarat.search.splits import holdout_split  # noqa: E402
-from bench_search import GRID  # noqa: E402
-
-#: 34 configurations, some betting rarely (a streak of 6 to 9, after ties, after the
-#: first coups of a shoe), the grid the issue's independent check used.
-GRID_34 = ["streak:n=[1,2,3,4,5,6,7,8,9]", "streak:n=[6,7,8,9] | martingale",
-           "after_ties:n=[2,3] | flat", "skip_first:n=[10,30,50] | flat", "follow", "chop",
-           "martingale:max_doublings=[3,5],side=[banker,player]",
-           "fibonacci:side=[banker,player]", "dalembert:side=[banker,player]",
-           "paroli:side=[banker,player]", "flat:side=[banker,player]",
-           "road:road=[big_eye_boy,small_road]"]
+from bench_search import GRID, GRID_34  # noqa: E402
 
 
 def play(coups: Any, configs: list[Any], shoes: int, seed: int, folder: Path,
