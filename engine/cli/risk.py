@@ -234,6 +234,10 @@ def _notes(job: RiskJob, result: ConfigRisk) -> list[str]:
                      f"{share(o.ruin_by[-1])}, ruin or a bust {share(o.either_by[-1])}")
     if result.sizing is not None:
         lines.append("  " + _sizing_line(job, result))
+    for name, exc in result.not_computed.items():
+        what = {"sessions": f"over {job.sessions} sessions in a row", "sizing": "sizing",
+                "curve": "risk against the bankroll"}[name]
+        lines.append(f"  {what}: not worked out: {in_flags(exc)}")
     return lines
 
 

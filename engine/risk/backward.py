@@ -33,9 +33,9 @@ import numpy as np
 from ..jit import njit
 from ..replay import SessionPolicy
 from ..rules import TableRules
-from .chain import PLAIN, SessionChain, _NeedsShoes, _Run
+from .chain import DEFAULT_TIME_LIMIT, PLAIN, Budget, SessionChain, _NeedsShoes, _Run
 from .coups import exact
-from .machine import RiskError
+from .machine import RiskError, TooManyStates
 from .shoes import hazards, session_lengths
 
 
@@ -130,9 +130,13 @@ def _back_step(his, hi_next, ruin_at, stake, t_off, t_n, delta, target, prob, ha
 
 
 def risk_curve(strategy: Any, rules: TableRules, policy: SessionPolicy, coups: int | None,
-               up_to: float, sessions: int = 1) -> RiskCurve:
+               up_to: float, sessions: int = 1,
+               time_limit: float | None = DEFAULT_TIME_LIMIT) -> RiskCurve:
     """Risk of ruin, and of ruin or a bust, from every starting bankroll on the money grid
-    from the table minimum to ``up_to``, over ``sessions`` sessions in a row."""
+    from the table minimum to ``up_to``, over ``sessions`` sessions in a row. Each session
+    in a row widens the bankrolls the pass covers, so its time grows about as the square
+    of the sessions: past ``time_limit`` seconds (projected as it goes) it stops with
+    ``TooManyStates``."""
     chain = SessionChain(strategy, rules, policy, coups)
     policy = chain.policy  # with the configuration's own rules
     if policy.stop_loss is not None or policy.win_goal is not None:
@@ -141,7 +145,7 @@ def risk_curve(strategy: Any, rules: TableRules, policy: SessionPolicy, coups: i
         raise NotBackward("--when-short reduce")
     run = _Run(chain, {exact(up_to): 1.0}, PLAIN)
     tables = _Tables(run, chain)
-    return tables.curve(exact(up_to), sessions)
+    return tables.curve(exact(up_to), sessions, time_limit)
 
 
 class _Tables:
@@ -217,7 +221,8 @@ class _Tables:
                 raise AssertionError("the backward pass reached a state it did not build")
         return reach
 
-    def curve(self, up_to: Fraction, sessions: int) -> RiskCurve:
+    def curve(self, up_to: Fraction, sessions: int,
+              time_limit: float | None = DEFAULT_TIME_LIMIT) -> RiskCurve:
         run, chain = self.run, self.chain
         horizon = chain.horizon
         start_u = run.index[(self.start, None, None, run.start_rule())]
@@ -234,10 +239,18 @@ class _Tables:
         cs, tr = run.cs, run.tr
         session_top = max(int(out.max()) for out in reach)
         session_top = max(session_top, top)
+        cells = max(int(np.maximum(out - ruin_at + 1, 0).sum(axis=1).max()) for out in reach)
+        if max(session_top + 1, cells) > chain.cell_limit:  # refused before it is allocated
+            raise TooManyStates(
+                f"over {sessions:,} sessions in a row the bankroll spans "
+                f"{session_top + 1:,} amounts of {float(unit):g} ({cells:,} cells a coup), "
+                f"more than {chain.cell_limit:,} cells")
         end_ruin = np.zeros(session_top + 1)
         end_either = np.zeros(session_top + 1)
         ruin_by: list[np.ndarray] = []
         either_by: list[np.ndarray] = []
+        budget = Budget(time_limit, sessions * horizon, what="coups (sessions x coups)")
+        done = 0
         for m in range(sessions - 1, -1, -1):
             out = reach[m]
             width = int(out.max()) + 1
@@ -247,6 +260,8 @@ class _Tables:
             for t in range(horizon - 1, -1, -1):
                 his = out[t]
                 counts = np.where(his >= ruin_at, his - ruin_at + 1, 0)
+                budget.spend(done, int(counts.sum()))
+                done += 1
                 offs = np.cumsum(counts) - counts
                 cur_r = np.zeros(int(counts.sum()))
                 cur_e = np.zeros(int(counts.sum()))

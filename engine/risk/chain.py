@@ -84,13 +84,15 @@ class Budget:
 
     EVERY = 32
 
-    def __init__(self, limit: float | None, total_coups: int) -> None:
+    def __init__(self, limit: float | None, total_coups: int, every: int = EVERY,
+                 what: str = "coups") -> None:
         self.limit, self.total = limit, max(total_coups, 1)
+        self.every, self.what = every, what
         self.started = time.perf_counter()
         self.mark: tuple[int, float, int] | None = None  # (coups done, when, cells then)
 
     def spend(self, done: int, cells: int) -> None:
-        if self.limit is None or done % self.EVERY or not done:
+        if self.limit is None or done % self.every or not done:
             return
         now = time.perf_counter()
         elapsed = now - self.started
@@ -110,7 +112,7 @@ class Budget:
         if projected > self.limit:
             raise TooManyStates(
                 f"the exact chain would take about {_duration(projected)} for "
-                f"{self.total:,} coups, more than time_limit {self.limit:g} s",
+                f"{self.total:,} {self.what}, more than time_limit {self.limit:g} s",
                 params=("time_limit",))
 
 

@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,8 @@ class ConfigRisk:
     sizing: Sizing | None = None
     over_sessions: SessionsRisk | None = None
     curve: RiskCurve | None = None
+    #: Why a later answer (over sessions, sizing, the curve) could not be worked out.
+    not_computed: dict[str, RiskError] = field(default_factory=dict)
 
 
 def configurations(specs: list[str]) -> list[Any]:
@@ -109,13 +112,13 @@ def run_risk(job: RiskJob, progress: Callable[[str], None] | None = None) -> lis
             continue
         if job.sessions > 1:
             say(f"{job.sessions} sessions {result.spec}")
-            result.over_sessions = _over_sessions(job, result)
+            _answer(result, "sessions", partial(_over_sessions, job, result))
         if job.size is not None:
             say(f"sizing {result.spec}")
-            result.sizing = _size(job, result)
+            _answer(result, "sizing", partial(_size, job, result))
         if job.curve:
             say(f"risk against bankroll {result.spec}")
-            result.curve = _curve(job, result)
+            _answer(result, "curve", partial(_curve, job, result))
     return results
 
 
@@ -153,17 +156,31 @@ def _simulate(job: RiskJob, results: list[ConfigRisk], sessions: int) -> None:
         result.simulated = estimates(rows, sessions * shoes_per, job.seed, job.level)
 
 
+#: The attribute of ``ConfigRisk`` each later answer goes to.
+_ANSWERS = {"sessions": "over_sessions", "sizing": "sizing", "curve": "curve"}
+
+
+def _answer(result: ConfigRisk, name: str, work: Callable[[], Any]) -> None:
+    """Work out one later answer into ``result``, or note why it could not be (a chain
+    past its limits): the exact figures and the check stand either way."""
+    try:
+        setattr(result, _ANSWERS[name], work())
+    except RiskError as exc:
+        result.not_computed[name] = exc
+
+
 def _over_sessions(job: RiskJob, result: ConfigRisk) -> SessionsRisk:
     """Ruin (and ruin or a bust) by each of the sessions in a row: one backward pass per
     count of sessions when the chain allows it, else the sessions played forward."""
     try:
         curve = risk_curve(result.strategy, job.rules, job.policy, job.coups,
-                           job.policy.bankroll, job.sessions)
+                           job.policy.bankroll, job.sessions, job.time_limit)
         ruin = [float(r[-1]) for r in curve.ruin_by]
         either = [float(e[-1]) for e in curve.either_by]
         return SessionsRisk(job.sessions, ruin, either, {}, ruin[-1])
     except NotBackward:
-        return sessions_risk(result.strategy, job.rules, job.policy, job.coups, job.sessions)
+        return sessions_risk(result.strategy, job.rules, job.policy, job.coups, job.sessions,
+                             time_limit=job.time_limit)
 
 
 def _size(job: RiskJob, result: ConfigRisk) -> Sizing:
@@ -284,6 +301,8 @@ def _config_summary(job: RiskJob, r: ConfigRisk) -> dict[str, Any]:
         o = r.over_sessions
         out["sessions"] = {"sessions": o.sessions, "ruin_by_session": o.ruin_by,
                            "ruin_or_bust_by_session": o.either_by}
+    if r.not_computed:
+        out["not_computed"] = {name: str(exc) for name, exc in r.not_computed.items()}
     if r.curve is not None:
         c = r.curve
         keep = np.unique(np.linspace(0, c.bankroll.size - 1,

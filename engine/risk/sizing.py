@@ -28,7 +28,14 @@ from typing import Any
 from ..replay import SessionPolicy
 from ..rules import TableRules
 from ..session_play import BUSTED, RUIN
-from .chain import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, ChainResult, SessionChain
+from .chain import (
+    DEFAULT_CELL_LIMIT,
+    DEFAULT_STATE_LIMIT,
+    DEFAULT_TIME_LIMIT,
+    Budget,
+    ChainResult,
+    SessionChain,
+)
 from .coups import exact
 from .machine import RiskError
 
@@ -67,7 +74,8 @@ def _ended(result: ChainResult, without: tuple[int, ...] = (RUIN,)) -> dict[Frac
 def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
                   coups: int | None, sessions: int, *,
                   state_limit: int = DEFAULT_STATE_LIMIT,
-                  cell_limit: int = DEFAULT_CELL_LIMIT) -> SessionsRisk:
+                  cell_limit: int = DEFAULT_CELL_LIMIT,
+                  time_limit: float | None = DEFAULT_TIME_LIMIT) -> SessionsRisk:
     """Risk over ``sessions`` sessions in a row, each from the bankroll the last one left.
 
     A session that busts passes on what it kept; each session's stop rules count from its
@@ -82,7 +90,9 @@ def sessions_risk(strategy: Any, rules: TableRules, policy: SessionPolicy,
     ruined = 0.0
     ruin_by: list[float] = []
     either_by: list[float] = []
-    for _ in range(sessions):
+    budget = Budget(time_limit, sessions, every=1, what="sessions")
+    for done in range(sessions):
+        budget.spend(done, len(start))
         if start:
             result = chain.run(start)
             ruined += result.total(RUIN)

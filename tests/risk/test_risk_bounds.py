@@ -37,3 +37,24 @@ def test_a_chain_that_fits_the_time_limit_is_exact():
                                       "--check", "0", "--time-limit", "5"])
     assert result.exit_code == 0, result.output
     assert "exact over" in result.output and "time-limit" not in result.output
+
+
+def test_many_sessions_in_a_row_are_refused_before_memory_runs_out():
+    """--sessions 10000 spans a bankroll of millions of grid amounts: the pass was killed
+    at 23 GB; it is refused before allocating, the exact figures of one session stand."""
+    result = CliRunner().invoke(app, ["risk", "-s", "martingale", "--sessions", "10000",
+                                      "--check", "100"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "martingale: exact over" in text
+    assert "over 10000 sessions in a row: not worked out:" in text
+    assert "more than 20,000,000 cells" in text
+
+
+def test_sessions_in_a_row_past_the_time_limit_say_so():
+    result = CliRunner().invoke(app, ["risk", "-s", "martingale", "--sessions", "100",
+                                      "--check", "0", "--time-limit", "2"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "over 100 sessions in a row: not worked out: the exact chain would take" in text
+    assert "more than --time-limit 2 s" in text
