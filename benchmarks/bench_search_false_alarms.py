@@ -101,11 +101,14 @@ def null_p(observed: float, fair: np.ndarray) -> float:
     return (int((fair >= observed).sum()) + 1) / (fair.size + 1)
 
 
-def planted_coups(datasets: int, shoes: int, coups: int, seed: int) -> Any:
-    """Outcome-only shoes whose coups are Banker 0.47, Player 0.44, Tie 0.09."""
+def planted_coups(datasets: int, shoes: int, coups: int, seed: int, banker: float = 0.47,
+                  player: float = 0.44) -> Any:
+    """Outcome-only shoes whose coups are Banker ``banker``, Player ``player`` and Tie the
+    rest (0.47 / 0.44 / 0.09 by default)."""
     rng = np.random.default_rng(seed)
     letters = np.array(list("BPT"))
-    draws = rng.choice(3, size=(datasets * shoes, coups), p=[0.47, 0.44, 0.09])
+    draws = rng.choice(3, size=(datasets * shoes, coups),
+                       p=[banker, player, 1.0 - banker - player])
     return coups_from_outcomes(["".join(letters[row]) for row in draws])
 
 
@@ -152,7 +155,8 @@ def fair_alarms(args: argparse.Namespace, configs: list[Any], folder: Path) -> N
 def planted_finds(args: argparse.Namespace, configs: list[Any], folder: Path) -> None:
     started = time.perf_counter()
     n = args.planted_shoes
-    matrix = play(planted_coups(args.planted, n, 80, args.seed), configs, 0, 0,
+    matrix = play(planted_coups(args.planted, n, 80, args.seed, args.banker, args.player),
+                  configs, 0, 0,
                   folder / "planted", args.workers)
     fair = play(None, configs, n * args.null_pool, args.seed + 1, folder / "pool",
                 args.workers)
@@ -174,7 +178,9 @@ def planted_finds(args: argparse.Namespace, configs: list[Any], folder: Path) ->
                  null_p(s["max_z"], pool) < 0.05, s["held_p"] < 0.05]
         for key, flag in zip(keys, flags, strict=True):
             counts[key] += bool(flag)
-    print(f"{args.planted} planted datasets of {n} shoes (Banker 0.47, Player 0.44), "
+    edge = args.banker * 0.95 - args.player + 0.010579  # flat Banker over its expected edge
+    print(f"{args.planted} planted datasets of {n} shoes (Banker {args.banker:g}, Player "
+          f"{args.player:g}: flat Banker {edge:+.1%} over its expected edge), "
           f"{args.null_pool} fair datasets as the null (played in {played:.0f}s, tested "
           f"in {time.perf_counter() - started - played:.0f}s)")
     for key in keys:
@@ -195,6 +201,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--banker", type=float, default=0.47, help="planted Banker share")
+    parser.add_argument("--player", type=float, default=0.44, help="planted Player share")
     parser.add_argument("--holdouts", type=lambda text: tuple(map(float, text.split(","))),
                         default=(0.5,), help="hold-out fractions to compare (planted part)")
     args = parser.parse_args()
