@@ -339,6 +339,9 @@ class LocalPool:
         # first, on its own: starting it unblocks SIGINT in this thread once it runs.
         with held_back(signal.SIGINT):
             resource_tracker.ensure_running()
+        # The server imports the play modules once; each worker forked from it starts
+        # with them (multiprocessing's own preload, before the server's first fork).
+        context.set_forkserver_preload(list(PLAY_MODULES))
         with held_back(signal.SIGINT):
             forkserver.ensure_running()
         # A pool of its own each time: a worker killed while writing a report could leave
