@@ -20,8 +20,7 @@ import numpy as np
 from ...entry_points import installed
 from .formats import FORMATS
 from .guess.road import road_cells
-from .jsonrecords import flatten
-from .jsonstream import json_blocks
+from .jsonrecords import flatten, json_blocks
 from .layout import table_records
 from .lines import read_lines_text
 from .messages import read_message_files
