@@ -232,6 +232,8 @@ def _print_plans(report: ImportReport) -> None:
             why = file.why.get(role, "")
             _indented(f"{field_of.get(role, role)} <- {file.mapping[role]!r}"
                       + (f" ({why})" if why else ""))
+        if "left out" in file.why:
+            _indented(f"left out: {file.why['left out']}")
 
 
 def _indented(text: str) -> None:

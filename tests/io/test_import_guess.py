@@ -3,6 +3,7 @@ evidence, then the samples of data/ that only content (or one mapping) reads."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -189,3 +190,51 @@ def test_dry_run_says_which_table_and_every_mapping() -> None:
                                "--table", "alerts"])
     assert done.exit_code == 0 and "table:" not in done.output  # --table: nothing to say
     assert "would import 6 coups" in done.output
+
+
+# ------------------------------------------------------------------ a session ledger
+
+def test_a_session_ledger_in_japanese_imports_its_coups_and_leaves_the_bets() -> None:
+    """A player's session log: hands under セッション.ハンド, each with the coup (cards and
+    totals in the first session, the winner only in the second: 勝者 バンカー/プレイヤー/タイ)
+    beside the bets placed on it (ベット, each naming a side too) and the balance. No key
+    names a field: the content chooses the list and the columns; the bets are left out."""
+    path = DATA / "session-ledger.json"
+    got = import_files([path])
+    first, second = dealt(1010), dealt(1011)
+    np.testing.assert_array_equal(got.outcome, np.r_[first.outcome, second.outcome])
+    assert list(got.shoe_ids()) == [0, 1]
+    np.testing.assert_array_equal(got.cards[got.shoe == 0], first.cards)
+    assert (got.cards[got.shoe == 1] < 0).all()  # the winner only
+    report = ImportReport()
+    import_files([path], report=report)
+    why = report.files[0].why
+    assert why["list"].startswith("'セッション.ハンド', its rows holding outcome, player_total, "
+                                  "banker_total, player_hand, banker_hand by content")
+    assert why["left out"] == "'残高', 'ベット' (read into no field)"
+    assert report.files[0].mapping["outcome"] == "勝者"
+    done = CliRunner().invoke(app, ["import", str(path), "--dry-run"])
+    assert done.exit_code == 0, done.output
+    assert "left out: '残高', 'ベット' (read into no field)" in done.output
+
+
+def test_lists_named_in_no_known_words_are_chosen_by_content(tmp_path: Path) -> None:
+    """The list whose records hold the most coup fields by content; when two hold as
+    many, the error lists them, as for lists named for coups. The bets inside each hand
+    are left out, and said."""
+    coups = [("P", "9S KH", "AD 7C"), ("P", "8S KH", "2D 4C"), ("T", "9S KH", "9D KC"),
+             ("B", "2S 4H", "4S 5C")]  # naturals: nobody draws
+    hands = [{"n": k + 1, "w": w, "p": p.split(), "q": q.split(), "b": [{"s": "P", "a": 10}]}
+             for k, (w, p, q) in enumerate(coups)]
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps({"h": hands}), encoding="utf-8")
+    report = ImportReport()
+    got = import_files([path], report=report)
+    assert list(got.outcome) == [PLAYER, PLAYER, TIE, BANKER]
+    assert report.files[0].why["left out"] == "'b' (lists of records)"
+    assert report.files[0].why["list"].startswith("'h', its rows holding outcome, ")
+    winners = [{"w": hand["w"], "b": hand["b"]} for hand in hands]  # a side, as a bet's
+    path.write_text(json.dumps({"h": winners}), encoding="utf-8")
+    with pytest.raises(ImportDataError, match=r"several lists of coup records: h \(4 records\), "
+                                              r"h\.b \(4 records\); choose one with --records"):
+        import_files([path])

@@ -48,6 +48,8 @@ _SHOE_KEYS = ("shoe", "label", "shoeid", "shoelabel", "shoeno", "shoenumber", "n
 #: Python's recursion limit.
 MAX_DEPTH = 64
 _SAMPLE = 20
+#: Records of each list looked at to choose the list of coups by content.
+_CHOICE = 200
 #: Files up to this size are built whole; a bigger one is sampled this far.
 WHOLE_BYTES = 16 << 20
 SAMPLE_BYTES = 4 << 20
@@ -234,16 +236,20 @@ def is_record_list(value: Any) -> bool:
 
 
 def flatten(record: dict[str, Any], prefix: str = "",
-            flat: dict[str, str | None] | None = None) -> dict[str, str | None]:
+            flat: dict[str, str | None] | None = None,
+            left: set[str] | None = None) -> dict[str, str | None]:
     """``record``'s values as text under dotted names (``playerHand.cards``); lists of
-    scalars (cards) are joined by spaces; lists of records (shoes' coups) are left out."""
+    scalars (cards) are joined by spaces; lists of records (shoes' coups, a ledger's bets)
+    are left out, and named in ``left`` when it is given."""
     flat = {} if flat is None else flat
     for key, value in record.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
-            flatten(value, f"{name}.", flat)
+            flatten(value, f"{name}.", flat, left)
         elif isinstance(value, list):
             if is_record_list(value):
+                if left is not None:
+                    left.add(name)
                 continue
             cards = card_objects(value)
             flat[name] = " ".join(cards) if cards is not None else " ".join(
@@ -306,6 +312,8 @@ class Candidate:
     grouped: list[bool] = field(default_factory=list)
     #: a list of shoes: each of ``lists`` is one shoe (of outcomes, cards or coup records)
     shoes: bool = False
+    #: why it was chosen, when its content chose it (for --dry-run)
+    why: str = ""
 
     def coup_like(self) -> bool:
         """Whether the lists hold coups (or shoes of outcomes, cards or coups)."""
@@ -398,7 +406,7 @@ def choose(source: Source, found: dict[str, Candidate], records: str | None) -> 
             return found[key]
         raise ImportDataError(f"{source.path}: --records {records}: no list of records "
                               f"there (lists of records: {every})")
-    coups = [c for c in ranked if c.coup_like()]
+    coups = [c for c in ranked if c.coup_like()] or _by_content(source, found)
     if len(coups) == 1:
         return coups[0]
     if not coups:
@@ -408,6 +416,48 @@ def choose(source: Source, found: dict[str, Candidate], records: str | None) -> 
     listed = listing([c.describe() for c in coups])
     raise ImportDataError(f"{source.path}: several lists of coup records: {listed}; "
                           f"choose one with --records PATH")
+
+
+def _by_content(source: Source, found: dict[str, Candidate]) -> list[Candidate]:
+    """Lists of records none of whose keys names a coup field (a ledger kept in Japanese):
+    the one whose records hold the most coup fields by content, as for a database's
+    tables (``guess.evidence.table_of_coups``), on the first records of each; those
+    holding as many when several do; none when none holds one."""
+    from .guess.evidence import coup_evidence, table_of_coups
+    from .layout import plan_table
+
+    evidence: dict[str, list[str]] = {}
+    for path, candidate in found.items():
+        records = [r for items in candidate.lists for r in items[:_CHOICE] if isinstance(r, dict)]
+        if candidate.shoes or not records or path and unrelated(path + ".x"):
+            continue
+        table = _flat_table(source, [flatten(r) for r in records[:_CHOICE]],
+                            list(range(1, len(records[:_CHOICE]) + 1)))
+        try:
+            plan = plan_table(table)
+        except ImportDataError:
+            continue
+        evidence[path or "(top level)"] = coup_evidence(plan.roles, plan.why)
+    best, why = table_of_coups(evidence)
+    if best is None:
+        most = max(map(len, evidence.values()), default=0)
+        return [found["" if p == "(top level)" else p] for p, e in evidence.items()
+                if most and len(e) == most]
+    chosen = found["" if best == "(top level)" else best]
+    chosen.why = why
+    return [chosen]
+
+
+def _flat_table(source: Source, flat: list[dict[str, str | None]], lines: list[int],
+                **more: Any) -> RawTable:
+    """Flattened records as a table: a column per name any of them has."""
+    names: dict[str, None] = {}
+    for record in flat:
+        names.update(dict.fromkeys(record))
+    return RawTable(source=source,
+                    columns={n: np.array([r.get(n) for r in flat], dtype=object)
+                             for n in names},
+                    lines=np.asarray(lines, dtype=np.int64), **more)
 
 
 def _shoe_of_scalars(items: list[Any]) -> bool:
@@ -510,7 +560,8 @@ def json_blocks(path: Path, records: str | None = None) -> Iterator[RawTable]:
             finished = parser.done or tree.end is not None
             while (count := tree.complete()) >= BATCH_ELEMENTS or finished and count:
                 elements, lines = tree.take(min(count, BATCH_ELEMENTS))
-                yield _batch_table(source, elements, lines, relative, groups, outer_label)
+                yield _batch_table(source, elements, lines, relative, groups, outer_label,
+                                   chosen.why)
             if finished:
                 return
 
@@ -545,25 +596,24 @@ def _path_to(document: Any, target: list[Any]) -> str:
 
 
 def _batch_table(source: Source, elements: list[Any], lines: list[np.ndarray],
-                 relative: str, groups: Groups, outer_label: str | None) -> RawTable:
+                 relative: str, groups: Groups, outer_label: str | None,
+                 why: str) -> RawTable:
     """A batch of streamed elements as a table; ``lines`` holds the lines of each one's
     containers."""
     if not relative and all(isinstance(e, dict) for e in elements):
         return _records_table(source, elements, [int(x[0]) for x in lines], groups,
-                              outer_label)
+                              outer_label, why)
     brackets = np.concatenate([lines[0][:1], *lines])  # the batch's list, then the elements
     return values_table(source, [elements], brackets, relative, groups=groups,
-                        outer_label=outer_label)
+                        outer_label=outer_label, why=why)
 
 
 def _records_table(source: Source, records: list[dict[str, Any]], lines: list[int],
-                   groups: Groups, outer_label: str | None) -> RawTable:
+                   groups: Groups, outer_label: str | None, why: str) -> RawTable:
     """Coup records that are the elements themselves: flattened, each on its line, all in
     the one shoe object outside them when it has a label."""
-    flat = [flatten(record) for record in records]
-    names: dict[str, None] = {}
-    for record in flat:
-        names.update(dict.fromkeys(record))
+    left: set[str] = set()
+    flat = [flatten(record, left=left) for record in records]
     group = None
     if outer_label is not None:
         if groups.outer is None:
@@ -571,11 +621,20 @@ def _records_table(source: Source, records: list[dict[str, Any]], lines: list[in
             groups.lines.append(1)
             groups.outer = len(groups.labels) - 1
         group = np.full(len(flat), groups.outer, dtype=np.int64)
-    return RawTable(source=source,
-                    columns={n: np.array([r.get(n) for r in flat], dtype=object)
-                             for n in names},
-                    lines=np.asarray(lines, dtype=np.int64), group=group,
-                    group_labels=groups.labels, group_lines=groups.lines)
+    table = _flat_table(source, flat, lines, group=group, group_labels=groups.labels,
+                        group_lines=groups.lines)
+    table.why = _why(why, left - set(table.columns))
+    return table
+
+
+def _why(chosen: str, left: set[str]) -> dict[str, str]:
+    """What a table of records says for --dry-run: why its list was chosen (when its
+    content chose it), and the lists of records inside them, left out (those empty in
+    some records are columns, which the plan names when it reads nothing from them)."""
+    why = {"list": chosen} if chosen else {}
+    if left:
+        why["left out"] = f"{listing(sorted(map(repr, left)))} (lists of records)"
+    return why
 
 
 @dataclass
@@ -591,11 +650,12 @@ class Groups:
 
 def values_table(source: Source, values: list[Any], brackets: np.ndarray,
                  records: str | None = None, *, groups: Groups | None = None,
-                 outer_label: str | None = None) -> RawTable:
+                 outer_label: str | None = None, why: str = "") -> RawTable:
     """The coup records of decoded JSON ``values`` as a table; ``brackets`` holds the line
     of each container in pre-order (``_Tree.lines``). ``groups`` (when given) numbers
     shoe objects on from earlier batches; ``outer_label`` labels records whose list sits
-    in an object of the document outside the batch."""
+    in an object of the document outside the batch, and ``why`` says why that list was
+    chosen (by content, on the document's head)."""
     if not any(isinstance(v, dict | list) for v in values):
         raise ImportDataError(f"{source.path}: expected an object (a coup or a shoe), "
                               f"found {json.dumps(values[0])[:40]}")
@@ -619,6 +679,7 @@ def values_table(source: Source, values: list[Any], brackets: np.ndarray,
     flat_records: list[dict[str, str | None]] = []
     lines: list[int] = []
     group_of: list[int] = []
+    left: set[str] = set()
     groups = groups if groups is not None else Groups()
     for items, holder, grouped in zip(chosen.lists, chosen.holders, chosen.grouped,
                                       strict=True):
@@ -632,15 +693,12 @@ def values_table(source: Source, values: list[Any], brackets: np.ndarray,
                                 else 1)
             group = len(groups.labels) - 1
         for record in items:
-            flat_records.append(flatten(record))
+            flat_records.append(flatten(record, left=left))
             lines.append(int(brackets[positions[id(record)]]))
             group_of.append(group)
-    names: dict[str, None] = {}
-    for record in flat_records:
-        names.update(dict.fromkeys(record))
-    columns = {name: np.array([record.get(name) for record in flat_records], dtype=object)
-               for name in names}
     group_array = np.asarray(group_of, dtype=np.int64)
-    return RawTable(source=source, columns=columns, lines=np.asarray(lines, np.int64),
-                    group=group_array if (group_array >= 0).any() else None,
-                    group_labels=groups.labels, group_lines=groups.lines)
+    table = _flat_table(source, flat_records, lines,
+                        group=group_array if (group_array >= 0).any() else None,
+                        group_labels=groups.labels, group_lines=groups.lines)
+    table.why = _why(chosen.why or why, left - set(table.columns))
+    return table

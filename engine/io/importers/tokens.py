@@ -51,7 +51,7 @@ OUTCOME_WORDS = {
     "EMPATE": TIE,
     "BANQUIER": BANKER, "BANQUE": BANKER, "JOUEUR": PLAYER, "ÉGALITÉ": TIE, "EGALITE": TIE,
     "뱅커": BANKER, "플레이어": PLAYER, "타이": TIE,
-    "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE,
+    "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE, "引き分け": TIE,
     **{symbol: "BPT".index(letter) for symbol, letter in _SYMBOL_LETTERS.items()},
     **{colour: code for code, colours in enumerate((("RED", "紅", "红"), ("BLUE", "藍", "蓝"),
                                                      ("GREEN", "綠", "绿")))
@@ -225,8 +225,9 @@ def parse_cards(values: np.ndarray | list[str | None], lines: np.ndarray,
 
 #: The outcome spellings an unknown-outcome error recalls.
 KNOWN_OUTCOMES = ("B, P or T, Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
-                  "Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, Banquier/Joueur/Égalité, "
-                  "the scoreboard's 🔴/🔵/🟢 or a road's red/blue/green (紅/藍/綠)")
+                  "バンカー/プレイヤー/タイ, Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, "
+                  "Banquier/Joueur/Égalité, the scoreboard's 🔴/🔵/🟢 or a road's "
+                  "red/blue/green (紅/藍/綠)")
 #: Distinct values an error lists (the rest are counted).
 SHOWN_VALUES = 10
 
