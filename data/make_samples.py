@@ -447,6 +447,26 @@ def session_ledger() -> None:
         ' "セッション": [\n  ' + ",\n  ".join(sessions) + "\n ]}\n", encoding="utf-8")
 
 
+def bit_results() -> None:
+    """A table's API scraped to CSV: two shoes whose results are whole numbers packing the
+    winner in bits 0-1 (1 Banker, 2 Player, 3 Tie), a player pair in bit 2, a banker pair
+    in bit 3 and a natural in bit 4 (17: Banker on a natural); read with --bits
+    winner=0-1:1=B,2=P,3=T,player_pair=2,banker_pair=3,natural=4."""
+    coups = dealt(1020, 2)
+    text = writers.card_text(coups.cards)
+    lines = ["round_id,shoe,hand,result"]
+    for k in range(len(coups)):
+        player, banker = text[k, :3], text[k, 3:]
+        natural = len([c for c in text[k] if c]) == 4 and max(
+            int(coups.player_total[k]), int(coups.banker_total[k])) >= 8
+        code = ((1, 2, 3)[int(coups.outcome[k])] | (player[0][:-1] == player[1][:-1]) << 2
+                | (banker[0][:-1] == banker[1][:-1]) << 3 | natural << 4)
+        shoe = int(coups.shoe[k]) - 1019
+        hand = k + 1 - int(np.flatnonzero(coups.shoe == coups.shoe[k])[0])
+        lines.append(f"{880_412_000 + 7 * k},{shoe},{hand},{code}")
+    (HERE / "result-bits.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def big_road() -> None:
     """A casino lobby's big road: cells with a column and a row, a colour (red Banker,
     blue Player), the ties marked on each cell, natural and pair flags, listed row by row
@@ -488,6 +508,7 @@ def main() -> None:
     third_round()
     big_road()
     session_ledger()
+    bit_results()
     content_shapes()
     message_logs()
     result_log()
