@@ -404,6 +404,69 @@ def third_round() -> None:
     (HERE / "coded-results.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def session_ledger() -> None:
+    """A player's session log as a tracking app exports it, in Japanese: two sessions of
+    a shoe each, every hand with the bets placed on it and how they came out beside the
+    coup (the first session's hands with both hands' cards and totals, the second's with
+    the winner only), the balance after it. The bets name a side too (バンカー, プレイヤー,
+    タイ): they are no coups."""
+    sides = ["バンカー", "プレイヤー", "タイ"]
+    balance = 20000
+    sessions = []
+    for number, first in enumerate((1010, 1011), 1):
+        coups = dealt(first, 1)
+        text = writers.card_text(coups.cards)
+        start = balance
+        hands: list[dict[str, object]] = []
+        for k in range(len(coups)):
+            o = int(coups.outcome[k])
+            bets: list[dict[str, object]] = []
+            if k % 4 != 3:  # the player sits every fourth hand out
+                side, stake = (k // 3) % 2, 100 * (1 + k % 3)
+                won = stake * 95 // 100 if side == 0 else stake
+                net = 0 if o == 2 else won if o == side else -stake  # a tie pushes
+                bets.append({"賭け": sides[side], "金額": stake,
+                             "結果": ["負け", "勝ち", "引き分け"][(net > 0) + 2 * (o == 2)]})
+                balance += net
+                if k % 10 == 0:
+                    bets.append({"賭け": "タイ", "金額": 50, "結果": "勝ち" if o == 2 else "負け"})
+                    balance += 400 if o == 2 else -50
+            hand: dict[str, object] = {"番号": k + 1}
+            if number == 1:
+                for j, name in enumerate(["プレイヤー", "バンカー"]):
+                    hand[name] = {"カード": [c for c in text[k, 3 * j:3 * j + 3] if c],
+                                  "合計": int((coups.player_total, coups.banker_total)[j][k])}
+            hand.update({"勝者": sides[o], "ベット": bets, "残高": balance})
+            hands.append(hand)
+        head = json.dumps({"開始": f"2026-03-{13 + number}T20:00:00+09:00",
+                           "テーブル": "バカラ 3", "開始残高": start}, ensure_ascii=False)
+        sessions.append(head[:-1] + ', "ハンド": [\n' + ",\n".join(
+            "   " + json.dumps(hand, ensure_ascii=False) for hand in hands) + "\n  ]}")
+    (HERE / "session-ledger.json").write_text(
+        '{"アプリ": "バカラ収支ノート", "書き出し": "2026-03-16T01:10:00+09:00",\n'
+        ' "セッション": [\n  ' + ",\n  ".join(sessions) + "\n ]}\n", encoding="utf-8")
+
+
+def bit_results() -> None:
+    """A table's API scraped to CSV: two shoes whose results are whole numbers packing the
+    winner in bits 0-1 (1 Banker, 2 Player, 3 Tie), a player pair in bit 2, a banker pair
+    in bit 3 and a natural in bit 4 (17: Banker on a natural); read with --bits
+    winner=0-1:1=B,2=P,3=T,player_pair=2,banker_pair=3,natural=4."""
+    coups = dealt(1020, 2)
+    text = writers.card_text(coups.cards)
+    lines = ["round_id,shoe,hand,result"]
+    for k in range(len(coups)):
+        player, banker = text[k, :3], text[k, 3:]
+        natural = len([c for c in text[k] if c]) == 4 and max(
+            int(coups.player_total[k]), int(coups.banker_total[k])) >= 8
+        code = ((1, 2, 3)[int(coups.outcome[k])] | (player[0][:-1] == player[1][:-1]) << 2
+                | (banker[0][:-1] == banker[1][:-1]) << 3 | natural << 4)
+        shoe = int(coups.shoe[k]) - 1019
+        hand = k + 1 - int(np.flatnonzero(coups.shoe == coups.shoe[k])[0])
+        lines.append(f"{880_412_000 + 7 * k},{shoe},{hand},{code}")
+    (HERE / "result-bits.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def big_road() -> None:
     """A casino lobby's big road: cells with a column and a row, a colour (red Banker,
     blue Player), the ties marked on each cell, natural and pair flags, listed row by row
@@ -444,6 +507,8 @@ def main() -> None:
     """Write every sample file."""
     third_round()
     big_road()
+    session_ledger()
+    bit_results()
     content_shapes()
     message_logs()
     result_log()

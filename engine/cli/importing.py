@@ -13,11 +13,13 @@ from ..io.importers.formats import FIELD_NAMES, FORMATS
 from . import app
 
 if TYPE_CHECKING:
+    from collections import Counter
     from collections.abc import Callable
 
     from ..coups import Coups
     from ..io.importers.importer import ImportReport
     from ..io.importers.readers import ReadOptions
+    from ..io.importers.tokens import BitCodes
     from ..rules import TableRules
 
 from ..progress import progress_bars
@@ -66,6 +68,12 @@ def import_command(
         "--words", metavar="SIDE=WORD,...",
         help="a platform's own outcome words: banker=WORD,... player=WORD,... "
              "tie=WORD,... (as in --words banker=装,状 player=现 tie=合)")] = None,
+    bits: Annotated[list[str] | None, typer.Option(
+        "--bits", metavar="SPEC",
+        help="a result column whose whole numbers pack the winner and flags in bits: "
+             "winner=0-1:1=B,2=P,3=T (the winner's bits, what each value is), then a "
+             "NAME=BIT per flag, comma-separated (,player_pair=2,natural=4); the winner "
+             "is read, the flags counted (--dry-run) and left out")] = None,
     records: Annotated[str | None, typer.Option(
         "--records", metavar="PATH",
         help="dotted path of the list of coups in a JSON document or message "
@@ -100,7 +108,7 @@ def import_command(
     from ..io.importers.importer import ImportReport
     from ..io.importers.layout import parse_mapping
     from ..io.importers.readers import ReadOptions
-    from ..io.importers.tokens import parse_words
+    from ..io.importers.tokens import parse_bits, parse_words
 
     if list_formats:
         _print_formats()
@@ -110,7 +118,8 @@ def import_command(
         raise BaccaratError("no files to import (give FILE..., or --formats to list the "
                             "readers)")
     options = ReadOptions(columns=parse_mapping(column), records=records, sheet=sheet,
-                          table=table, words=parse_words(words))
+                          table=table, words=parse_words(words), bits=parse_bits(bits))
+    options.outcome_words()  # --words and --bits agree
     rules = build_rules(rules_file, decks=decks, burn=burn, cut_card=cut_card,
                         commission=commission, tie_pays=tie_pays, variant=variant)
     if format is not None:
@@ -196,12 +205,38 @@ def _dry_run(files: list[Path], format: str | None, rules: TableRules, keep_inva
         if sum(len(h) for h in first) < 5:
             first.append(part.take(slice(0, 5)))
     if report.problems and not keep_invalid:
-        _print_plans(report)  # the plan with the problems, which the error then lists
+        _print_plans(report, options.bits)  # the plan with the problems the error lists
         raise report.error()
-    _print_dry_run(Coups.concat(first).take(slice(0, 5)), coups, shoes, report, out, invalid)
+    _print_dry_run(Coups.concat(first).take(slice(0, 5)), coups, shoes, report, out, invalid,
+                   options.bits)
 
 
-def _print_plans(report: ImportReport) -> None:
+def _print_codes(codes: Counter[tuple[str, int]], bits: BitCodes | None) -> None:
+    """The rows of each result code and the side it is read as (``--words 1=P,2=B``), or
+    with ``bits`` the flags each sets too, and how many rows each side and flag has."""
+    from ..io.importers.tokens import OUTCOME_NAMES
+
+    read = [sum(n for (_, c), n in codes.items() if c == side) for side in range(3)]
+    if bits is None:
+        shown = [f"{spelling!r} ({_plural(rows, 'row')}) -> {OUTCOME_NAMES[side]}"
+                 for (spelling, side), rows in sorted(codes.items())]
+        flags = ""
+    else:
+        ordered = sorted(codes.items(), key=lambda item: int(item[0][0]))
+        shown = [f"{code} ({_plural(rows, 'row')}) -> "
+                 + " + ".join([OUTCOME_NAMES[side], *bits.flags_of(int(code))])
+                 for (code, side), rows in ordered]
+        counted = {name: sum(n for (code, _), n in codes.items() if name in
+                             bits.flags_of(int(code))) for name in bits.flags}
+        flags = "; left out (a coups table keeps no flags): " + ", ".join(
+            f"{name} {n:,}" for name, n in counted.items())
+    console.print(f"  {'--words' if bits is None else '--bits'}: " + ", ".join(shown)
+                  + "; read as " + ", ".join(f"{name} {n:,}" for name, n in
+                                             zip(OUTCOME_NAMES, read, strict=True) if n)
+                  + flags, highlight=False, soft_wrap=True, markup=False)
+
+
+def _print_plans(report: ImportReport, bits: BitCodes | None = None) -> None:
     """Per file: its format, shoes and coups, and per field the column chosen and why."""
     from ..io.importers.layout import FIELDS
 
@@ -217,21 +252,15 @@ def _print_plans(report: ImportReport) -> None:
                 console.print(f"  {what}: {file.why[what]}", highlight=False,
                               soft_wrap=True, markup=False)
         if file.codes:
-            from ..io.importers.tokens import OUTCOME_NAMES
-
-            read = [sum(n for (_, c), n in file.codes.items() if c == code)
-                    for code in range(3)]
-            console.print("  --words: " + ", ".join(
-                f"{spelling!r} ({rows:,} rows) -> {OUTCOME_NAMES[code]}"
-                for (spelling, code), rows in sorted(file.codes.items())) + "; read as "
-                + ", ".join(f"{name} {n:,}" for name, n in zip(OUTCOME_NAMES, read, strict=True)
-                            if n), highlight=False, soft_wrap=True, markup=False)
+            _print_codes(file.codes, bits)
         if "rules" in file.why:
             _indented(f"rules check: {file.why['rules']}")
         for role in roles:
             why = file.why.get(role, "")
             _indented(f"{field_of.get(role, role)} <- {file.mapping[role]!r}"
                       + (f" ({why})" if why else ""))
+        if "left out" in file.why:
+            _indented(f"left out: {file.why['left out']}")
 
 
 def _indented(text: str) -> None:
@@ -245,14 +274,14 @@ def _indented(text: str) -> None:
 
 
 def _print_dry_run(head: Coups, coups: int, shoes: int, report: ImportReport, out: Path,
-                   invalid: int) -> None:
+                   invalid: int, bits: BitCodes | None) -> None:
     """What the import would write, without writing it."""
     import numpy as np
     import pandas as pd
 
     from ..io.importers.writers import card_text
 
-    _print_plans(report)
+    _print_plans(report, bits)
     console.print(f"would import {_plural(coups, 'coup')} from {_plural(shoes, 'shoe')} "
                   f"({_plural(len(report.files), 'file')}) to {out}; nothing written",
                   highlight=False, soft_wrap=True, markup=False)

@@ -1,4 +1,4 @@
-"""The package uses numba, llvmlite, typer, click and rich through their public faces only:
+"""The package uses numba, llvmlite, typer, click, rich and ijson through their public faces only:
 a minor release of one of them may change its private insides at will.
 
 Read from the sources' syntax trees (``engine/`` and ``strategies/``, the folders of
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBRARIES = {"numba", "llvmlite", "typer", "click", "rich"}
+LIBRARIES = {"numba", "llvmlite", "typer", "click", "rich", "ijson"}
 SOURCES = sorted([*(ROOT / "engine").rglob("*.py"), *(ROOT / "strategies").rglob("*.py")])
 
 

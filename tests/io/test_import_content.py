@@ -367,28 +367,40 @@ def test_the_content_samples_hold_their_dealt_shoes() -> None:
 
 # ------------------------------------------------------------------ JSON in bounded memory
 
+def _stream_everything(monkeypatch: pytest.MonkeyPatch, piece: int = 97,
+                       sample: int = 700) -> None:
+    """Every JSON file read a batch of 3 elements at a time, fed to the parser in pieces
+    of ``piece`` bytes (cut anywhere in a long line), after a sample of ``sample``."""
+    from baccarat.io.importers import jsonrecords
+
+    monkeypatch.setattr(jsonrecords, "WHOLE_BYTES", 0)
+    monkeypatch.setattr(jsonrecords, "PIECE_BYTES", piece)
+    monkeypatch.setattr(jsonrecords, "SAMPLE_BYTES", sample)
+    monkeypatch.setattr(jsonrecords, "BATCH_ELEMENTS", 3)
+
+
 def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the whole-document size set to nothing and blocks of 97 bytes, every JSON shape
-    is read a batch of elements at a time, cut across blocks anywhere (inside strings with
+    """With the whole-document size set to nothing and pieces of 97 bytes, every JSON shape
+    is read a batch of elements at a time, cut across pieces anywhere (inside strings with
     brackets and escaped quotes too), to the same coups and places as read whole."""
-    from baccarat.io.importers import jsonstream
+    from baccarat.io.importers.jsonrecords import json_blocks
 
     odd = write(tmp_path / "odd.jsonl", "\n".join(json.dumps(
         {"shoe": 'S"1] \\', "note": "[{", "winner": w}) for w in "BPPTB") + "\n")
     bad = write(tmp_path / "bad.json", json.dumps(
         {"meta": {"v": 2}, "data": {"rounds": [{"round": 1, "winner": "B"},
                                                 {"round": 2, "winner": "Dragon"}]}}, indent=1))
+    one_line = write(tmp_path / "one-line.json", json.dumps(
+        {"shoes": [{"shoe": f"S{s}", "coups": [{"winner": w} for w in "BPTPBB"]}
+                   for s in range(4)]}))
     files = [DATA / "history.json", DATA / "coups.json", DATA / "export-diagnostics.json",
-             DATA / "bot-shoes.json", DATA / "live-hands.json", odd]
+             DATA / "bot-shoes.json", DATA / "live-hands.json", odd, one_line]
     whole = [import_files([f]) for f in files]
     with pytest.raises(ImportDataError) as err:
         import_files([bad])
-    monkeypatch.setattr(jsonstream, "WHOLE_BYTES", 0)
-    monkeypatch.setattr(jsonstream, "BLOCK_BYTES", 97)
-    monkeypatch.setattr(jsonstream, "SAMPLE_BYTES", 700)
-    monkeypatch.setattr(jsonstream, "BATCH_ELEMENTS", 3)
-    batches = list(jsonstream.json_blocks(DATA / "history.json"))
+    _stream_everything(monkeypatch)
+    batches = list(json_blocks(DATA / "history.json"))
     assert len(batches) == 28 and max(len(b) for b in batches) == 3  # 82 coups, 3 at a time
     for path, want in zip(files, whole, strict=True):
         got = import_files([path])
@@ -399,6 +411,28 @@ def test_big_json_is_read_an_element_at_a_time(tmp_path: Path,
         import_files([bad])
     assert str(streamed.value) == str(err.value) and "bad.json:11: unknown outcome" in str(
         err.value)
+
+
+@pytest.mark.parametrize("text, where", [
+    ('[{"winner": "B"},\n {"winner": "P"},,\n {"winner": "T"}]', "b.json:2: invalid JSON"),
+    ('{"data": [{"winner": "B"}', "b.json:1: invalid JSON: parse error: premature EOF"),
+    ('[{"winner": "B"},\n {"winner": "P", "player": [1, 2], "player": []}]',
+     "b.json:2: an object has the key 'player' twice"),
+    ("\n  \n", "b.json: empty file"),
+    ('[{"winner": "\xff"}]', "b.json:1: invalid JSON: lexical error: invalid bytes in UTF8"),
+])
+def test_bad_json_is_one_line_naming_where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           text: str, where: str) -> None:
+    """Read whole or streamed, a broken document stops at its line, in one line."""
+    path = tmp_path / "b.json"
+    path.write_bytes(text.encode("latin-1"))
+    for streamed in (False, True):
+        if streamed:
+            _stream_everything(monkeypatch, piece=5, sample=26)
+        with pytest.raises(ImportDataError) as err:
+            import_files([path])
+        assert str(err.value).startswith(str(tmp_path / where)), (streamed, str(err.value))
+        assert "\n" not in str(err.value)
 
 
 def test_a_csv_of_bare_carriage_returns(tmp_path: Path) -> None:
@@ -414,10 +448,11 @@ def test_a_csv_of_bare_carriage_returns(tmp_path: Path) -> None:
         import_files([bad])
 
 
-def _brackets_by_hand(text: bytes) -> list[tuple[int, bool, int]]:
-    """The brackets outside strings, walking the text a byte at a time."""
-    found, depth, inside, escaped = [], 0, False, False
-    for i, byte in enumerate(text):
+def _record_lines(text: bytes) -> list[int]:
+    """The line of each '{' at depth 2 outside strings (the records of a list), walking
+    the text a byte at a time."""
+    found, depth, inside, escaped, line = [], 0, False, False, 1
+    for byte in text:
         char = chr(byte)
         if inside:
             if escaped:
@@ -430,34 +465,38 @@ def _brackets_by_hand(text: bytes) -> list[tuple[int, bool, int]]:
             inside = True
         elif char in "[{":
             depth += 1
-            found.append((i, True, depth))
+            if depth == 2:
+                found.append(line)
         elif char in "]}":
             depth -= 1
-            found.append((i, False, depth))
+        line += char == "\n"
     return found
 
 
-@settings(max_examples=60, deadline=None)
-@given(value=st.recursive(st.text(alphabet='ab"\\[]{}\n ', max_size=6),
-                          lambda inner: st.lists(inner, max_size=4)
-                          | st.dictionaries(st.text(alphabet='k"\\]{', max_size=3), inner,
-                                            max_size=3), max_leaves=12),
-       cuts=st.lists(st.integers(1, 9), min_size=1, max_size=8))
-def test_the_bracket_scan_agrees_with_a_byte_by_byte_walk(value: object,
-                                                         cuts: list[int]) -> None:
-    """Strings full of brackets, quotes and backslashes, cut into blocks anywhere."""
-    from baccarat.io.importers.jsonstream import _Scan, scan_block
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(notes=st.lists(st.recursive(  # x and z: never a card nor an outcome
+    st.text(alphabet='xz"\\[]{}\n ', max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.text(alphabet='k"\\]{', max_size=3), inner, max_size=3), max_leaves=8),
+    min_size=1, max_size=6), indent=st.sampled_from([None, 1]), piece=st.integers(1, 40))
+def test_records_are_placed_on_their_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           notes: list[object], indent: int | None,
+                                           piece: int) -> None:
+    """Strings full of brackets, quotes, backslashes and line breaks, fed to the parser in
+    pieces of any size, read whole or streamed: each record is read on the line its
+    object opens."""
+    from baccarat.io.importers import jsonrecords
 
-    text = json.dumps([value, {"x": value}], indent=1).encode()
-    state, got, at = _Scan(), [], 0
-    for size in [*cuts, len(text)]:
-        block = text[at:at + size]
-        at += len(block)
-        found = scan_block(block, state)
-        got += list(zip(found.position.tolist(), found.opening.tolist(),
-                        found.depth.tolist(), strict=True))
-    assert got == _brackets_by_hand(text)
-    assert state.lines == text.count(b"\n") + 1
+    records = [{"note": note, "winner": "BPT"[i % 3]} for i, note in enumerate(notes)]
+    text = json.dumps(records, indent=indent)
+    path = write(tmp_path / "r.json", text)
+    want = _record_lines(text.encode())
+    assert list(next(jsonrecords.json_blocks(path)).lines) == want
+    with monkeypatch.context() as patch:
+        _stream_everything(patch, piece, sample=text.index("winner") + 12)  # a record
+        got = [int(n) for table in jsonrecords.json_blocks(path) for n in table.lines]
+    assert got == want
 
 
 def test_workbooks_and_databases_are_read_a_block_of_rows_at_a_time(

@@ -3,6 +3,7 @@ evidence, then the samples of data/ that only content (or one mapping) reads."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from baccarat.io.importers.importer import ImportReport
 from baccarat.io.importers.readers import ReadOptions
 from baccarat.io.importers.records import CoupRecords, Source
 from baccarat.io.importers.tables import RawTable
-from baccarat.io.importers.tokens import outcome_code, parse_words, using_words
+from baccarat.io.importers.tokens import outcome_code, parse_bits, parse_words, using_words
 from baccarat.rules import TableRules
 from typer.testing import CliRunner
 
@@ -189,3 +190,154 @@ def test_dry_run_says_which_table_and_every_mapping() -> None:
                                "--table", "alerts"])
     assert done.exit_code == 0 and "table:" not in done.output  # --table: nothing to say
     assert "would import 6 coups" in done.output
+
+
+# ------------------------------------------------------------------ a session ledger
+
+def test_a_session_ledger_in_japanese_imports_its_coups_and_leaves_the_bets() -> None:
+    """A player's session log: hands under セッション.ハンド, each with the coup (cards and
+    totals in the first session, the winner only in the second: 勝者 バンカー/プレイヤー/タイ)
+    beside the bets placed on it (ベット, each naming a side too) and the balance. No key
+    names a field: the content chooses the list and the columns; the bets are left out."""
+    path = DATA / "session-ledger.json"
+    got = import_files([path])
+    first, second = dealt(1010), dealt(1011)
+    np.testing.assert_array_equal(got.outcome, np.r_[first.outcome, second.outcome])
+    assert list(got.shoe_ids()) == [0, 1]
+    np.testing.assert_array_equal(got.cards[got.shoe == 0], first.cards)
+    assert (got.cards[got.shoe == 1] < 0).all()  # the winner only
+    report = ImportReport()
+    import_files([path], report=report)
+    why = report.files[0].why
+    assert why["list"].startswith("'セッション.ハンド', its rows holding outcome, player_total, "
+                                  "banker_total, player_hand, banker_hand by content")
+    assert why["left out"] == "'残高', 'ベット' (read into no field)"
+    assert report.files[0].mapping["outcome"] == "勝者"
+    done = CliRunner().invoke(app, ["import", str(path), "--dry-run"])
+    assert done.exit_code == 0, done.output
+    assert "left out: '残高', 'ベット' (read into no field)" in done.output
+
+
+def test_lists_named_in_no_known_words_are_chosen_by_content(tmp_path: Path) -> None:
+    """The list whose records hold the most coup fields by content; when two hold as
+    many, the error lists them, as for lists named for coups. The bets inside each hand
+    are left out, and said."""
+    coups = [("P", "9S KH", "AD 7C"), ("P", "8S KH", "2D 4C"), ("T", "9S KH", "9D KC"),
+             ("B", "2S 4H", "4S 5C")]  # naturals: nobody draws
+    hands = [{"n": k + 1, "w": w, "p": p.split(), "q": q.split(), "b": [{"s": "P", "a": 10}]}
+             for k, (w, p, q) in enumerate(coups)]
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps({"h": hands}), encoding="utf-8")
+    report = ImportReport()
+    got = import_files([path], report=report)
+    assert list(got.outcome) == [PLAYER, PLAYER, TIE, BANKER]
+    assert report.files[0].why["left out"] == "'b' (lists of records)"
+    assert report.files[0].why["list"].startswith("'h', its rows holding outcome, ")
+    winners = [{"w": hand["w"], "b": hand["b"]} for hand in hands]  # a side, as a bet's
+    path.write_text(json.dumps({"h": winners}), encoding="utf-8")
+    with pytest.raises(ImportDataError, match=r"several lists of coup records: h \(4 records\), "
+                                              r"h\.b \(4 records\); choose one with --records"):
+        import_files([path])
+
+
+# ------------------------------------------------------------------ coded results
+
+def test_a_code_left_unmapped_is_one_error_naming_it_and_its_row(tmp_path: Path) -> None:
+    """--words 1=P,2=B over a column of 1, 2 and 3: the column is still the outcome (most
+    of it is mapped), and the 3s are one error at the first of them; nothing written."""
+    ties = np.flatnonzero(dealt(995).outcome == TIE)
+    out = tmp_path / "o"
+    done = CliRunner().invoke(app, ["import", str(DATA / "coded-results.csv"), "--words",
+                                    "1=P,2=B", "--out", str(out)])
+    assert done.exit_code == 2 and not out.exists()
+    assert done.stderr.strip().splitlines() == [
+        f"error: {DATA / 'coded-results.csv'}:{ties[0] + 2}: code 3 ({ties.size} rows) in "
+        f"column 'res' is not mapped by --words (it maps 1, 2); add 3=B or 3=P or 3=T"]
+
+
+def _result_codes() -> tuple[np.ndarray, np.ndarray]:
+    """data/result-bits.csv's result column and where each row is (its line)."""
+    import pandas as pd
+
+    codes = pd.read_csv(DATA / "result-bits.csv")["result"].to_numpy()
+    return codes, np.arange(2, codes.size + 2)
+
+
+BITS = "winner=0-1:1=B,2=P,3=T,player_pair=2,banker_pair=3,natural=4"
+
+
+def test_bit_coded_results_read_the_winner_and_count_the_flags() -> None:
+    """--bits: the winner in bits 0-1, flags in bits 2-4. The outcome is the winner; the
+    plan counts every code, what it was read as, and each flag, left out."""
+    path = DATA / "result-bits.csv"
+    with pytest.raises(ImportDataError):
+        import_files([path])  # no mapping: the codes are no outcome
+    codes, _ = _result_codes()
+    bits = parse_bits([BITS])
+    assert bits is not None and bits.words()["17"] == BANKER and "32" not in bits.words()
+    report = ImportReport()
+    got = import_files([path], options=ReadOptions(bits=bits), report=report)
+    want = generate_coups(TableRules.model_validate({}), 2026, np.arange(1020, 1022))
+    np.testing.assert_array_equal(got.outcome, want.outcome)
+    assert list(got.shoe_ids()) == [0, 1]
+    values, counts = np.unique(codes, return_counts=True)
+    assert report.files[0].codes == {(str(v), [BANKER, PLAYER, TIE][(v & 3) - 1]): n
+                                     for v, n in zip(values.tolist(), counts.tolist(),
+                                                     strict=True)}
+    done = CliRunner().invoke(app, ["import", str(path), "--bits", BITS, "--dry-run"])
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    shown = ", ".join(f"{v} ({n} row{'s' if n > 1 else ''}) -> " + " + ".join(
+        [["Banker", "Player", "Tie"][(v & 3) - 1]]
+        + [name for name, bit in (("player_pair", 2), ("banker_pair", 3), ("natural", 4))
+           if v >> bit & 1]) for v, n in zip(values.tolist(), counts.tolist(), strict=True))
+    sides = np.bincount(want.outcome, minlength=3)
+    flags = [int((codes >> bit & 1).sum()) for bit in (2, 3, 4)]
+    assert (f"--bits: {shown}; read as Banker {sides[0]}, Player {sides[1]}, Tie {sides[2]}; "
+            f"left out (a coups table keeps no flags): player_pair {flags[0]}, banker_pair "
+            f"{flags[1]}, natural {flags[2]}") in said
+    assert "outcome <- 'result' (content: outcomes; --bits)" in said
+
+
+def test_a_bit_no_name_covers_is_one_error_naming_the_codes_and_the_row(
+        tmp_path: Path) -> None:
+    codes, lines = _result_codes()
+    natural = codes >> 4 & 1 == 1
+    out = tmp_path / "o"
+    done = CliRunner().invoke(app, ["import", str(DATA / "result-bits.csv"), "--bits",
+                                    "winner=0-1:1=B,2=P,3=T,player_pair=2,banker_pair=3",
+                                    "--out", str(out)])
+    assert done.exit_code == 2 and not out.exists()
+    [error] = done.stderr.strip().splitlines()
+    first = int(codes[natural][0])
+    assert error.startswith(f"error: {DATA / 'result-bits.csv'}:{lines[natural][0]}: codes "
+                            f"{first} ({int((codes == first).sum())} rows), ")
+    assert error.endswith(" in column 'result': bit 4 is set, which --bits does not name")
+    with pytest.raises(ImportDataError, match=r"result-bits\.csv:\d+: codes .* in column "
+                                              r"'result': its winner bits 0-1 hold 3, which "
+                                              r"--bits does not map \(it maps 1, 2\)"):
+        import_files([DATA / "result-bits.csv"], options=ReadOptions(bits=parse_bits(
+            ["winner=0-1:1=B,2=P,player_pair=2,banker_pair=3,natural=4"])))
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("winner=0-1:1=B,5=P", r"each value of bits 0-1 once, 0 to 3"),
+    ("winner=0-1:1=B,1=P", r"each value of bits 0-1 once, 0 to 3"),
+    ("winner=3-1:1=B", "each bit named once"),
+    ("winner=0-1:1=B,2=P,natural=1", "each bit named once, from 0 to 15"),
+    ("winner=0-20:1=B", "each bit named once, from 0 to 15"),
+    ("natural=4", "no winner bits"),
+    ("winner=0-1:1=B,2=X", "expected winner=LOW-HIGH:VALUE=SIDE"),
+    ("winner=0-1:1=B,natural=x", "expected winner=LOW-HIGH:VALUE=SIDE"),
+])
+def test_a_bits_mapping_that_reads_no_one_way_is_refused(spec: str, message: str) -> None:
+    with pytest.raises(ImportDataError, match=message):
+        parse_bits([spec])
+
+
+def test_words_and_bits_must_agree_on_a_code() -> None:
+    options = ReadOptions(words=parse_words(["1=P"]), bits=parse_bits(["winner=0-1:1=B"]))
+    with pytest.raises(ImportDataError, match="--words and --bits read code 1 as different"):
+        options.outcome_words()
+    both = ReadOptions(words=parse_words(["1=B"]), bits=parse_bits(["winner=0-1:1=B,2=P"]))
+    assert both.outcome_words() == {"1": BANKER, "2": PLAYER}

@@ -79,9 +79,14 @@ def test_hostile_json_gives_one_line(tmp_path: Path) -> None:
         import_files([deep])
     huge = write(tmp_path, "huge.json", json.dumps([{"coup": 1, "winner": "B"}])
                  .replace("1", "9" * 5000))
-    with pytest.raises(ImportDataError, match=r"huge\.json:1: coup number '9999.*' is not a "
-                                              r"whole number up to 2,147,483,647"):
+    with pytest.raises(ImportDataError, match=r"huge\.json:1: a run of 2,000 digits or more; "
+                                              r"recorded coups hold no number that long"):
         import_files([huge])
+    long = write(tmp_path, "long.json", json.dumps([{"coup": 1, "winner": "B"}])
+                 .replace("1", "9" * 1999))
+    with pytest.raises(ImportDataError, match=r"long\.json:1: coup number '9999.*' is not a "
+                                              r"whole number up to 2,147,483,647"):
+        import_files([long])
     wide = write(tmp_path, "wide.csv", f"coup,winner\n1,B\n{2**63},P\n")
     with pytest.raises(ImportDataError, match=r"wide\.csv:3: coup number '92233.*' is not"):
         import_files([wide])
@@ -89,7 +94,7 @@ def test_hostile_json_gives_one_line(tmp_path: Path) -> None:
     with pytest.raises(ImportDataError, match=r"past\.csv:2: coup number 2,147,483,648 is "
                                               r"past the limit"):
         import_files([past])
-    total = write(tmp_path, "total.json", '[{"player_total": ' + "7" * 5000 +
+    total = write(tmp_path, "total.json", '[{"player_total": ' + "7" * 1999 +
                   ', "banker_total": 1}]')
     with pytest.raises(ImportDataError, match=r"player total '7777.*\.\.\.' is not a hand"):
         import_files([total])

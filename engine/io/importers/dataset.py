@@ -63,7 +63,8 @@ def _write(files: list[Path], folder: Path, format: str | None, rules: TableRule
            on_file: Callable[[Path, str], None] | None, part_coups: int) -> dict[str, Any]:
     """Read, check and write the coups of ``files`` as parts into ``folder``."""
     stored_rules, _ = sequence_rules(rules)
-    with using_words((options or ReadOptions()).words):
+    options = options or ReadOptions()
+    with using_words(options.outcome_words(), options.bits):
         formats = [format or detect_format(f) for f in files]
     metadata = coups_metadata(stored_rules, source="import", files=[str(f) for f in files],
                               formats=formats, keep_invalid=keep_invalid)

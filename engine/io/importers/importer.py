@@ -32,7 +32,7 @@ from .records import (
 )
 from .stream import ShoeHolder, _take
 from .tables import RawTable
-from .tokens import using_words
+from .tokens import BitCodes, using_words
 
 KEEP_HINT = "pass --keep-invalid (keep_invalid=True) to import such coups flagged valid=False"
 
@@ -121,12 +121,12 @@ def iter_records(paths: list[Path], formats: list[str],
                 yield i, records
 
 
-def _with_words(items: Iterator[tuple[int, Records]], words: dict[str, int]
-                ) -> Iterator[tuple[int, Records]]:
-    """``items`` read with ``words`` as outcomes too (set around each step only, so
-    nothing outside the reading sees them)."""
+def _with_words(items: Iterator[tuple[int, Records]], words: dict[str, int],
+                bits: BitCodes | None) -> Iterator[tuple[int, Records]]:
+    """``items`` read with ``words`` (and ``bits``) as outcomes too (set around each step
+    only, so nothing outside the reading sees them)."""
     while True:
-        with using_words(words):
+        with using_words(words, bits):
             item = next(items, None)
         if item is None:
             return
@@ -433,11 +433,13 @@ def iter_checked(
     files = [Path(p) for p in paths]
     if not files:
         raise ImportDataError("no files to import")
-    with using_words(options.words):
+    words = options.outcome_words()
+    with using_words(words, options.bits):
         formats = [format or detect_format(path) for path in files]
     offset = 0
     current = -1
-    for index, records in _with_words(iter_records(files, formats, options), options.words):
+    for index, records in _with_words(iter_records(files, formats, options), words,
+                                      options.bits):
         if index != current:
             if current >= 0 and on_file is not None:
                 on_file(files[current], formats[current])

@@ -1,25 +1,33 @@
 """JSON files as tables: the one list of coup records of a document, wherever it sits.
 
-The document is decoded once by the json module. The coups may sit anywhere: under
-``coups``, ``events``, ``data.results``, ``args.history_v2``, or in shoe objects holding
-them (``{"shoes": [{"shoe": "S1", "coups": [...]}]}``). Every list of objects is a
-candidate, named by its dotted path; the candidates whose records have a coup column are
-the coups, and there must be one (``--records PATH`` picks it among several). Nested
-objects flatten to dotted names (``playerHand.cards``), matched like any column.
+The document is parsed by ijson (its C parser, yajl2_c, where the platform has it), fed a
+line at a time, so every object and list is built knowing the line it opens on. The coups
+may sit anywhere: under ``coups``, ``events``, ``data.results``, ``args.history_v2``, or
+in shoe objects holding them (``{"shoes": [{"shoe": "S1", "coups": [...]}]}``). Every
+list of objects is a candidate, named by its dotted path; the candidates whose records
+have a coup column are the coups, and there must be one (``--records PATH`` picks it
+among several). Nested objects flatten to dotted names (``playerHand.cards``), matched
+like any column. JSON lines (several values one after the other) are read alike.
 
-Lines come from the text: containers (objects and arrays) are met in a depth-first walk
-of the decoded tree in the same order as their opening brackets in the text, so the n-th
-container visited starts at the n-th bracket.
+A file up to ``WHOLE_BYTES`` is built whole. A bigger one is built as far as its first
+``SAMPLE_BYTES``, which tell which list holds the coups (as for a whole document); from
+there each element of the outermost list on the way to the coups (a coup record, a shoe
+object, a shoe's list; a value of JSON lines) is handed on with the others of its batch
+as soon as it is complete, and let go: memory holds a batch and the shoes' labels,
+whatever the size of the file.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
+import ijson
 import numpy as np
 
 from .guess.evidence import card_objects
@@ -30,112 +38,183 @@ from .records import ImportDataError, Source
 from .tables import RawTable
 from .tokens import listing
 
+try:  # the C parser, in ijson's wheels for the common platforms
+    _IJSON = ijson.get_backend("yajl2_c")
+except ImportError:  # elsewhere ijson's best
+    _IJSON = ijson
+
 _SHOE_KEYS = ("shoe", "label", "shoeid", "shoelabel", "shoeno", "shoenumber", "name")
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 #: How deep a JSON document may nest: far beyond any recorded shape, and well inside
 #: Python's recursion limit.
 MAX_DEPTH = 64
-#: Longest integer literal read as a number; longer ones are kept as their text (and
-#: refused where a number is expected), never converted (a 5,000-digit number).
-_MAX_INT_DIGITS = 18
 _SAMPLE = 20
+#: Records of each list looked at to choose the list of coups by content.
+_CHOICE = 200
+#: Files up to this size are built whole; a bigger one is sampled this far.
+WHOLE_BYTES = 16 << 20
+SAMPLE_BYTES = 4 << 20
+#: Elements handed on together.
+BATCH_ELEMENTS = 20_000
+#: The most bytes fed to the parser at once (a piece ends at the end of its line).
+PIECE_BYTES = 1 << 16
+#: A run of this many digits is refused before the parser meets it: ijson's C parser
+#: fails (a crash, in 3.6) on an integer too long for Python to convert (4,300 digits).
+LONG_DIGITS = 2_000
+_DIGITS = re.compile(rb"(?<![0-9])[0-9]{%d}" % LONG_DIGITS)
 
 
-def _bracket_positions(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Positions of opening and closing brackets outside strings, and of newlines."""
-    if b"\\" in data:  # escapes (rare here): blank out the strings, keeping positions
-        data = _STRING.sub(lambda m: b" " * len(m.group()), data)
-    raw = np.frombuffer(data, dtype=np.uint8)
-    quotes = np.flatnonzero(raw == ord('"'))
-    opening = np.flatnonzero((raw == ord("{")) | (raw == ord("[")))
-    closing = np.flatnonzero((raw == ord("}")) | (raw == ord("]")))
-    # without escapes, a bracket is inside a string when an odd number of quotes precede it
-    opening = opening[np.searchsorted(quotes, opening) % 2 == 0]
-    closing = closing[np.searchsorted(quotes, closing) % 2 == 0]
-    return opening, closing, np.flatnonzero(raw == ord("\n"))
+_SCALARS = frozenset({"string", "number", "boolean", "null"})
 
 
-def opening_lines(text: str) -> np.ndarray:
-    """The line of every '{' and '[' outside strings, in text order."""
-    opening, _, newlines = _bracket_positions(text.encode("utf-8"))
-    return np.searchsorted(newlines, opening) + 1
+class _Tree:
+    """JSON values built from ijson's events, with the line each object and list opens on.
 
-
-def check_depth(source: Source, text: str, line_offset: int = 0) -> None:
-    """Refuse JSON nested deeper than ``MAX_DEPTH``, naming the line where it goes too deep
-    (checked on the raw text, before any decoding could exhaust the stack)."""
-    opening, closing, newlines = _bracket_positions(text.encode("utf-8"))
-    if opening.size <= MAX_DEPTH:
-        return
-    position = np.concatenate([opening, closing])
-    step = np.concatenate([np.ones(opening.size, np.int64), -np.ones(closing.size, np.int64)])
-    order = np.argsort(position, kind="stable")
-    depth = np.cumsum(step[order])
-    if depth.size and depth.max() > MAX_DEPTH:
-        at = int(position[order][int(np.argmax(depth > MAX_DEPTH))])
-        line = int(np.searchsorted(newlines, at)) + 1 + line_offset
-        raise ImportDataError(
-            f"{source.at(line)}: JSON nested more than {MAX_DEPTH} levels deep; recorded "
-            f"coups never nest that far")
-
-
-def _parse_int(text: str) -> int | str:
-    return int(text) if len(text.lstrip("-")) <= _MAX_INT_DIGITS else text
-
-
-class _DuplicateKey(Exception):
-    """An object with one key twice (its containers would throw the line count off)."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    record = dict(pairs)
-    if len(record) != len(pairs):
-        keys = [key for key, _ in pairs]
-        raise _DuplicateKey(next(key for key in keys if keys.count(key) > 1))
-    return record
-
-
-def loads(text: str, unique_keys: bool = False) -> Any:
-    """``json.loads``, with integers too long for Python to convert (thousands of digits)
-    kept as text (see ``_MAX_INT_DIGITS``) rather than failing."""
-    hook = _unique_keys if unique_keys else None
-    try:
-        return json.loads(text, object_pairs_hook=hook)
-    except json.JSONDecodeError:
-        raise
-    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
-        return json.loads(text, parse_int=_parse_int, object_pairs_hook=hook)
-
-
-def decode(source: Source, text: str, unique_keys: bool = False) -> list[Any]:
-    """The document's top-level values: one, or one per line for JSON lines.
-
-    With ``unique_keys`` an object with a key twice is an error.
+    ``lines`` holds those lines in the order the containers open, which is the order of a
+    depth-first walk of the values (``_ordinals``): the n-th container of the walk opened
+    on ``lines[n]``. Once ``outer`` is set (a list of the values, or ``values`` itself),
+    its elements are taken off as they complete, with their lines (``complete``, ``take``).
     """
-    check_depth(source, text)
-    try:
-        try:
-            return [loads(text, unique_keys)]
-        except json.JSONDecodeError as exc:
-            if not exc.msg.startswith("Extra data"):
-                raise ImportDataError(
-                    f"{source.at(exc.lineno)}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from None
-        values = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.values: list[Any] = []
+        self.stack: list[Any] = []
+        self.lines: list[int] = []
+        self.key = ""
+        self.seen = False  # any value at all
+        self.outer: list[Any] | None = None
+        self.depth = -1  # where ``outer`` is on ``stack`` (-1: it is ``values``)
+        self.starts: list[int] = []  # where each element of ``outer`` opens in ``lines``
+        self.end: int | None = None  # the length of ``lines`` when ``outer`` closed
+
+    def feed(self, line: int, events: list[tuple[str, Any]]) -> None:
+        """Build on with the events of one piece of ``line``."""
+        stack, lines, outer, key = self.stack, self.lines, self.outer, self.key
+        parent: Any = stack[-1] if stack else self.values
+        in_map = type(parent) is dict
+        for event, value in events:
+            if event == "map_key":
+                key = value
+            elif event in _SCALARS:
+                if event == "number" and type(value) is not int:
+                    value = float(value)  # a Decimal: read as json.loads reads it
+                if in_map:
+                    parent[key] = value
+                elif parent is not outer:  # a scalar among streamed elements: left out
+                    parent.append(value)
+            elif event == "start_map" or event == "start_array":
+                child: Any = {} if event == "start_map" else []
+                if in_map:
+                    if key in parent:  # the walk would miss the first one's lines
+                        raise ImportDataError(f"{self.source.at(line)}: an object has the "
+                                              f"key {key!r} twice")
+                    parent[key] = child
+                else:
+                    if parent is outer:
+                        self.starts.append(len(lines))
+                    parent.append(child)
+                lines.append(line)
+                stack.append(child)
+                if len(stack) > MAX_DEPTH:
+                    raise ImportDataError(
+                        f"{self.source.at(line)}: JSON nested more than {MAX_DEPTH} levels "
+                        f"deep; recorded coups never nest that far")
+                parent, in_map = child, event == "start_map"
+            else:
+                if stack.pop() is outer:
+                    self.end = len(lines)
+                parent = stack[-1] if stack else self.values
+                in_map = type(parent) is dict
+        self.key = key
+        self.seen = self.seen or bool(events)
+
+    def stream(self, outer: list[Any]) -> None:
+        """Take ``outer``'s elements off as they complete from now on; those it holds
+        already are found by a walk of the values built so far."""
+        outer[:] = [v for v in outer if isinstance(v, dict | list)]
+        positions, _ = _ordinals(self.values, {id(v) for v in outer})
+        self.starts = [positions[id(v)] for v in outer]
+        self.outer = outer
+        self.depth = next((i for i, v in enumerate(self.stack) if v is outer), -1)
+        if self.depth < 0 and outer is not self.values:
+            self.end = len(self.lines)  # closed already
+
+    def complete(self) -> int:
+        """How many of ``outer``'s elements are complete."""
+        assert self.outer is not None
+        return len(self.outer) - (self.end is None and len(self.stack) > self.depth + 1)
+
+    def take(self, count: int) -> tuple[list[Any], list[np.ndarray]]:
+        """The first ``count`` (one or more) elements of ``outer``, taken off, with the
+        lines of each one's containers (in walk order)."""
+        assert self.outer is not None and count > 0
+        ends = self.starts[1:count + 1]
+        if len(ends) < count:  # the last complete element ends where ``lines`` do
+            ends.append(len(self.lines) if self.end is None else self.end)
+        cut = ends[-1]
+        lines = np.asarray(self.lines[:cut], dtype=np.int64)
+        taken = [lines[a:b] for a, b in zip(self.starts[:count], ends, strict=True)]
+        elements = self.outer[:count]
+        del self.outer[:count], self.starts[:count], self.lines[:cut]
+        self.starts = [s - cut for s in self.starts]
+        if self.end is not None:
+            self.end -= cut
+        return elements, taken
+
+
+class _Parser:
+    """ijson fed a file a piece at a time (each within one line), building a ``_Tree``."""
+
+    def __init__(self, handle: BinaryIO, source: Source) -> None:
+        self.source = source
+        self.tree = _Tree(source)
+        self.events = ijson.sendable_list()
+        self.coroutine = _IJSON.basic_parse_coro(self.events, multiple_values=True)
+        self.handle = handle
+        self.line = 1
+        self.fed = 0
+        self.done = False
+
+    def feed(self, until: int | None = None, stop: bool = False) -> None:
+        """Parse on until ``until`` bytes are fed (None: to the end), or ``stop`` is set
+        and the streamed list has closed, or ``BATCH_ELEMENTS`` of it are complete."""
+        tree = self.tree
+        while not self.done:
+            if until is not None and self.fed >= until:
+                return
+            if stop and (tree.end is not None or tree.complete() >= BATCH_ELEMENTS):
+                return
+            piece = self.handle.readline(PIECE_BYTES)
+            if not self.fed and piece.startswith(b"\xef\xbb\xbf"):
+                piece = piece[3:]
+            self.fed += len(piece)
             try:
-                values.append(loads(line, unique_keys))
-            except json.JSONDecodeError as exc:
-                raise ImportDataError(
-                    f"{source.at(number)}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from None
-        return values
-    except _DuplicateKey as exc:
-        raise ImportDataError(
-            f"{source.path}: an object has the key {exc.args[0]!r} twice"
-        ) from None
+                if not piece:
+                    self.done = True
+                    self.coroutine.close()
+                elif len(piece) >= LONG_DIGITS and _DIGITS.search(piece):
+                    raise ImportDataError(
+                        f"{self.source.at(self.line)}: a run of {LONG_DIGITS:,} digits or "
+                        f"more; recorded coups hold no number that long")
+                else:
+                    self.coroutine.send(piece)
+            except ijson.JSONError as exc:
+                if not tree.seen and not self.events:
+                    raise ImportDataError(f"{self.source.path}: empty file") from None
+                raise ImportDataError(f"{self.source.at(self.line)}: invalid JSON: "
+                                      f"{_reason(exc)}") from None
+            tree.feed(self.line, self.events)
+            del self.events[:]
+            if piece.endswith(b"\n"):
+                self.line += 1
+
+
+def _reason(exc: Exception) -> str:
+    """The first line of the parser's message (yajl's next lines point at the place, in a
+    copy of the text)."""
+    text = exc.args[0] if exc.args else ""
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    return text.strip().split("\n")[0].rstrip(".") or type(exc).__name__
 
 
 def scalar_text(value: Any) -> str | None:
@@ -157,16 +236,20 @@ def is_record_list(value: Any) -> bool:
 
 
 def flatten(record: dict[str, Any], prefix: str = "",
-            flat: dict[str, str | None] | None = None) -> dict[str, str | None]:
+            flat: dict[str, str | None] | None = None,
+            left: set[str] | None = None) -> dict[str, str | None]:
     """``record``'s values as text under dotted names (``playerHand.cards``); lists of
-    scalars (cards) are joined by spaces; lists of records (shoes' coups) are left out."""
+    scalars (cards) are joined by spaces; lists of records (shoes' coups, a ledger's bets)
+    are left out, and named in ``left`` when it is given."""
     flat = {} if flat is None else flat
     for key, value in record.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
-            flatten(value, f"{name}.", flat)
+            flatten(value, f"{name}.", flat, left)
         elif isinstance(value, list):
             if is_record_list(value):
+                if left is not None:
+                    left.add(name)
                 continue
             cards = card_objects(value)
             flat[name] = " ".join(cards) if cards is not None else " ".join(
@@ -229,6 +312,8 @@ class Candidate:
     grouped: list[bool] = field(default_factory=list)
     #: a list of shoes: each of ``lists`` is one shoe (of outcomes, cards or coup records)
     shoes: bool = False
+    #: why it was chosen, when its content chose it (for --dry-run)
+    why: str = ""
 
     def coup_like(self) -> bool:
         """Whether the lists hold coups (or shoes of outcomes, cards or coups)."""
@@ -238,7 +323,8 @@ class Candidate:
             return any(coup_like([r for r in items[:3] if isinstance(r, dict)], self.path)
                        if any(isinstance(r, dict) for r in items)
                        else _shoe_of_scalars(items) for items in self.lists[:3])
-        return coup_like([r for items in self.lists for r in items[:3]], self.path)
+        return coup_like([r for items in self.lists for r in items[:3] if isinstance(r, dict)],
+                         self.path)
 
     @property
     def records(self) -> int:
@@ -320,7 +406,7 @@ def choose(source: Source, found: dict[str, Candidate], records: str | None) -> 
             return found[key]
         raise ImportDataError(f"{source.path}: --records {records}: no list of records "
                               f"there (lists of records: {every})")
-    coups = [c for c in ranked if c.coup_like()]
+    coups = [c for c in ranked if c.coup_like()] or _by_content(source, found)
     if len(coups) == 1:
         return coups[0]
     if not coups:
@@ -330,6 +416,48 @@ def choose(source: Source, found: dict[str, Candidate], records: str | None) -> 
     listed = listing([c.describe() for c in coups])
     raise ImportDataError(f"{source.path}: several lists of coup records: {listed}; "
                           f"choose one with --records PATH")
+
+
+def _by_content(source: Source, found: dict[str, Candidate]) -> list[Candidate]:
+    """Lists of records none of whose keys names a coup field (a ledger kept in Japanese):
+    the one whose records hold the most coup fields by content, as for a database's
+    tables (``guess.evidence.table_of_coups``), on the first records of each; those
+    holding as many when several do; none when none holds one."""
+    from .guess.evidence import coup_evidence, table_of_coups
+    from .layout import plan_table
+
+    evidence: dict[str, list[str]] = {}
+    for path, candidate in found.items():
+        records = [r for items in candidate.lists for r in items[:_CHOICE] if isinstance(r, dict)]
+        if candidate.shoes or not records or path and unrelated(path + ".x"):
+            continue
+        table = _flat_table(source, [flatten(r) for r in records[:_CHOICE]],
+                            list(range(1, len(records[:_CHOICE]) + 1)))
+        try:
+            plan = plan_table(table)
+        except ImportDataError:
+            continue
+        evidence[path or "(top level)"] = coup_evidence(plan.roles, plan.why)
+    best, why = table_of_coups(evidence)
+    if best is None:
+        most = max(map(len, evidence.values()), default=0)
+        return [found["" if p == "(top level)" else p] for p, e in evidence.items()
+                if most and len(e) == most]
+    chosen = found["" if best == "(top level)" else best]
+    chosen.why = why
+    return [chosen]
+
+
+def _flat_table(source: Source, flat: list[dict[str, str | None]], lines: list[int],
+                **more: Any) -> RawTable:
+    """Flattened records as a table: a column per name any of them has."""
+    names: dict[str, None] = {}
+    for record in flat:
+        names.update(dict.fromkeys(record))
+    return RawTable(source=source,
+                    columns={n: np.array([r.get(n) for r in flat], dtype=object)
+                             for n in names},
+                    lines=np.asarray(lines, dtype=np.int64), **more)
 
 
 def _shoe_of_scalars(items: list[Any]) -> bool:
@@ -393,13 +521,120 @@ def _shoe_rows(source: Source, brackets: np.ndarray, values: list[Any],
                     lines=np.asarray(lines, dtype=np.int64))
 
 
-def read_json(source: Source, text: str, records: str | None = None) -> RawTable:
-    """JSON (a document or JSON lines): the one list of coup records, wherever it sits,
-    each record flattened to dotted names; shoe objects holding coups make the shoes."""
-    if not text.strip():
-        raise ImportDataError(f"{source.path}: empty file")
-    values = decode(source, text)
-    return values_table(source, values, opening_lines(text), records, text=text)
+def json_blocks(path: Path, records: str | None = None) -> Iterator[RawTable]:
+    """The coup records of a JSON file as tables (see the module docstring): one for a
+    file built whole, one per batch of elements for a bigger one."""
+    source = Source(path)
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        parser = _Parser(handle, source)
+        tree = parser.tree
+        parser.feed(SAMPLE_BYTES if path.stat().st_size > WHOLE_BYTES else None)
+        if not tree.seen and parser.done:
+            raise ImportDataError(f"{path}: empty file")
+        if parser.done:
+            yield values_table(source, tree.values, np.asarray(tree.lines, dtype=np.int64),
+                               records)
+            return
+        chosen = choose(source, candidates(tree.values), records)
+        outer_label = None
+        relative = chosen.path
+        if len(tree.values) > 1:  # JSON lines: each value is an element
+            outer = tree.values
+        else:
+            found, holder = _outer_list(tree.values, chosen.path)
+            if found is None or not any(isinstance(v, dict | list) for v in found):
+                raise ImportDataError(
+                    f"{path}: too big to read whole ({path.stat().st_size:,} bytes), and "
+                    f"its coups are in no list of objects or lists to read a piece at a time")
+            outer = found
+            relative = chosen.path[len(_path_to(tree.values[0], outer)):].lstrip(".")
+            outer_label = _shoe_label(holder) if holder is not None else None
+        tree.stream(outer)
+        groups = Groups()
+        while True:
+            parser.feed(stop=True)
+            finished = parser.done or tree.end is not None
+            while (count := tree.complete()) >= BATCH_ELEMENTS or finished and count:
+                elements, lines = tree.take(min(count, BATCH_ELEMENTS))
+                yield _batch_table(source, elements, lines, relative, groups, outer_label,
+                                   chosen.why)
+            if finished:
+                return
+
+
+def _outer_list(values: list[Any], path: str) -> tuple[list[Any] | None, dict[str, Any] | None]:
+    """The outermost list on the way to the records at ``path``, and the object holding
+    it (None: the document itself is that list)."""
+    value: Any = values[0]
+    holder: dict[str, Any] | None = None
+    if isinstance(value, list):
+        return value, None
+    for key in path.split(".") if path else []:
+        if not isinstance(value, dict) or key not in value:
+            return None, None
+        holder, value = value, value[key]
+        if isinstance(value, list):
+            return value, holder
+    return None, None
+
+
+def _path_to(document: Any, target: list[Any]) -> str:
+    """The dotted path of the list ``target`` in ``document`` (found through objects)."""
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:
+        value, path = stack.pop()
+        if value is target:
+            return path
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else k) for k, v in value.items()
+                         if isinstance(v, dict | list))
+    return ""
+
+
+def _batch_table(source: Source, elements: list[Any], lines: list[np.ndarray],
+                 relative: str, groups: Groups, outer_label: str | None,
+                 why: str) -> RawTable:
+    """A batch of streamed elements as a table; ``lines`` holds the lines of each one's
+    containers."""
+    if not relative and all(isinstance(e, dict) for e in elements):
+        return _records_table(source, elements, [int(x[0]) for x in lines], groups,
+                              outer_label, why)
+    brackets = np.concatenate([lines[0][:1], *lines])  # the batch's list, then the elements
+    return values_table(source, [elements], brackets, relative, groups=groups,
+                        outer_label=outer_label, why=why)
+
+
+def _records_table(source: Source, records: list[dict[str, Any]], lines: list[int],
+                   groups: Groups, outer_label: str | None, why: str) -> RawTable:
+    """Coup records that are the elements themselves: flattened, each on its line, all in
+    the one shoe object outside them when it has a label."""
+    left: set[str] = set()
+    flat = [flatten(record, left=left) for record in records]
+    group = None
+    if outer_label is not None:
+        if groups.outer is None:
+            groups.labels.append(outer_label)
+            groups.lines.append(1)
+            groups.outer = len(groups.labels) - 1
+        group = np.full(len(flat), groups.outer, dtype=np.int64)
+    table = _flat_table(source, flat, lines, group=group, group_labels=groups.labels,
+                        group_lines=groups.lines)
+    table.why = _why(why, left - set(table.columns))
+    return table
+
+
+def _why(chosen: str, left: set[str]) -> dict[str, str]:
+    """What a table of records says for --dry-run: why its list was chosen (when its
+    content chose it), and the lists of records inside them, left out (those empty in
+    some records are columns, which the plan names when it reads nothing from them)."""
+    why = {"list": chosen} if chosen else {}
+    if left:
+        why["left out"] = f"{listing(sorted(map(repr, left)))} (lists of records)"
+    return why
 
 
 @dataclass
@@ -414,12 +649,13 @@ class Groups:
 
 
 def values_table(source: Source, values: list[Any], brackets: np.ndarray,
-                 records: str | None = None, *, text: str | None = None,
-                 groups: Groups | None = None, outer_label: str | None = None) -> RawTable:
+                 records: str | None = None, *, groups: Groups | None = None,
+                 outer_label: str | None = None, why: str = "") -> RawTable:
     """The coup records of decoded JSON ``values`` as a table; ``brackets`` holds the line
-    of each container in pre-order (``opening_lines``). ``groups`` (when given) numbers
+    of each container in pre-order (``_Tree.lines``). ``groups`` (when given) numbers
     shoe objects on from earlier batches; ``outer_label`` labels records whose list sits
-    in an object of the document outside the batch."""
+    in an object of the document outside the batch, and ``why`` says why that list was
+    chosen (by content, on the document's head)."""
     if not any(isinstance(v, dict | list) for v in values):
         raise ImportDataError(f"{source.path}: expected an object (a coup or a shoe), "
                               f"found {json.dumps(values[0])[:40]}")
@@ -439,13 +675,11 @@ def values_table(source: Source, values: list[Any], brackets: np.ndarray,
     wanted = {id(r) for items in chosen.lists for r in items}
     wanted |= {id(h) for h in chosen.holders if h is not None}
     positions, count = _ordinals(values, wanted)
-    if count != brackets.size:  # the decoder dropped a repeated key's value
-        if text is not None:
-            decode(source, text, unique_keys=True)  # names it
-        raise ImportDataError(f"{source.path}: cannot place the records on their lines")
+    assert count == brackets.size, "a container without its line"
     flat_records: list[dict[str, str | None]] = []
     lines: list[int] = []
     group_of: list[int] = []
+    left: set[str] = set()
     groups = groups if groups is not None else Groups()
     for items, holder, grouped in zip(chosen.lists, chosen.holders, chosen.grouped,
                                       strict=True):
@@ -459,15 +693,12 @@ def values_table(source: Source, values: list[Any], brackets: np.ndarray,
                                 else 1)
             group = len(groups.labels) - 1
         for record in items:
-            flat_records.append(flatten(record))
+            flat_records.append(flatten(record, left=left))
             lines.append(int(brackets[positions[id(record)]]))
             group_of.append(group)
-    names: dict[str, None] = {}
-    for record in flat_records:
-        names.update(dict.fromkeys(record))
-    columns = {name: np.array([record.get(name) for record in flat_records], dtype=object)
-               for name in names}
     group_array = np.asarray(group_of, dtype=np.int64)
-    return RawTable(source=source, columns=columns, lines=np.asarray(lines, np.int64),
-                    group=group_array if (group_array >= 0).any() else None,
-                    group_labels=groups.labels, group_lines=groups.lines)
+    table = _flat_table(source, flat_records, lines,
+                        group=group_array if (group_array >= 0).any() else None,
+                        group_labels=groups.labels, group_lines=groups.lines)
+    table.why = _why(chosen.why or why, left - set(table.columns))
+    return table

@@ -180,6 +180,12 @@ def plan_table(table: RawTable, mapping: dict[str, list[str]] | None = None) -> 
     taken = set(fixed.values()) | {c for sources in (mapping or {}).values() for c in sources}
     plan = make_plan(table, fixed, taken)
     plan.why.update(table.why)
+    used = {*plan.roles.values(), *taken, *(duplicate for _, _, duplicate in plan.same)}
+    left = [repr(c) for c in table.columns if c not in used]
+    read = table.why.get("left out")  # by the reader: a JSON record's own lists of records
+    parts = ([f"{listing(left)} (read into no field)"] if left else []) + ([read] if read else [])
+    if parts:
+        plan.why["left out"] = "; ".join(parts)
     return plan
 
 

@@ -18,6 +18,7 @@ logs overlap) is kept once, in the file where its longest state is.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -27,14 +28,7 @@ from typing import Any
 import numpy as np
 
 from .guess.plan import unrelated
-from .jsonrecords import (
-    MAX_DEPTH,
-    cached_role,
-    candidates,
-    coup_like,
-    flatten,
-    loads,
-)
+from .jsonrecords import MAX_DEPTH, cached_role, candidates, coup_like, flatten
 from .layout import COUP_ROLES, FIELDS, find_column, table_records
 from .lines import numbered_lines
 from .records import CoupRecords, ImportDataError, SequenceRecords, Source
@@ -45,6 +39,24 @@ _STREAM_KEYS = {"table", "tableid", "tablename", "tableno", "tablenumber", "shoe
                 "shoeno", "shoenumber", "label", "shoelabel"}
 _SAMPLE_LINES = 20
 _RECENT = 4  # finished shoes per table compared with a new one
+#: Longest integer literal read as a number; longer ones are kept as their text (and
+#: refused where a number is expected), never converted (a 5,000-digit number).
+_MAX_INT_DIGITS = 18
+
+
+def _parse_int(text: str) -> int | str:
+    return int(text) if len(text.lstrip("-")) <= _MAX_INT_DIGITS else text
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` of one message, with integers too long for Python to convert
+    (thousands of digits) kept as text rather than failing."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_parse_int)
 
 
 def _at(message: dict[str, Any], path: tuple[str, ...]) -> Any:

@@ -20,8 +20,7 @@ import numpy as np
 from ...entry_points import installed
 from .formats import FORMATS
 from .guess.road import road_cells
-from .jsonrecords import flatten
-from .jsonstream import json_blocks
+from .jsonrecords import flatten, json_blocks
 from .layout import table_records
 from .lines import read_lines_text
 from .messages import read_message_files
@@ -36,6 +35,7 @@ from .sheets import sqlite_blocks, xlsx_blocks
 from .stream import csv_blocks, parquet_blocks
 from .tables import RawTable, concat_tables
 from .text import read_scorecard, read_sequence_text
+from .tokens import BitCodes
 
 Records = CoupRecords | SequenceRecords
 ENTRY_POINT_GROUP = "baccarat.importers"
@@ -54,6 +54,19 @@ class ReadOptions:
     table: str | None = None
     #: a platform's own outcome words (``--words banker=装,状``): key -> code
     words: dict[str, int] = field(default_factory=dict)
+    #: a result column's winner and flags packed in bits (``--bits``)
+    bits: BitCodes | None = None
+
+    def outcome_words(self) -> dict[str, int]:
+        """``words`` with the codes ``bits`` reads (a code given both ways must agree)."""
+        if self.bits is None:
+            return self.words
+        coded = self.bits.words()
+        for code, side in self.words.items():
+            if coded.get(code, side) != side:
+                raise ImportDataError(f"--words and --bits read code {code} as different "
+                                      f"sides")
+        return {**coded, **self.words}
 
 
 @dataclass(frozen=True)

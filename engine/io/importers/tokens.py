@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
@@ -51,7 +52,7 @@ OUTCOME_WORDS = {
     "EMPATE": TIE,
     "BANQUIER": BANKER, "BANQUE": BANKER, "JOUEUR": PLAYER, "ÉGALITÉ": TIE, "EGALITE": TIE,
     "뱅커": BANKER, "플레이어": PLAYER, "타이": TIE,
-    "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE,
+    "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE, "引き分け": TIE,
     **{symbol: "BPT".index(letter) for symbol, letter in _SYMBOL_LETTERS.items()},
     **{colour: code for code, colours in enumerate((("RED", "紅", "红"), ("BLUE", "藍", "蓝"),
                                                      ("GREEN", "綠", "绿")))
@@ -93,16 +94,22 @@ def outcome_key(text: str) -> str:
 _NO_WORDS: Mapping[str, int] = MappingProxyType({})
 _EXTRA_WORDS: ContextVar[Mapping[str, int]] = ContextVar("extra_outcome_words",
                                                          default=_NO_WORDS)
+#: The bit-coded results in force while reading (``--bits``), to say why a code is unread.
+_BITS: ContextVar[BitCodes | None] = ContextVar("bit_codes", default=None)
 
 
 @contextmanager
-def using_words(words: Mapping[str, int] | None) -> Iterator[None]:
-    """Read ``words`` (an outcome key -> code, from ``parse_words``) as outcomes too, for
-    the duration of the block: a platform's own glyphs (``--words banker=装,状``)."""
+def using_words(words: Mapping[str, int] | None,
+                bits: BitCodes | None = None) -> Iterator[None]:
+    """Read ``words`` (an outcome key -> code, from ``parse_words``; with the codes of
+    ``bits``, ``BitCodes.words``) as outcomes too, for the duration of the block: a
+    platform's own glyphs (``--words banker=装,状``), a result column's codes."""
     token = _EXTRA_WORDS.set(dict(words or {}))
+    bits_token = _BITS.set(bits)
     try:
         yield
     finally:
+        _BITS.reset(bits_token)
         _EXTRA_WORDS.reset(token)
 
 
@@ -149,6 +156,127 @@ def parse_words(specs: list[str] | None) -> dict[str, int]:
                                       f"{OUTCOME_NAMES[known]}")
             words[key] = side_code
     return words
+
+
+#: The highest bit ``--bits`` may name (every code up to it is spelled out as a word).
+TOP_BIT = 15
+_BIT_ITEM = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+_BIT_RANGE = re.compile(r"(\d+)(?:-(\d+))?")
+
+
+@dataclass(frozen=True)
+class BitCodes:
+    """Results packed in an integer's bits (``--bits``): the winner in some bits, read by
+    the values given (``winner=0-1:1=B,2=P,3=T``), and flags in others, each named
+    (``player_pair=2,banker_pair=3,natural=4``). A coups table keeps the winner; the
+    flags are counted and left out (pairs and naturals follow from the cards when a file
+    has them)."""
+
+    low: int
+    high: int
+    #: value of the winner bits -> outcome code
+    sides: dict[int, int]
+    #: flag name -> its bit
+    flags: dict[str, int]
+
+    def winner_of(self, code: int) -> int:
+        """The value of ``code``'s winner bits."""
+        return (code >> self.low) & ((1 << (self.high - self.low + 1)) - 1)
+
+    def named(self, code: int) -> bool:
+        """Whether every bit set in ``code`` is the winner's or a named flag's."""
+        mask = ((1 << (self.high + 1)) - (1 << self.low)) | sum(1 << b for b in self.flags.values())
+        return code & ~mask == 0
+
+    def words(self) -> dict[str, int]:
+        """Every code the mapping reads, spelled as a word (``'17'``) -> outcome code,
+        read like ``--words 17=B``."""
+        top = max([self.high, *self.flags.values()])
+        return {str(code): self.sides[self.winner_of(code)] for code in range(1 << (top + 1))
+                if self.named(code) and self.winner_of(code) in self.sides}
+
+    def flags_of(self, code: int) -> list[str]:
+        """The flags set in ``code``."""
+        return [name for name, bit in self.flags.items() if code >> bit & 1]
+
+    def unread(self, code: int) -> str:
+        """Why ``code`` is not read: a bit set that no name covers, or winner bits whose
+        value is not mapped."""
+        named = self.named(code)
+        if not named:
+            bits = [b for b in range(code.bit_length()) if code >> b & 1
+                    and not self.low <= b <= self.high and b not in self.flags.values()]
+            return (f"bit{'s' if len(bits) > 1 else ''} {', '.join(map(str, bits))} "
+                    f"{'are' if len(bits) > 1 else 'is'} set, which --bits does not name")
+        span = f"{self.low}-{self.high}" if self.high > self.low else str(self.low)
+        return (f"its winner bits {span} hold {self.winner_of(code)}, which --bits does not "
+                f"map (it maps {', '.join(map(str, sorted(self.sides)))})")
+
+
+def parse_bits(specs: list[str] | None) -> BitCodes | None:
+    """``--bits winner=0-1:1=B,2=P,3=T,player_pair=2,banker_pair=3,natural=4`` (options
+    given several times are one mapping) as a ``BitCodes``; None when not given."""
+    if not specs:
+        return None
+    spec = ",".join(s.strip().strip(",") for s in specs)
+    usage = ("expected winner=LOW-HIGH:VALUE=SIDE,... then a NAME=BIT per flag, e.g. "
+             "winner=0-1:1=B,2=P,3=T,player_pair=2,banker_pair=3,natural=4")
+    winner: tuple[int, int, dict[int, int]] | None = None
+    flags: dict[str, int] = {}
+    for item in _BIT_ITEM.split(spec):
+        name, _, value = item.partition("=")
+        name = name.strip().lower()
+        bits, colon, values = value.partition(":")
+        span = _BIT_RANGE.fullmatch(bits.strip())
+        if name == "winner" and span and colon and winner is None and (pairs := _coded(values)):
+            low, high = int(span[1]), int(span[2] or span[1])
+            width = high - low + 1
+            sides = {int(code): side for code, side in pairs
+                     if code.isdigit() and int(code) < 1 << max(width, 0)}
+            if len(sides) < len(pairs) and width > 0:
+                raise ImportDataError(f"--bits {item!r}: each value of bits {low}-{high} once, "
+                                      f"0 to {(1 << width) - 1}")
+            winner = (low, high, sides)
+        elif name and name != "winner" and name not in flags and value.strip().isdigit():
+            flags[name] = int(value)
+        else:
+            raise ImportDataError(f"--bits {item!r}: {usage}")
+    if winner is None:
+        raise ImportDataError(f"--bits {spec!r}: no winner bits; {usage}")
+    low, high, sides = winner
+    used = [*range(low, high + 1), *flags.values()]
+    if low > high or max(used) > TOP_BIT or len(set(used)) < len(used):
+        raise ImportDataError(f"--bits {spec!r}: each bit named once, from 0 to {TOP_BIT} "
+                              f"(the winner's from LOW up to HIGH)")
+    return BitCodes(low, high, sides, flags)
+
+
+def unread_codes(values: list[str], rows: list[int], column: str | None) -> str | None:
+    """What an error says of the whole numbers ``values`` (each in ``rows`` rows) left
+    unread in a column of result codes the user mapped (``--words 1=P,2=B``, ``--bits``);
+    None when they are not such codes."""
+    mapped = sorted((k for k in _EXTRA_WORDS.get() if k.isdigit()), key=int)
+    if not mapped or not all(v.strip().isdigit() for v in values):
+        return None
+    where = f" in column {column!r}" if column else ""
+    codes = [f"{v.strip()} ({n:,} row{'s' if n > 1 else ''})" for v, n in zip(values, rows,
+                                                                        strict=True)]
+    bits = _BITS.get()
+    if bits is not None:  # the codes grouped by why each is unread
+        why: dict[str, list[str]] = {}
+        for code, value in zip(codes, values, strict=True):
+            why.setdefault(bits.unread(int(value)), []).append(code)
+        return "; ".join(f"code{'s' if len(found) > 1 else ''} {listing(found)}{where}: "
+                         f"{reason}" for reason, found in why.items())
+    plural = len(values) > 1
+    return (f"code{'s' if plural else ''} {listing(codes)}{where} {'are' if plural else 'is'} "
+            f"not mapped by --words (it maps {listing(mapped)}); add "
+            + " or ".join(f"{values[0].strip()}={side}" for side in "BPT"))
+
+
+def bit_codes() -> BitCodes | None:
+    """The bit-coded results in force (``--bits``), if any."""
+    return _BITS.get()
 
 
 def user_words() -> Mapping[str, int]:
@@ -225,8 +353,9 @@ def parse_cards(values: np.ndarray | list[str | None], lines: np.ndarray,
 
 #: The outcome spellings an unknown-outcome error recalls.
 KNOWN_OUTCOMES = ("B, P or T, Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
-                  "Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, Banquier/Joueur/Égalité, "
-                  "the scoreboard's 🔴/🔵/🟢 or a road's red/blue/green (紅/藍/綠)")
+                  "バンカー/プレイヤー/タイ, Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, "
+                  "Banquier/Joueur/Égalité, the scoreboard's 🔴/🔵/🟢 or a road's "
+                  "red/blue/green (紅/藍/綠)")
 #: Distinct values an error lists (the rest are counted).
 SHOWN_VALUES = 10
 
@@ -264,6 +393,10 @@ def parse_outcomes(values: np.ndarray | list[str | None], lines: np.ndarray,
         counts = np.bincount(inverse, minlength=len(unique))
         unknown.sort(key=lambda i: (-counts[i], _first_row(inverse, i)))
         first = min(_first_row(inverse, i) for i in unknown)
+        by_row = sorted(unknown, key=lambda i: _first_row(inverse, i))  # the error's line first
+        coded = unread_codes([unique[i] for i in by_row], counts[by_row].tolist(), column)
+        if coded is not None:
+            raise ImportDataError(f"{source.at(int(lines[first]))}: {coded}")
         shown = [f"{clip(unique[i], 30)!r} ({counts[i]:,} row{'s' if counts[i] > 1 else ''})"
                  for i in unknown]
         where = f" in column {column!r}" if column else ""

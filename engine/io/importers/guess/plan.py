@@ -31,9 +31,9 @@ from ....cards import NO_CARD, CardError, parse_card
 from ..checks import OK, check_coups
 from ..records import ImportDataError
 from ..tables import RawTable
-from ..tokens import CARD_SEPARATORS, MISSING, clip, listing, outcome_code
+from ..tokens import CARD_SEPARATORS, MISSING, bit_codes, clip, listing, outcome_code
 from .evidence import coded_outcomes
-from .profile import SAMPLE_ROWS, Profile, profile_column
+from .profile import MOSTLY, SAMPLE_ROWS, Profile, profile_column
 
 CARD_ROLES = ("player_card1", "player_card2", "player_card3",
               "banker_card1", "banker_card2", "banker_card3")
@@ -295,11 +295,15 @@ class _Planner:
             if role is not None and not name_accepted(self.sample.profiles[c], role):
                 role = None
             self.names[c] = role
-        #: columns whose every value is a code the user mapped (--words 1=P,2=B): the outcome
+        #: columns whose values are mostly codes the user mapped (--words 1=P,2=B, --bits),
+        #: not named for another field nor counting up or running in blocks (coup numbers, a
+        #: shoe key): the outcome (a code left unmapped is an error naming it)
         self.coded: set[str] = set()
         for c in free:
             values = [v for v in self.sample.values(c) if v is not None and str(v).strip()]
-            if values and len(coded_outcomes(values)) == len(set(map(str, values))):
+            mapped = sum(coded_outcomes(values).values())
+            if values and mapped >= MOSTLY * len(values) and self.names[c] in (None, "outcome") \
+                    and not self._counting(c) and not self.sample.profiles[c].runs:
                 self.names[c] = "outcome"
                 self.coded.add(c)
         self.why: dict[str, str] = {}
@@ -694,7 +698,7 @@ class _Planner:
             parts.append("content: whole numbers" if p.all("number") else
                          f"content: {p.kind_words()}")
         if column in self.coded:
-            parts.append("--words")
+            parts.append("--bits" if bit_codes() is not None else "--words")
         elif self.names.get(column) == role:
             parts.append("name")
         if extra:
