@@ -341,3 +341,18 @@ def test_words_and_bits_must_agree_on_a_code() -> None:
         options.outcome_words()
     both = ReadOptions(words=parse_words(["1=B"]), bits=parse_bits(["winner=0-1:1=B,2=P"]))
     assert both.outcome_words() == {"1": BANKER, "2": PLAYER}
+
+
+@pytest.mark.parametrize(("banker", "player", "tie"), [
+    ("BANK", "SPIELER", "UNENTSCHIEDEN"), ("Banco", "Giocatore", "Pareggio"),
+    ("เจ้ามือ", "ผู้เล่น", "เสมอ")])
+def test_german_italian_and_thai_tables_words_import_without_flags(
+        banker: str, player: str, tie: str, tmp_path: Path) -> None:
+    """A semicolon CSV with the table's own words, totals beside them: read as written."""
+    path = tmp_path / "hands.csv"
+    path.write_text(f"Datum;Schuh;Hand;Ergebnis;P;B\n05.01.2026;1;1;{banker};5;7\n"
+                    f"05.01.2026;1;2;{player};9;3\n05.01.2026;1;3;{tie};6;6\n"
+                    f"05.01.2026;2;1;{banker};2;8\n", encoding="utf-8")
+    coups = import_files([path])
+    assert coups.outcome.tolist() == [BANKER, PLAYER, TIE, BANKER]
+    assert coups.shoe_ids().size == 2

@@ -36,8 +36,8 @@ _SYMBOL_LETTERS = {"莊": "B", "庄": "B", "閒": "P", "闲": "P", "和": "T",
 
 #: Outcome spellings (compared after ``outcome_key``: NFC, strip, upper case, inner spaces
 #: collapsed): letters, English words, the one-character symbols above, and the words of
-#: Chinese, Vietnamese (with or without diacritics), Spanish, Portuguese, French, Korean
-#: and Japanese tables.
+#: Chinese, Vietnamese (with or without diacritics), Spanish, Portuguese, French, German,
+#: Italian, Thai, Korean and Japanese tables.
 OUTCOME_WORDS = {
     "B": BANKER, "BANKER": BANKER, "BANK": BANKER,
     "P": PLAYER, "PLAYER": PLAYER, "PLAY": PLAYER,
@@ -51,6 +51,8 @@ OUTCOME_WORDS = {
     "BANCA": BANKER, "BANCO": BANKER, "JUGADOR": PLAYER, "JOGADOR": PLAYER,
     "EMPATE": TIE,
     "BANQUIER": BANKER, "BANQUE": BANKER, "JOUEUR": PLAYER, "ÉGALITÉ": TIE, "EGALITE": TIE,
+    "SPIELER": PLAYER, "UNENTSCHIEDEN": TIE, "GIOCATORE": PLAYER, "PAREGGIO": TIE,
+    "เจ้ามือ": BANKER, "ผู้เล่น": PLAYER, "เสมอ": TIE,
     "뱅커": BANKER, "플레이어": PLAYER, "타이": TIE,
     "バンカー": BANKER, "プレイヤー": PLAYER, "タイ": TIE, "引き分け": TIE,
     **{symbol: "BPT".index(letter) for symbol, letter in _SYMBOL_LETTERS.items()},
@@ -354,7 +356,8 @@ def parse_cards(values: np.ndarray | list[str | None], lines: np.ndarray,
 #: The outcome spellings an unknown-outcome error recalls.
 KNOWN_OUTCOMES = ("B, P or T, Banker, Player or Tie (any case, \"Banker win\" too), 莊/閒/和, "
                   "バンカー/プレイヤー/タイ, Nhà cái/Người chơi/Hòa, Banca/Jugador/Empate, "
-                  "Banquier/Joueur/Égalité, the scoreboard's 🔴/🔵/🟢 or a road's "
+                  "Banquier/Joueur/Égalité, Bank/Spieler/Unentschieden, Banco/Giocatore/Pareggio, "
+                  "เจ้ามือ/ผู้เล่น/เสมอ, the scoreboard's 🔴/🔵/🟢 or a road's "
                   "red/blue/green (紅/藍/綠)")
 #: Distinct values an error lists (the rest are counted).
 SHOWN_VALUES = 10
