@@ -10,6 +10,7 @@ per session.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import traceback
@@ -621,9 +622,23 @@ def _fault(run: _ConfigRun, grid: SessionGrid, coups: Coups, t: int, what: str,
             "read-only" in str(cause) or "WRITEABLE flag" in str(cause))):
         text = f"wrote into its table in {what}(){line}: {cause}"
     else:
-        text = f"raised {type(cause).__name__} in {what}(){line}: {cause}"
+        text = f"raised {type(cause).__name__} in {what}(){line}: {cause}{_did_you_mean(cause)}"
     return StrategyFault(f"{at}: {text}",
                          detail="".join(traceback.format_exception(cause)))
+
+
+def _did_you_mean(exc: BaseException) -> str:
+    """For an attribute a plugin misspelt (``self.player`` for ``self.players``), the
+    names it may have meant, as Python's own traceback would suggest them."""
+    name, obj = getattr(exc, "name", None), getattr(exc, "obj", None)
+    if not isinstance(exc, AttributeError) or not name or obj is None:
+        return ""
+    try:
+        known = [n for n in dir(obj) if not n.startswith("__")]
+    except Exception:  # noqa: BLE001 - only a hint for a message
+        return ""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _plugin_line(exc: BaseException, strategy: Strategy) -> tuple[str, str | None]:

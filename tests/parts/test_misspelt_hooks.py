@@ -119,3 +119,31 @@ def test_a_plugin_that_never_bets_is_warned_beside_the_table_and_fails_check_str
 
     (placed,) = [c for c in json.loads(checked.stdout)["checks"] if c["name"] == "places a bet"]
     assert placed["passed"] is False and "no stake in 2 shoes" in placed["detail"]
+
+
+def test_a_misspelt_attribute_is_named_with_the_one_meant(tmp_path: Path):
+    """A newcomer's learn() reads self.player where reset() set self.players: the error
+    names the line and the attribute that exists."""
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(textwrap.dedent("""\
+        from baccarat.strategies import SimpleSelection
+
+
+        class AfterTwo(SimpleSelection):
+            def reset(self):
+                self.players = 0
+
+            def pick(self, view):
+                return "B" if self.players >= 2 else None
+
+            def learn(self, view, outcome):
+                self.players = self.player + 1 if outcome == "P" else 0
+        """))
+    result = CliRunner().invoke(app, ["backtest", "--shoes", "20", "-s",
+                                      f"{plugin}:AfterTwo | martingale", "--out",
+                                      str(tmp_path / "run")])
+    assert result.exit_code != 0
+    text = " ".join(result.output.split())
+    assert "raised AttributeError in learn() at " in text and "mine.py:12:" in text
+    assert "no attribute 'player' (did you mean 'players'?)" in text
+    assert not (tmp_path / "run").exists()
