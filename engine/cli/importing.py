@@ -230,10 +230,10 @@ def _print_codes(codes: Counter[tuple[str, int]], bits: BitCodes | None) -> None
                              bits.flags_of(int(code))) for name in bits.flags}
         flags = "; left out (a coups table keeps no flags): " + ", ".join(
             f"{name} {n:,}" for name, n in counted.items())
-    console.print(f"  {'--words' if bits is None else '--bits'}: " + ", ".join(shown)
-                  + "; read as " + ", ".join(f"{name} {n:,}" for name, n in
-                                             zip(OUTCOME_NAMES, read, strict=True) if n)
-                  + flags, highlight=False, soft_wrap=True, markup=False)
+    _indented(f"{'--words' if bits is None else '--bits'}: " + ", ".join(shown)
+              + "; read as " + ", ".join(f"{name} {n:,}" for name, n in
+                                         zip(OUTCOME_NAMES, read, strict=True) if n)
+              + flags)
 
 
 def _print_plans(report: ImportReport, bits: BitCodes | None = None) -> None:
