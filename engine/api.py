@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import BaccaratError
 from .job import Run
 from .replay import SessionPolicy
+from .risk.limits import DEFAULT_TIME_LIMIT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,16 +113,19 @@ def search(dataset: Coups | str | Path, strategies: Sequence[str], *,
 
 
 def risk(strategy: str | Strategy, *, session: SessionPolicy | None = None,
-         rules: TableRules | None = None, coups: int | None = None) -> pd.DataFrame:
+         rules: TableRules | None = None, coups: int | None = None,
+         time_limit: float | None = DEFAULT_TIME_LIMIT) -> pd.DataFrame:
     """The exact distribution of one configuration's session result, as ``baccarat risk``
     computes it: one row per final net (``net``, ``probability``, ``cdf``,
     ``p_<stop reason>``), the figures in ``frame.attrs`` (``mean_net``, ``risk_of_ruin``,
     ``expected_edge``, ...). Exact for its model: coups independent, each dealt with a
     full shoe's probabilities. ``coups``: sessions of that many coups instead of
-    ``session.session_shoes`` shoes."""
+    ``session.session_shoes`` shoes. ``time_limit``: the most seconds the exact chain may
+    take; past its projection it raises, saying how long it would take (None: no limit).
+    """
     from .risk.exact import session_distribution
 
-    return session_distribution(strategy, rules, session, coups)
+    return session_distribution(strategy, rules, session, coups, time_limit)
 
 
 def generate(shoes: int, seed: int = 0, rules: TableRules | None = None, *,

@@ -13,6 +13,7 @@ import typer
 
 from ..errors import BaccaratError
 from ..progress import progress_bars
+from ..risk.limits import DEFAULT_STATE_LIMIT, DEFAULT_TIME_LIMIT
 from . import app
 from .common import (
     Force,
@@ -329,11 +330,11 @@ def risk(
     as_json: Annotated[bool, typer.Option(
         "--json", help="print the figures as JSON instead of tables")] = False,
     state_limit: Annotated[int, typer.Option(
-        min=1, help="most states of a system the exact chain follows")] = 200_000,
+        min=1, help="most states of a system the exact chain follows")] = DEFAULT_STATE_LIMIT,
     time_limit: Annotated[float, typer.Option(
         min=1, help="most seconds the exact chain may take per configuration: past "
         "the projection of its time it is not run and the figures are simulated "
-        "instead")] = 120.0,
+        "instead")] = DEFAULT_TIME_LIMIT,
     workers: Workers = 1,
     quiet: Quiet = False,
     no_table: NoTable = False,

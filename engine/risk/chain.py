@@ -54,6 +54,7 @@ from ..session_play import (
     unit_thresholds,
 )
 from .coups import class_tallies, exact, exact_payouts
+from .limits import DEFAULT_CELL_LIMIT, DEFAULT_STATE_LIMIT, DEFAULT_TIME_LIMIT
 from .machine import Machine, RiskError, TooManyStates, result_of
 from .offgrid import OFF_GRID_LIMIT, OffGrid, OffGridEnds
 from .shoes import fewest_coups, hazards, session_lengths, shoe_lengths
@@ -61,13 +62,6 @@ from .shoes import fewest_coups, hazards, session_lengths, shoe_lengths
 N_REASONS = len(STOP_REASONS)
 _NEVER_LOW = -(2**62)
 _NEVER_HIGH = 2**62
-#: Most (state, bankroll) cells the chain may hold at once, by default.
-DEFAULT_CELL_LIMIT = 20_000_000
-#: Most states of the system a session may reach, by default.
-DEFAULT_STATE_LIMIT = 200_000
-#: Most seconds the exact chain may take, by default: past the projection of its time
-#: (``Budget``) the caller simulates instead, saying why.
-DEFAULT_TIME_LIMIT = 120.0
 
 
 class Budget:

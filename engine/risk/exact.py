@@ -177,7 +177,8 @@ def _one_configuration(strategy: Any) -> Any:
 
 def session_distribution(spec: Any, rules: TableRules | None = None,
                          policy: SessionPolicy | None = None,
-                         coups: int | None = None) -> pd.DataFrame:
+                         coups: int | None = None,
+                         time_limit: float | None = DEFAULT_TIME_LIMIT) -> pd.DataFrame:
     """The exact distribution of a session's final net, as a frame.
 
     One row per final net a session can end with: ``net``, ``probability``, ``cdf`` and
@@ -185,8 +186,9 @@ def session_distribution(spec: Any, rules: TableRules | None = None,
     ...). ``frame.attrs`` holds the figures (``mean_net``, ``risk_of_ruin``,
     ``expected_edge``, ...). The model: coups independent, each with a full shoe's exact
     probabilities, shoes of the rules' length distribution (see ``baccarat.risk``).
+    ``time_limit``: the most seconds the chain may take (None: no limit).
     """
-    return exact_risk(spec, rules, policy, coups).frame()
+    return exact_risk(spec, rules, policy, coups, time_limit=time_limit).frame()
 
 
 __all__ = ["ExactRisk", "QUANTILES", "exact_risk", "from_chain", "session_distribution"]

@@ -58,3 +58,12 @@ def test_sessions_in_a_row_past_the_time_limit_say_so():
     text = " ".join(result.output.split())
     assert "over 100 sessions in a row: not worked out: the exact chain would take" in text
     assert "more than --time-limit 2 s" in text
+
+
+def test_the_python_face_takes_the_time_limit_its_error_names():
+    import baccarat
+
+    with pytest.raises(baccarat.BaccaratError, match="more than time_limit 2 s"):
+        baccarat.risk("martingale", coups=100_000, time_limit=2)
+    assert baccarat.risk("martingale", coups=20, time_limit=None)["probability"].sum() == \
+        pytest.approx(1.0)
