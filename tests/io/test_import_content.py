@@ -549,27 +549,21 @@ def test_a_typo_in_a_column_of_shoes_is_named(tmp_path: Path) -> None:
         import_files([path])
 
 
-def test_a_shoe_number_taken_for_cards_is_met_with_the_columns_to_name(tmp_path: Path) -> None:
-    """A German evening's sheet: shoe numbers 1 and 2 read like cards, so the importer sees
-    two kinds of whole shoes; the error names the --column flags that say what each
-    column holds, and with them (and --words) the 8 coups of 2 shoes come in."""
+def test_a_german_evenings_sheet_imports_as_written(tmp_path: Path) -> None:
+    """A German evening's sheet (shoe numbers 1 and 2 that read like cards, German column
+    names and words): the names say which column is the shoe, the coup and the outcome,
+    so the 8 coups of 2 shoes come in without a flag, and the same with the flags."""
     path = write(tmp_path / "abend.csv",
                  "Schuh;Runde;Ergebnis;Notiz\n1;1;Bank;\n1;2;Spieler;gut\n1;3;Bank;\n"
                  "1;4;Unentschieden;\n1;5;Spieler;\n2;1;Bank;neuer Schuh\n2;2;Bank;\n"
                  "2;3;Spieler;\n")
-    out = tmp_path / "abend.parquet"
-    refused = runner.invoke(app, ["import", str(path), "--out", str(out)])
-    assert refused.exit_code == 2
-    assert "--column shoe='Schuh' --column outcome='Ergebnis'" in " ".join(
-        refused.output.split())
-    assert not out.exists()
-    result = runner.invoke(app, ["import", str(path), "--out", str(out), "--column",
-                                 "shoe=Schuh", "--column", "outcome=Ergebnis", "--words",
-                                 "banker=Bank", "player=Spieler", "tie=Unentschieden"])
-    assert result.exit_code == 0, result.output
-    assert "8 coups from 2 shoes" in result.output
-    coups, _ = read_coups(out)
-    assert "".join(LETTERS[coups.outcome]) == "BPBTPBBP"
+    for flags in ([], ["--column", "shoe=Schuh", "--column", "outcome=Ergebnis"]):
+        out = tmp_path / f"abend{len(flags)}.parquet"
+        result = runner.invoke(app, ["import", str(path), "--out", str(out), *flags])
+        assert result.exit_code == 0, result.output
+        assert "8 coups from 2 shoes" in result.output
+        coups, _ = read_coups(out)
+        assert "".join(LETTERS[coups.outcome]) == "BPBTPBBP"
 
 
 # --- A title above the header -----------------------------------------------------------------
@@ -642,22 +636,15 @@ def test_a_title_row_above_a_sheet_s_header(tmp_path: Path) -> None:
         "taken as a title and left out"]
 
 
-def test_a_title_above_a_header_of_names_the_importer_does_not_know(tmp_path: Path) -> None:
+def test_a_title_above_a_german_header(tmp_path: Path) -> None:
     """A German evening sheet, tab-separated, its title and a blank line above 'Schuh,
     Runde, Gewinner, Notiz': the title is left out (it was read as the header: '1 fields,
-    but the header has 2'), the error says which --column flags to pass, and with them and
-    --words the shoes come in."""
+    but the header has 2') and the shoes come in, read by their German names and words."""
     text = ("Spielabend Casino Baden, Tisch 3\t\n\t\nSchuh\tRunde\tGewinner\tNotiz\n"
             "1\t1\tBank\t\n1\t2\tSpieler\tSerie?\n1\t3\tBank\t\n1\t4\tUnentschieden\t\n"
             "2\t1\tSpieler\t\n2\t2\tBank\tneuer Croupier\n")
     path = write(tmp_path / "tisch.tsv", text)
-    with pytest.raises(ImportDataError, match=r"--column shoe='Schuh' --column "
-                                              r"outcome='Gewinner'"):
-        import_files([path])
-    result = runner.invoke(app, ["import", str(path), "--out", str(tmp_path / "out"),
-                                 "--column", "shoe=Schuh", "--column", "outcome=Gewinner",
-                                 "--words", "banker=Bank", "player=Spieler",
-                                 "tie=Unentschieden"])
+    result = runner.invoke(app, ["import", str(path), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "tisch.tsv:1: 'Spielabend Casino Baden, Tisch 3' above the header taken as a " \
            "title" in " ".join(result.output.split())

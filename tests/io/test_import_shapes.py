@@ -227,8 +227,8 @@ def test_scoreboard_colours_and_european_and_east_asian_words(tmp_path: Path) ->
 
 
 def test_an_unknown_outcome_word_lists_the_spellings_read(tmp_path: Path) -> None:
-    sheet = write(tmp_path, "de.csv", "result\nBank\nSpieler\n")
-    with pytest.raises(ImportDataError, match=r"de\.csv:3: unknown outcome 'Spieler'.*Banca/"
+    sheet = write(tmp_path, "nl.csv", "result\nBank\nSpeler\n")
+    with pytest.raises(ImportDataError, match=r"nl\.csv:3: unknown outcome 'Speler'.*Banca/"
                                               r"Jugador/Empate.*🔴/🔵/🟢"):
         import_files([sheet])
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .formats import FORMATS
 from .layout import role_of
+from .lines import file_head
 from .messages import looks_like_messages
 from .readers import readers
 from .records import ImportDataError, UnknownFormatError
@@ -54,11 +55,7 @@ def detect_format(path: str | Path) -> str:
     path = Path(path)
     if not path.is_file():
         raise ImportDataError(f"no such file: {path}")
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-    except OSError as exc:
-        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+    head = file_head(path, _SNIFF_BYTES)
     if head.startswith(b"PAR1"):
         return "parquet"
     if head.startswith(b"SQLite format 3\x00"):

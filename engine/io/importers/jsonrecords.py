@@ -34,6 +34,7 @@ from .guess.evidence import card_objects
 from .guess.plan import unrelated
 from .guess.road import road_record
 from .layout import COUP_ROLES, role_of
+from .lines import open_to_read
 from .records import ImportDataError, Source
 from .tables import RawTable
 from .tokens import listing
@@ -525,11 +526,7 @@ def json_blocks(path: Path, records: str | None = None) -> Iterator[RawTable]:
     """The coup records of a JSON file as tables (see the module docstring): one for a
     file built whole, one per batch of elements for a bigger one."""
     source = Source(path)
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
-    with handle:
+    with open_to_read(path) as handle:
         parser = _Parser(handle, source)
         tree = parser.tree
         parser.feed(SAMPLE_BYTES if path.stat().st_size > WHOLE_BYTES else None)

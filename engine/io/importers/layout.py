@@ -34,15 +34,17 @@ from .tokens import (
 )
 
 _ROLES: tuple[tuple[str, str], ...] = (
-    # English names, then the Spanish, Portuguese and French ones seen in the wild.
-    ("shoe", r"shoe|shoeid|shoeno|shoenum|shoenumber|shoeindex|shoekey|zapato|sapato|sabot"),
+    # English names, then the Spanish, Portuguese, French, German and Italian ones.
+    ("shoe", r"shoe|shoeid|shoeno|shoenum|shoenumber|shoeindex|shoekey|zapato|sapato|sabot"
+             r"|schuh|schuhnr"),
     ("label", r"label|shoelabel|shoename"),
     ("coup", r"coup|coupid|coupno|coupnum|coupnumber|hand|handno|handnum|handnumber"
              r"|round|roundno|roundnum|roundnumber|game|gameno|gamenum|gamenumber"
-             r"|coupindex|handindex|roundindex|mano|ronda|mao|rodada|manche"),
+             r"|coupindex|handindex|roundindex|mano|ronda|mao|rodada|manche|runde|partita"),
     ("outcome", r"outcome|winner|result|win|decision|gameoutcome|gameresult|winningoutcome"
                 r"|resultofhand|handresult|roundresult|coupresult|winningside|outcomes"
-                r"|ganador|resultado|vencedor|gagnant|resultat"),
+                r"|ganador|resultado|vencedor|gagnant|resultat|ergebnis|gewinner|sieger"
+                r"|risultato|vincitore|esito"),
     ("player_total", r"(?:player|p)(?:hand)?(?:total|score|points|pts|value)"),
     ("banker_total", r"(?:banker|b)(?:hand)?(?:total|score|points|pts|value)"),
     ("player_card1", r"(?:player|p)(?:card)?1"),

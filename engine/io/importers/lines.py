@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .records import ImportDataError
 
@@ -43,14 +44,27 @@ def _decode(path: Path, number: int, raw: bytes) -> str:
             f"line); pass --format if it is another format") from None
 
 
+def open_to_read(path: Path) -> BinaryIO:
+    """``path`` opened to read its bytes, or the one error naming it."""
+    try:
+        return path.open("rb")
+    except OSError as exc:
+        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def file_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path`` (fewer in a shorter file)."""
+    with open_to_read(path) as handle:
+        try:
+            return handle.read(size)
+        except OSError as exc:
+            raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+
+
 def line_break(path: Path) -> bytes:
     """The file's line break: ``\\n`` (with or without ``\\r`` before it), or a bare
     ``\\r`` (old Mac spreadsheets export those) when its head has carriage returns only."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(1 << 16)
-    except OSError as exc:
-        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
+    head = file_head(path, 1 << 16)
     return b"\r" if b"\r" in head and b"\n" not in head else b"\n"
 
 
@@ -59,11 +73,7 @@ def iter_lines(path: Path, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, s
     if line_break(path) == b"\r":
         yield from numbered_lines(path, limit)
         return
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
-    with handle:
+    with open_to_read(path) as handle:
         number = 0
         while True:
             raw = handle.readline(limit + 1)
@@ -92,11 +102,7 @@ def iter_line_blocks(path: Path, limit: int = MAX_LINE_BYTES,
     fast way through big files (no line break kept, UTF-8, BOM allowed)."""
     size = block_bytes or BLOCK_BYTES
     newline = line_break(path)
-    try:
-        handle = path.open("rb")
-    except OSError as exc:
-        raise ImportDataError(f"cannot read {path}: {exc.strerror}") from None
-    with handle:
+    with open_to_read(path) as handle:
         rest = b""
         first = 1
         while True:
