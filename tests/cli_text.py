@@ -14,6 +14,12 @@ def cli(*args: str):
     return runner.invoke(app, list(args))
 
 
+def words(text: str) -> str:
+    """Output with its line wrapping removed (line breaks and runs of spaces as one
+    space), for message checks."""
+    return " ".join(text.split())
+
+
 def flat(text: str) -> str:
     """Output with rich's table borders and line wrapping removed, for phrase matching."""
     for border in "│╭╮╰╯─┃━┏┓┗┛┡┩└┘┌┐├┤┼":

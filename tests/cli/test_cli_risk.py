@@ -10,6 +10,7 @@ import pytest
 from baccarat.cli import app
 from baccarat.io.parquet import read_metadata
 from baccarat.odds import outcome_probabilities, shoe_counts
+from cli_text import words
 from typer.testing import CliRunner
 
 runner = CliRunner()
@@ -18,11 +19,6 @@ ODDS = outcome_probabilities(shoe_counts(8))
 
 def run(*args: str):  # type: ignore[no-untyped-def]
     return runner.invoke(app, ["risk", *args], env={"COLUMNS": "80"})
-
-
-def words(text: str) -> str:
-    """The text with its line breaks (the 80-column wrapping) as spaces."""
-    return " ".join(text.split())
 
 
 def test_one_configuration_prints_exact_and_checked_figures_in_80_columns() -> None:

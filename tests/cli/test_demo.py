@@ -11,14 +11,10 @@ from baccarat.backtest import BacktestResult
 from baccarat.cli import app
 from baccarat.report import compare
 from baccarat.report.demo import DEMO_SHOES, DEMO_STRATEGIES, run_demo
+from cli_text import words as flat
 from typer.testing import CliRunner
 
 runner = CliRunner()
-
-
-def flat(text: str) -> str:
-    """Output with the line wrapping removed, for message checks."""
-    return " ".join(text.split())
 
 
 def test_demo_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,25 +13,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from baccarat.cli import app
 from baccarat.deal import generate_coups
 from baccarat.io.parquet import parquet_files, read_coups, read_metadata
 from baccarat.rules import TableRules
+from cli_text import cli as run
+from cli_text import flat
 from typer.testing import CliRunner
 
 runner = CliRunner()
 
 
-def run(*args: str):
-    """Invoke ``baccarat`` with ``args`` in-process."""
-    return runner.invoke(app, list(args))
-
-
-def flat(text: str) -> str:
-    """Output with rich's panel borders and line wrapping removed, for phrase matching."""
-    for border in "│╭╮╰╯─":
-        text = text.replace(border, " ")
-    return " ".join(text.split())
 
 
 def table_bytes(path: Path) -> bytes:

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from baccarat import Run, Session
 from baccarat.cards import full_deck_codes
-from baccarat.cli import app
 from baccarat.deal import generate_coups
 from baccarat.io.parquet import parquet_files, read_coups, read_metadata
 from baccarat.parallel import generate_dataset
@@ -22,12 +21,7 @@ from baccarat.shuffles import (
     riffle_once,
     rising_sequences,
 )
-from typer.testing import CliRunner
-
-
-def run(*args: str):
-    """Invoke ``baccarat`` with ``args`` in-process."""
-    return CliRunner().invoke(app, list(args))
+from cli_text import cli as run
 
 
 def eulerian(n: int, k: int) -> int:

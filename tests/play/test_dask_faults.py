@@ -24,6 +24,7 @@ from baccarat.errors import ChunkFailed
 from baccarat.io.parquet import PLAN_FILE
 from baccarat.job import BacktestJob
 from baccarat.strategies.base import Strategy, Table, Wager
+from cli_text import words as flat
 from typer.testing import CliRunner
 
 distributed = pytest.importorskip("distributed")
@@ -35,10 +36,6 @@ def ctrl_c_reaches_it() -> None:
     run in the background (where a shell starts commands with SIGINT ignored, and children
     inherit that)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def free_port() -> int:

@@ -18,6 +18,7 @@ import pytest
 from baccarat.backtest import RUN_FILE, SUMMARY_FILE, BacktestResult
 from baccarat.cli import app
 from baccarat.io.parquet import DATASET_FILE, LOCK_FILE, PLAN_FILE, read_coups
+from cli_text import words as flat
 from holders import mounted_tmpfs
 from typer.testing import CliRunner
 
@@ -27,10 +28,6 @@ RUN = ["backtest", "-s", "flat", "--shoes", "40", "--chunk", "10", "--workers", 
 
 def cli(*args: str):
     return CliRunner().invoke(app, list(args))
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def disk_full_at(monkeypatch: pytest.MonkeyPatch, name: str) -> None:

@@ -28,6 +28,7 @@ from baccarat.io.parquet import (
 )
 from baccarat.parallel import FAULT_ENV, generate_dataset
 from baccarat.report.runs import load_run
+from cli_text import words as flat
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,10 +36,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cli(*args: str):
     return CliRunner().invoke(app, list(args))
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def interrupted_run(out: Path, shoes: int, failing_chunk: int) -> None:

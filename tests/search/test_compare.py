@@ -25,15 +25,11 @@ from baccarat.report.compare import (
 )
 from baccarat.report.stats import paired_difference, t_quantile, welch_difference
 from baccarat.rules import TableRules
+from cli_text import words as flat
 from rich.console import Console
 from typer.testing import CliRunner
 
 runner = CliRunner()
-
-
-def flat(text: str) -> str:
-    """Output with the line wrapping removed, for message checks."""
-    return " ".join(text.split())
 
 
 @pytest.fixture(scope="module")
