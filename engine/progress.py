@@ -29,8 +29,8 @@ def in_notebook() -> bool:
 
 class NotebookBar:
     """A progress bar as a notebook output, updated in place: ``start(total)``,
-    ``advance(n)``, ``close()``. It is redrawn at most every ``EVERY`` seconds (and once
-    more at the end, showing the time taken)."""
+    ``move(...)`` (what :class:`Bar` asks), ``close()``. It is redrawn at most every
+    ``EVERY`` seconds (and once more at the end, showing the time taken)."""
 
     EVERY = 0.2
 
@@ -46,10 +46,6 @@ class NotebookBar:
     def start(self, total: int) -> None:
         self.total = total
         self.draw(force=True)
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        self.draw()
 
     def close(self) -> None:
         self.draw(force=True)

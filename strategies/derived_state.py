@@ -31,9 +31,6 @@ from typing import Any
 from ..bets import BET_KINDS
 from .finite_state import END_SESSION, LOST, NO_STAKE, PUSHED, WON
 
-#: The letters a simple part picks by, and their kinds.
-_LETTER_KINDS = {"B": "banker", "P": "player", "T": "tie"}
-
 
 def _not_finite(message: str) -> Exception:
     from ..risk.machine import RiskError  # exact risk's error: it simulates instead
@@ -176,12 +173,13 @@ def derived(owner: Any) -> DerivedState:
 def kind_of_pick(picked: Any, hook: str = "pick") -> str | None:
     """A simple selection's pick as ``bet_of`` gives it: a kind, None or END_SESSION."""
     from .base import STOP
+    from .simple import LETTER_KINDS
 
     if picked is None:
         return None
     if picked is STOP:
         return END_SESSION
-    kind = _LETTER_KINDS.get(picked, picked) if isinstance(picked, str) else None
+    kind = LETTER_KINDS.get(picked, picked) if isinstance(picked, str) else None
     if kind not in BET_KINDS:
         raise _not_finite(f"{hook}() returned {picked!r}, not a bet")
     return kind

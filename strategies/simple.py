@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..bets import BET_KINDS
+from ..bets import BET_KINDS, MAIN_BETS
+from ..coups import OUTCOME_LABELS
 from .base import (
     STOP,
     Result,
@@ -44,9 +45,10 @@ from .base import (
 from .derived_state import Unread, derived, kind_of_pick, net_of, staking_hook
 from .parts import END, NO_BET, Choice, Selection, Staking
 
-#: The letters a simple selection may pick by, and the bet kind of each.
-_LETTER_KINDS = {"B": "banker", "P": "player", "T": "tie"}
-_LETTERS = "BPT"
+#: The letters a simple selection may pick by (the outcomes' labels), and the bet kind of
+#: each (the main bets, in the same order).
+LETTER_KINDS = dict(zip(OUTCOME_LABELS, MAIN_BETS, strict=True))
+_LETTERS = "".join(OUTCOME_LABELS)
 
 
 class _PerSession:
@@ -109,7 +111,7 @@ class SimpleSelection(Selection):
         self._seats: _PerSession | None = None  # a previous run's copies are not copied
         self._seats = _PerSession(self, table, "reset")
         self._codes = {**{letter: BET_KINDS.index(kind)
-                          for letter, kind in _LETTER_KINDS.items() if kind in self.bets},
+                          for letter, kind in LETTER_KINDS.items() if kind in self.bets},
                        **{kind: BET_KINDS.index(kind) for kind in self.bets}}
 
     def choose(self, table: Table) -> np.ndarray:
@@ -146,7 +148,7 @@ class SimpleSelection(Selection):
 
 def _bad_pick(picked: Any, bets: tuple[str, ...]) -> str:
     hint = kind_hint(picked) if isinstance(picked, str) else ""
-    letters = "/".join(letter for letter, kind in _LETTER_KINDS.items() if kind in bets)
+    letters = "/".join(letter for letter, kind in LETTER_KINDS.items() if kind in bets)
     return (f"pick() returned {picked!r}{hint}; expected {letters}, one of its bets "
             f"({', '.join(bets)}), None for no bet or STOP")
 
